@@ -1,0 +1,100 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ApiError } from './apiError.js';
+import type { AppContext } from './context.js';
+import { sendError } from './envelope.js';
+import { accountRateLimit, ipRateLimit, publishableQuota } from './middleware/limits.js';
+import { authenticate } from './middleware/authenticate.js';
+import { idempotency } from './middleware/idempotency.js';
+import { requestContext } from './middleware/requestContext.js';
+import { buildOpenApi } from './openapi.js';
+import { platformRoutes } from './routes/platform.js';
+import { mountRoutes, pathMatcher, type AnyRoute } from './routes/registry.js';
+import { templateRoutes } from './routes/templates.js';
+
+export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes];
+const API_PREFIXES = ['/api/v1', '/en/api/v1'];
+
+/** Assemble the Express app: one router serves /api/v1 and its English alias /en/api/v1. */
+export function createApp(ctx: AppContext): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestContext(ctx));
+  app.use(accessLog(ctx));
+
+  const openapi = buildOpenApi(API_ROUTES);
+  const publicRouter = express.Router();
+  publicRouter.get('/openapi.json', (_req, res) => void res.json(openapi));
+
+  const api = express.Router({ strict: false });
+  api.use(ipRateLimit(ctx));
+  api.use(publicRouter);
+  api.use(authenticate(ctx));
+  api.use(accountRateLimit(ctx));
+  api.use(publishableQuota(ctx));
+  api.use(express.json({ limit: ctx.config.TAWQI_BODY_LIMIT_BYTES, type: () => true }));
+  api.use(idempotency(ctx));
+  mountRoutes(api, ctx, API_ROUTES);
+  api.use(unmatched(API_ROUTES));
+
+  for (const prefix of API_PREFIXES) app.use(prefix, api);
+  app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
+  app.use(errorHandler(ctx));
+  return app;
+}
+
+/** Unknown path → 404 not_found; known path, other method → 405 method_not_allowed with Allow. */
+function unmatched(routes: readonly AnyRoute[]) {
+  const matchers = routes.map((r) => ({ re: pathMatcher(r.path), method: r.method.toUpperCase() }));
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const allowed = matchers.filter((m) => m.re.test(req.path)).map((m) => m.method);
+    if (allowed.length > 0) return next(new ApiError('method_not_allowed', null, {}, { Allow: [...new Set(allowed)].join(', ') }));
+    next(new ApiError('not_found'));
+  };
+}
+
+interface HttpError {
+  type?: string;
+  status?: number;
+}
+
+function errorHandler(ctx: AppContext) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    if (err instanceof ApiError) return sendError(req, res, err);
+    const e = err as HttpError;
+    if (e.type === 'entity.parse.failed') return sendError(req, res, new ApiError('invalid_json'));
+    if (e.type === 'entity.too.large') {
+      return sendError(req, res, new ApiError('request_too_large', null, { max_bytes: ctx.config.TAWQI_BODY_LIMIT_BYTES }));
+    }
+    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported' || e.type === 'request.aborted') {
+      return sendError(req, res, new ApiError('invalid_request'));
+    }
+    ctx.log.error({ err, request_id: req.tawqi?.requestId }, 'unhandled error');
+    sendError(req, res, new ApiError('internal_error'));
+  };
+}
+
+/** One JSON log line per request: never the key, body or query string. */
+function accessLog(ctx: AppContext) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    res.on('finish', () => {
+      const auth = req.tawqi.auth;
+      ctx.log.info(
+        {
+          request_id: req.tawqi.requestId,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          ms: Math.round((performance.now() - req.tawqi.startedAt) * 10) / 10,
+          ip: req.tawqi.clientIp,
+          account_id: auth?.account.id,
+          key_id: auth?.key.id,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+
+/** The list envelope shared by every list endpoint: newest first, cursor = last id of the page. */
+export interface ListPage<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export function listPage<T extends { id: string }>(rows: T[], limit: number): ListPage<T> {
+  const has_more = rows.length > limit;
+  const data = has_more ? rows.slice(0, limit) : rows;
+  return { object: 'list', data, has_more, next_cursor: has_more ? data[data.length - 1]!.id : null };
+}
+
+export const listEnvelopeSchema = (item: z.ZodType) =>
+  z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
+
+export const limitParam = (max: number) => z.coerce.number().int().min(1).max(max).default(20);

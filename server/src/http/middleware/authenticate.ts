@@ -1,0 +1,74 @@
+import type { NextFunction, Request, Response } from 'express';
+import { nowSeconds } from '../../clock.js';
+import { hashSecret, ipAllowed, looksLikeKey } from '../../domain/keys.js';
+import { getAccount } from '../../store/accounts.js';
+import { findKeyByHash } from '../../store/apiKeys.js';
+import { logRefusedRequest } from '../../store/requestLog.js';
+import { ApiError } from '../apiError.js';
+import type { AppContext } from '../context.js';
+import { applyVersion } from './requestContext.js';
+
+/** Paths a publishable key may reach (spec part 5, rule 1), and those it may only read (rule 2). */
+const PUBLISHABLE_ROOTS = ['/templates', '/signature_requests', '/signers', '/flows'];
+const PUBLISHABLE_READ_ONLY = ['/templates', '/signers', '/flows'];
+const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD';
+const under = (path: string, root: string): boolean => path === root || path.startsWith(root + '/');
+
+/**
+ * Bearer key → account. Then, before anything counts against limits: the secret key's IP allowlist
+ * (refusals are logged), the eight publishable-key rules, and read-only keys.
+ */
+export function authenticate(ctx: AppContext) {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    const header = req.headers.authorization;
+    if (!header) throw new ApiError('api_key_missing');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const token = match?.[1];
+    if (!token || !looksLikeKey(token)) throw new ApiError('invalid_api_key');
+    const now = nowSeconds(ctx.clock);
+    const key = await findKeyByHash(ctx.store.db, hashSecret(token));
+    if (!key || (key.revoked_at !== null && key.revoked_at <= now) || (key.expires_at !== null && key.expires_at <= now)) {
+      throw new ApiError('invalid_api_key');
+    }
+    const account = await getAccount(ctx.store.db, key.account_id);
+    if (!account) throw new ApiError('invalid_api_key');
+    const publishable = key.kind === 'publishable';
+
+    if (!publishable && !ipAllowed(req.tawqi.clientIp, key.allowed_ips)) {
+      await logRefusedRequest(ctx.store.db, {
+        account_id: account.id,
+        key_id: key.id,
+        request_id: req.tawqi.requestId,
+        method: req.method,
+        path: req.originalUrl.split('?')[0]!,
+        status: 403,
+        code: 'ip_not_allowed',
+        ip: req.tawqi.clientIp,
+        created_at: now,
+      });
+      ctx.log.warn({ request_id: req.tawqi.requestId, key_id: key.id, ip: req.tawqi.clientIp }, 'request refused: ip_not_allowed');
+      throw new ApiError('ip_not_allowed');
+    }
+
+    if (publishable) checkPublishable(req, key.allowed_origins);
+    else if (key.read_only && !isRead(req.method)) throw new ApiError('forbidden');
+
+    req.tawqi.auth = { key, account, livemode: key.mode === 'live', publishable };
+    if (req.headers['svc-version'] === undefined && account.version_pin) applyVersion(req, _res, account.version_pin);
+    next();
+  };
+}
+
+function checkPublishable(req: Request, allowedOrigins: readonly string[]): void {
+  const path = req.path.replace(/\/+$/, '') || '/';
+  if (path !== '/' && !PUBLISHABLE_ROOTS.some((root) => under(path, root))) throw new ApiError('forbidden');
+  if (!isRead(req.method) && (path === '/' || PUBLISHABLE_READ_ONLY.some((root) => under(path, root)))) throw new ApiError('forbidden');
+  if (isRead(req.method) && path === '/signature_requests') throw new ApiError('forbidden');
+  const origin = req.headers.origin;
+  if (typeof origin !== 'string' || !allowedOrigins.includes(origin)) throw new ApiError('forbidden', 'Origin');
+}
+
+/** For operations a publishable or read-only key may never call, whatever its path rules say. */
+export function requireSecretKey(req: Request): void {
+  if (req.tawqi.auth?.publishable) throw new ApiError('forbidden');
+}

@@ -1,0 +1,89 @@
+import type { ErrorCode } from '@tawqi/shared';
+import type { NextFunction, Request, Response, Router } from 'express';
+import { z } from 'zod';
+import { ApiError } from '../apiError.js';
+import { requireSecretKey } from '../middleware/authenticate.js';
+import type { AppContext } from '../context.js';
+
+export type Method = 'get' | 'post' | 'patch' | 'delete';
+
+export interface HandlerInput<B, Q> {
+  req: Request;
+  res: Response;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+}
+
+/**
+ * One declaration per endpoint: Express routing, input validation and the OpenAPI document all
+ * come from it, so the published document cannot drift from what the server accepts.
+ */
+export interface RouteSpec<B = unknown, Q = unknown> {
+  method: Method;
+  path: string;
+  summary: string;
+  tag: string;
+  /** public: no key; key: any key that passes the key rules; secret: publishable keys refused. */
+  access: 'public' | 'key' | 'secret';
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  status: number;
+  /** Response schema for the document; content type JSON unless `produces` says otherwise. */
+  response?: z.ZodType;
+  produces?: string;
+  errors: ErrorCode[];
+  handle: (ctx: AppContext, input: HandlerInput<B, Q>) => Promise<void>;
+}
+
+export function defineRoute<B = undefined, Q = undefined>(spec: RouteSpec<B, Q>): RouteSpec<B, Q> {
+  return spec;
+}
+
+export type AnyRoute = RouteSpec<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Turn the first zod issue into the envelope's error, naming the field in `param` (e.g. signers[0].email). */
+export function validationError(error: z.ZodError): ApiError {
+  const issue = error.issues[0]!;
+  const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+  const pathParts = [...issue.path, ...(keys.length > 0 ? [keys[0]!] : [])];
+  const param = pathParts.reduce<string>(
+    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+    '',
+  ) || null;
+  const shown = param ?? 'body';
+  if (issue.code === 'unrecognized_keys') {
+    return new ApiError('parameter_unknown', param, {}, {}, { en: `Unknown parameter: ${shown}.`, ar: `حقل غير معروف: ${shown}.` });
+  }
+  const missing = issue.code === 'invalid_type' && issue.input === undefined;
+  if (missing) {
+    return new ApiError('parameter_missing', param, {}, {}, { en: `Missing required parameter: ${shown}.`, ar: `الحقل المطلوب مفقود: ${shown}.` });
+  }
+  return new ApiError('parameter_invalid', param, {}, {}, {
+    en: `Invalid value for ${shown}: ${issue.message}.`,
+    ar: `قيمة غير صالحة للحقل ${shown}.`,
+  });
+}
+
+export function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
+  const r = schema.safeParse(input);
+  if (!r.success) throw validationError(r.error);
+  return r.data;
+}
+
+export function mountRoutes(router: Router, ctx: AppContext, routes: readonly AnyRoute[]): void {
+  for (const route of routes) {
+    router[route.method](route.path, async (req: Request, res: Response, _next: NextFunction) => {
+      if (route.access === 'secret') requireSecretKey(req);
+      const body = route.body ? parseWith(route.body, req.body ?? {}) : undefined;
+      const query = route.query ? parseWith(route.query, req.query) : undefined;
+      await route.handle(ctx, { req, res, body, query, params: req.params as Record<string, string> });
+    });
+  }
+}
+
+/** Express-style path → a matcher, for telling "wrong method" (405) from "unknown path" (404). */
+export function pathMatcher(path: string): RegExp {
+  const pattern = path.replace(/:[A-Za-z_]+/g, '[^/]+');
+  return new RegExp(`^${pattern}/?$`);
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { nowSeconds } from '../../clock.js';
+import { templateCreateSchema, templateProblem } from '../../domain/templates.js';
+import { newId } from '../../ids.js';
+import { findTemplate, insertTemplate, listTemplates, titleTaken } from '../../store/templates.js';
+import { ApiError } from '../apiError.js';
+import { commitWrite } from '../commitWrite.js';
+import { checkLiveGates } from '../gates.js';
+import { limitParam, listEnvelopeSchema, listPage } from '../lists.js';
+import { presentTemplate } from '../presenters.js';
+import { templateSchema } from '../schemas.js';
+import { defineRoute } from './registry.js';
+
+const listQuery = z.object({
+  scope: z.enum(['mine', 'all']).default('all'),
+  search: z.string().max(200).optional(),
+  limit: limitParam(100),
+  starting_after: z.string().max(100).optional(),
+  lang: z.string().optional(),
+});
+
+export const templateRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/templates',
+    summary: 'List templates: the ready-made library and your own (scope=mine: your own only)',
+    tag: 'templates',
+    access: 'key',
+    query: listQuery,
+    status: 200,
+    response: listEnvelopeSchema(templateSchema),
+    errors: ['parameter_invalid'],
+    handle: async (ctx, { req, res, query }) => {
+      const rows = await listTemplates(ctx.store.db, {
+        accountId: req.tawqi.auth!.account.id,
+        mineOnly: query.scope === 'mine',
+        search: query.search,
+        startingAfter: query.starting_after,
+        limit: query.limit,
+      });
+      res.json(listPage(rows.map(presentTemplate), query.limit));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/templates',
+    summary: 'Create a custom contract template (secret key)',
+    tag: 'templates',
+    access: 'secret',
+    body: templateCreateSchema,
+    status: 201,
+    response: templateSchema,
+    errors: ['parameter_invalid', 'parameter_missing', 'plan_required', 'plan_expired', 'kyb_required', 'forbidden', 'template_key_taken'],
+    handle: async (ctx, { req, res, body }) => {
+      const auth = req.tawqi.auth!;
+      checkLiveGates(ctx, auth);
+      const problem = templateProblem(body);
+      if (problem) throw new ApiError('parameter_invalid', problem.param, {}, {}, problem);
+      await commitWrite(ctx, req, res, async (trx) => {
+        if (await titleTaken(trx, auth.account.id, body.title)) throw new ApiError('template_key_taken', 'title');
+        const record = {
+          id: newId('template', ctx.clock),
+          account_id: auth.account.id,
+          title: body.title,
+          language: body.language,
+          body: body.body,
+          fields: body.fields,
+          created_at: nowSeconds(ctx.clock),
+        };
+        await insertTemplate(trx, record);
+        return { status: 201, body: presentTemplate(record) };
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/templates/:id',
+    summary: 'Retrieve a template',
+    tag: 'templates',
+    access: 'key',
+    status: 200,
+    response: templateSchema,
+    errors: ['not_found'],
+    handle: async (ctx, { req, res, params }) => {
+      const t = await findTemplate(ctx.store.db, req.tawqi.auth!.account.id, params.id!);
+      if (!t) throw new ApiError('not_found', 'id');
+      res.json(presentTemplate(t));
+    },
+  }),
+];

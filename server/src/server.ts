@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { nowSeconds, systemClock, type Clock } from './clock.js';
+import { ConfigError, type Config } from './config.js';
+import { TEMPLATE_LIBRARY } from './domain/templates.js';
+import { createApp } from './http/app.js';
+import type { AppContext } from './http/context.js';
+import { IDEMPOTENCY_TTL_SECONDS } from './http/middleware/idempotency.js';
+import { createLogger } from './log.js';
+import { createAccount, type CreatedAccount } from './services/accounts.js';
+import { countAccounts } from './store/accounts.js';
+import { openStore, type Store } from './store/db.js';
+import { resetIdempotency } from './store/idempotency.js';
+import { upsertLibraryTemplate } from './store/templates.js';
+
+export interface RunningServer {
+  url: string;
+  ctx: AppContext;
+  /** Set on the first start with an empty DATA_DIR: the operator account and its four keys. */
+  operator: CreatedAccount | null;
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** TLS 1.2+ is mandatory in production: plain HTTP only on loopback, behind trusted proxies, or when forced. */
+export function checkTransport(config: Config): void {
+  if (config.TAWQI_TLS_CERT || LOOPBACK_HOSTS.has(config.HOST) || config.HOST.startsWith('127.')) return;
+  if (config.TAWQI_TRUSTED_PROXIES.length > 0 || config.TAWQI_ALLOW_INSECURE_HTTP) return;
+  throw new ConfigError(
+    `Invalid setting:\n  HOST: ${config.HOST} is not a loopback address; serve HTTPS (TAWQI_TLS_CERT, TAWQI_TLS_KEY), ` +
+      'name your reverse proxy in TAWQI_TRUSTED_PROXIES, or set TAWQI_ALLOW_INSECURE_HTTP=true for a closed network',
+  );
+}
+
+async function prepareStore(store: Store, clock: Clock): Promise<void> {
+  const now = nowSeconds(clock);
+  await store.tx(async (trx) => {
+    await resetIdempotency(trx, now - IDEMPOTENCY_TTL_SECONDS);
+    for (const t of TEMPLATE_LIBRARY) await upsertLibraryTemplate(trx, { ...t, fields: [...t.fields], account_id: null, created_at: 0 });
+  });
+}
+
+export async function startServer(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<RunningServer> {
+  checkTransport(config);
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
+  const store = openStore(config.DATA_DIR);
+  await prepareStore(store, clock);
+
+  let operator: CreatedAccount | null = null;
+  if ((await countAccounts(store.db)) === 0) {
+    operator = await createAccount(store, clock, {
+      name: 'Operator',
+      plan: 'business',
+      planExpiresAt: nowSeconds(clock) + 365 * 86400,
+      kyb: 'approved',
+      walletMinor: 0,
+      currency: config.TAWQI_CURRENCY,
+    });
+  }
+
+  const ctx: AppContext = { config, store, clock, log, afterCommit: () => {} };
+  const app = createApp(ctx);
+  const server = config.TAWQI_TLS_CERT
+    ? https.createServer({ cert: readFileSync(config.TAWQI_TLS_CERT), key: readFileSync(config.TAWQI_TLS_KEY!), minVersion: 'TLSv1.2' }, app)
+    : http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${addr.port}`;
+  return {
+    url,
+    ctx,
+    operator,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { Selectable } from 'kysely';
+import type { KybStatus, PlanName } from '../domain/plans.js';
+import type { Tx } from './db.js';
+import type { AccountsTable } from './schema.js';
+
+export interface Account {
+  id: string;
+  name: string;
+  owner_email: string | null;
+  plan: PlanName;
+  plan_expires_at: number | null;
+  kyb_status: KybStatus;
+  balance_sends: number;
+  wallet_minor: number;
+  currency: string;
+  accepted_domains: string[];
+  team_emails: string[];
+  team_phones: string[];
+  version_pin: string | null;
+  whatsapp_enabled: boolean;
+  branding: Record<string, unknown>;
+  created_at: number;
+}
+
+function fromRow(row: Selectable<AccountsTable>): Account {
+  return {
+    ...row,
+    plan: row.plan as PlanName,
+    kyb_status: row.kyb_status as KybStatus,
+    accepted_domains: JSON.parse(row.accepted_domains) as string[],
+    team_emails: JSON.parse(row.team_emails) as string[],
+    team_phones: JSON.parse(row.team_phones) as string[],
+    whatsapp_enabled: row.whatsapp_enabled === 1,
+    branding: JSON.parse(row.branding) as Record<string, unknown>,
+  };
+}
+
+export async function insertAccount(tx: Tx, a: Account): Promise<void> {
+  await tx
+    .insertInto('accounts')
+    .values({
+      ...a,
+      accepted_domains: JSON.stringify(a.accepted_domains),
+      team_emails: JSON.stringify(a.team_emails),
+      team_phones: JSON.stringify(a.team_phones),
+      whatsapp_enabled: a.whatsapp_enabled ? 1 : 0,
+      branding: JSON.stringify(a.branding),
+    })
+    .execute();
+}
+
+export async function getAccount(tx: Tx, id: string): Promise<Account | undefined> {
+  const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function listAccounts(tx: Tx): Promise<Account[]> {
+  const rows = await tx.selectFrom('accounts').selectAll().orderBy('id').execute();
+  return rows.map(fromRow);
+}
+
+export async function countAccounts(tx: Tx): Promise<number> {
+  const row = await tx.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export type AccountChanges = Partial<Omit<Account, 'id' | 'created_at'>>;
+
+export async function updateAccount(tx: Tx, id: string, changes: AccountChanges): Promise<void> {
+  const values: Partial<Record<keyof AccountsTable, unknown>> = {};
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === undefined) continue;
+    if (Array.isArray(v) || (typeof v === 'object' && v !== null)) values[k as keyof AccountsTable] = JSON.stringify(v);
+    else if (typeof v === 'boolean') values[k as keyof AccountsTable] = v ? 1 : 0;
+    else values[k as keyof AccountsTable] = v;
+  }
+  if (Object.keys(values).length === 0) return;
+  await tx.updateTable('accounts').set(values as never).where('id', '=', id).execute();
+}

@@ -1,0 +1,64 @@
+import type { Selectable } from 'kysely';
+import type { KeyKind, KeyMode } from '../domain/keys.js';
+import type { Tx } from './db.js';
+import type { ApiKeysTable } from './schema.js';
+
+export interface ApiKey {
+  id: string;
+  account_id: string;
+  name: string;
+  kind: KeyKind;
+  mode: KeyMode;
+  secret_hash: string;
+  last4: string;
+  read_only: boolean;
+  allowed_ips: string[];
+  allowed_origins: string[];
+  daily_cap: number | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  replaced_by: string | null;
+}
+
+function fromRow(row: Selectable<ApiKeysTable>): ApiKey {
+  return {
+    ...row,
+    read_only: row.read_only === 1,
+    allowed_ips: JSON.parse(row.allowed_ips) as string[],
+    allowed_origins: JSON.parse(row.allowed_origins) as string[],
+  };
+}
+
+export async function insertKey(tx: Tx, k: ApiKey): Promise<void> {
+  await tx
+    .insertInto('api_keys')
+    .values({ ...k, read_only: k.read_only ? 1 : 0, allowed_ips: JSON.stringify(k.allowed_ips), allowed_origins: JSON.stringify(k.allowed_origins) })
+    .execute();
+}
+
+export async function findKeyByHash(tx: Tx, hash: string): Promise<ApiKey | undefined> {
+  const row = await tx.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function getKey(tx: Tx, id: string): Promise<ApiKey | undefined> {
+  const row = await tx.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function listKeys(tx: Tx, accountId: string): Promise<ApiKey[]> {
+  const rows = await tx.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+  return rows.map(fromRow);
+}
+
+export async function updateKey(
+  tx: Tx,
+  id: string,
+  changes: Partial<Pick<ApiKey, 'expires_at' | 'revoked_at' | 'replaced_by' | 'allowed_ips' | 'allowed_origins' | 'daily_cap' | 'name'>>,
+): Promise<void> {
+  const values: Record<string, unknown> = { ...changes };
+  if (changes.allowed_ips) values.allowed_ips = JSON.stringify(changes.allowed_ips);
+  if (changes.allowed_origins) values.allowed_origins = JSON.stringify(changes.allowed_origins);
+  await tx.updateTable('api_keys').set(values as never).where('id', '=', id).execute();
+}

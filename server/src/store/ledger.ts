@@ -1,0 +1,12 @@
+import type { Tx } from './db.js';
+import type { LedgerTable } from './schema.js';
+
+export type LedgerEntry = LedgerTable;
+
+export async function insertLedger(tx: Tx, entry: LedgerEntry): Promise<void> {
+  await tx.insertInto('ledger').values(entry).execute();
+}
+
+export async function listLedger(tx: Tx, accountId: string): Promise<LedgerEntry[]> {
+  return tx.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+}

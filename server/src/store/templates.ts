@@ -1,0 +1,65 @@
+import { sql } from 'kysely';
+import type { TemplateFieldDefinition } from '../domain/templateLibrary.js';
+import type { Tx } from './db.js';
+
+export interface TemplateRecord {
+  id: string;
+  account_id: string | null;
+  title: string;
+  language: 'ar' | 'en';
+  body: string;
+  fields: TemplateFieldDefinition[];
+  created_at: number;
+}
+
+type Row = { id: string; account_id: string | null; title: string; language: string; body: string; fields: string; created_at: number };
+const fromRow = (r: Row): TemplateRecord => ({ ...r, language: r.language as 'ar' | 'en', fields: JSON.parse(r.fields) as TemplateFieldDefinition[] });
+
+export async function insertTemplate(tx: Tx, t: TemplateRecord): Promise<void> {
+  await tx.insertInto('templates').values({ ...t, fields: JSON.stringify(t.fields) }).execute();
+}
+
+/** Library templates (account_id null) are synced at start so upgrades ship new contract text. */
+export async function upsertLibraryTemplate(tx: Tx, t: TemplateRecord): Promise<void> {
+  await tx
+    .insertInto('templates')
+    .values({ ...t, fields: JSON.stringify(t.fields) })
+    .onConflict((oc) => oc.column('id').doUpdateSet({ title: t.title, language: t.language, body: t.body, fields: JSON.stringify(t.fields) }))
+    .execute();
+}
+
+/** A template visible to the account: its own or the library's. */
+export async function findTemplate(tx: Tx, accountId: string, id: string): Promise<TemplateRecord | undefined> {
+  const row = await tx
+    .selectFrom('templates')
+    .selectAll()
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('account_id', '=', accountId), eb('account_id', 'is', null)]))
+    .executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function titleTaken(tx: Tx, accountId: string, title: string): Promise<boolean> {
+  const row = await tx.selectFrom('templates').select('id').where('account_id', '=', accountId).where('title', '=', title).executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface TemplateQuery {
+  accountId: string;
+  mineOnly: boolean;
+  search?: string;
+  startingAfter?: string;
+  limit: number;
+}
+
+/** Ordered by id, descending; fetches limit + 1 so the caller can tell has_more. */
+export async function listTemplates(tx: Tx, q: TemplateQuery): Promise<TemplateRecord[]> {
+  let query = tx.selectFrom('templates').selectAll();
+  query = q.mineOnly
+    ? query.where('account_id', '=', q.accountId)
+    : query.where((eb) => eb.or([eb('account_id', '=', q.accountId), eb('account_id', 'is', null)]));
+  if (q.search) query = query.where(sql<boolean>`title LIKE ${'%' + q.search.replace(/[\\%_]/g, (c) => '\\' + c) + '%'} ESCAPE '\\'`);
+  if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
+  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  return rows.map(fromRow);
+}

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ManualClock } from '../../server/src/clock.js';
+import { loadConfig } from '../../server/src/config.js';
+import { createAccount, type NewAccount } from '../../server/src/services/accounts.js';
+import { startServer, type RunningServer } from '../../server/src/server.js';
+
+export interface TestServer extends RunningServer {
+  clock: ManualClock;
+  dataDir: string;
+  keys: NonNullable<RunningServer['operator']>['keys'];
+  /** Create another account (defaults: business plan, verified, 1000 sends) and return its keys. */
+  account(overrides?: Partial<NewAccount>): Promise<{ id: string; keys: TestServer['keys'] }>;
+  call(method: string, path: string, opts?: CallOptions): Promise<CallResult>;
+}
+
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  prefix?: string;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+}
+
+/** A real server on 127.0.0.1 with a fresh SQLite file and a ManualClock that tests move. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-test-'));
+  const clock = new ManualClock();
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', ...env });
+  const running = await startServer(config, { clock });
+  const server: TestServer = {
+    ...running,
+    clock,
+    dataDir,
+    keys: running.operator!.keys,
+    close: async () => {
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    account: async (overrides = {}) => {
+      const created = await createAccount(running.ctx.store, clock, {
+        name: 'Test Co',
+        plan: 'business',
+        planExpiresAt: Math.floor(clock.nowMs() / 1000) + 365 * 86400,
+        kyb: 'approved',
+        walletMinor: 0,
+        currency: 'EGP',
+        ...overrides,
+      });
+      return { id: created.account.id, keys: created.keys };
+    },
+    call: (method, p, opts = {}) => call(running.url, method, p, opts),
+  };
+  return server;
+}
+
+export async function call(baseUrl: string, method: string, p: string, opts: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const res = await fetch(`${baseUrl}${opts.prefix ?? '/api/v1'}${p}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
