@@ -13,6 +13,8 @@ export interface TestServer extends RunningServer {
   /** Create another account (defaults: business plan, verified, 1000 sends) and return its keys. */
   account(overrides?: Partial<NewAccount>): Promise<{ id: string; keys: TestServer['keys'] }>;
   call(method: string, path: string, opts?: CallOptions): Promise<CallResult>;
+  /** Stop the server but keep its data directory (for restart tests); close() removes it. */
+  stop(): Promise<void>;
 }
 
 export interface CallOptions {
@@ -42,6 +44,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     clock,
     dataDir,
     keys: running.operator!.keys,
+    stop: () => running.close(),
     close: async () => {
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });

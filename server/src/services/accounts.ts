@@ -102,6 +102,7 @@ export function normaliseOrigin(origin: string): string {
     throw new OperatorError(`Not an origin: ${origin}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OperatorError(`Not an http(s) origin: ${origin}`);
+  if (url.pathname !== '/' || url.search || url.hash || url.username) throw new OperatorError(`An origin has no path, query or credentials: ${origin}`);
   return url.origin;
 }
 
@@ -158,7 +159,7 @@ export async function revokeKey(store: Store, clock: Clock, keyId: string): Prom
   return store.tx(async (trx) => {
     const key = await getKey(trx, keyId);
     if (!key) throw new OperatorError(`No key ${keyId}`);
-    await updateKey(trx, keyId, { revoked_at: nowSeconds(clock) });
+    if (key.revoked_at === null) await updateKey(trx, keyId, { revoked_at: nowSeconds(clock) });
     return (await getKey(trx, keyId))!;
   });
 }

@@ -27,7 +27,7 @@ export function authenticate(ctx: AppContext) {
     if (!token || !looksLikeKey(token)) throw new ApiError('invalid_api_key');
     const now = nowSeconds(ctx.clock);
     const key = await findKeyByHash(ctx.store.db, hashSecret(token));
-    if (!key || (key.revoked_at !== null && key.revoked_at <= now) || (key.expires_at !== null && key.expires_at <= now)) {
+    if (!key || key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) {
       throw new ApiError('invalid_api_key');
     }
     const account = await getAccount(ctx.store.db, key.account_id);

@@ -43,7 +43,7 @@ export function defineRoute<B = undefined, Q = undefined>(spec: RouteSpec<B, Q>)
 export type AnyRoute = RouteSpec<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Turn the first zod issue into the envelope's error, naming the field in `param` (e.g. signers[0].email). */
-export function validationError(error: z.ZodError): ApiError {
+export function validationError(error: z.ZodError, input: unknown): ApiError {
   const issue = error.issues[0]!;
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
   const pathParts = [...issue.path, ...(keys.length > 0 ? [keys[0]!] : [])];
@@ -55,7 +55,7 @@ export function validationError(error: z.ZodError): ApiError {
   if (issue.code === 'unrecognized_keys') {
     return new ApiError('parameter_unknown', param, {}, {}, { en: `Unknown parameter: ${shown}.`, ar: `حقل غير معروف: ${shown}.` });
   }
-  const missing = issue.code === 'invalid_type' && issue.input === undefined;
+  const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
   if (missing) {
     return new ApiError('parameter_missing', param, {}, {}, { en: `Missing required parameter: ${shown}.`, ar: `الحقل المطلوب مفقود: ${shown}.` });
   }
@@ -65,9 +65,18 @@ export function validationError(error: z.ZodError): ApiError {
   });
 }
 
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = input;
+  for (const part of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[part];
+  }
+  return v;
+}
+
 export function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
   const r = schema.safeParse(input);
-  if (!r.success) throw validationError(r.error);
+  if (!r.success) throw validationError(r.error, input);
   return r.data;
 }
 
