@@ -14,14 +14,30 @@ function base62(bytes: Buffer, length: number): string {
   return out;
 }
 
+let lastMs = -1;
+let lastRandom = 0n;
+const RANDOM_MAX = (1n << 96n) - 1n;
+
 /**
  * Time-ordered id: 48 bits of milliseconds then 96 random bits, base62, fixed width (24 chars),
- * so ids sort by creation and B-tree inserts stay local (fewer WAL pages per commit).
+ * so ids sort by creation and B-tree inserts stay local (fewer WAL pages per commit). Within one
+ * millisecond the random part counts up from the previous id (as ULID does), so ids made by this
+ * process are strictly increasing and lists ordered by id are ordered by creation.
  */
 export function newId(kind: IdKind, clock: Clock): string {
+  let ms = Math.floor(clock.nowMs());
+  let random: bigint;
+  if (ms <= lastMs && lastRandom < RANDOM_MAX) {
+    ms = lastMs;
+    random = lastRandom + 1n;
+  } else {
+    random = BigInt('0x' + randomBytes(12).toString('hex')) >> 1n; // headroom for counting up
+  }
+  lastMs = ms;
+  lastRandom = random;
   const buf = Buffer.alloc(18);
-  buf.writeUIntBE(Math.floor(clock.nowMs()), 0, 6);
-  randomBytes(12).copy(buf, 6);
+  buf.writeUIntBE(ms, 0, 6);
+  buf.write(random.toString(16).padStart(24, '0'), 6, 'hex');
   return ID_PREFIX[kind] + base62(buf, 24);
 }
 

@@ -13,6 +13,9 @@ import { createLogger } from './log.js';
 import { createAccount, type CreatedAccount } from './services/accounts.js';
 import { countAccounts } from './store/accounts.js';
 import { openStore, type Store } from './store/db.js';
+import { loadSecrets } from './secrets.js';
+import { JobRunner } from './jobs/runner.js';
+import { JOB_HANDLERS } from './jobs/handlers.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';
 
@@ -21,6 +24,7 @@ export interface RunningServer {
   ctx: AppContext;
   /** Set on the first start with an empty DATA_DIR: the operator account and its four keys. */
   operator: CreatedAccount | null;
+  jobs: JobRunner;
   close(): Promise<void>;
 }
 
@@ -44,7 +48,14 @@ async function prepareStore(store: Store, clock: Clock): Promise<void> {
   });
 }
 
-export async function startServer(config: Config, options: { clock?: Clock; log?: Logger } = {}): Promise<RunningServer> {
+export interface StartOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Tests run jobs themselves (after moving the clock) instead of the timer and commit wake-ups. */
+  manualJobs?: boolean;
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   checkTransport(config);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
@@ -63,7 +74,12 @@ export async function startServer(config: Config, options: { clock?: Clock; log?
     });
   }
 
-  const ctx: AppContext = { config, store, clock, log, afterCommit: () => {} };
+  const ctx: AppContext = { config, store, clock, log, secrets: loadSecrets(config.DATA_DIR), publicUrl: config.TAWQI_PUBLIC_URL ?? '', afterCommit: () => {} };
+  const jobs = new JobRunner(ctx, JOB_HANDLERS);
+  if (!options.manualJobs) {
+    ctx.afterCommit = () => jobs.wake();
+    jobs.start();
+  }
   const app = createApp(ctx);
   const server = config.TAWQI_TLS_CERT
     ? https.createServer({ cert: readFileSync(config.TAWQI_TLS_CERT), key: readFileSync(config.TAWQI_TLS_KEY!), minVersion: 'TLSv1.2' }, app)
@@ -76,11 +92,14 @@ export async function startServer(config: Config, options: { clock?: Clock; log?
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${addr.port}`;
+  if (!ctx.publicUrl) ctx.publicUrl = url;
   return {
     url,
     ctx,
     operator,
+    jobs,
     close: async () => {
+      await jobs.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();

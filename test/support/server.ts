@@ -38,7 +38,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-test-'));
   const clock = new ManualClock();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', ...env });
-  const running = await startServer(config, { clock });
+  const running = await startServer(config, { clock, manualJobs: true });
   const server: TestServer = {
     ...running,
     clock,

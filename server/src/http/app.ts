@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ApiError } from './apiError.js';
+import { ApiError } from '../errors.js';
 import type { AppContext } from './context.js';
 import { sendError } from './envelope.js';
 import { accountRateLimit, ipRateLimit, publishableQuota } from './middleware/limits.js';
@@ -10,8 +10,11 @@ import { buildOpenApi } from './openapi.js';
 import { platformRoutes } from './routes/platform.js';
 import { mountRoutes, pathMatcher, type AnyRoute } from './routes/registry.js';
 import { templateRoutes } from './routes/templates.js';
+import { signatureRequestRoutes } from './routes/signatureRequests.js';
+import { signerRoutes } from './routes/signers.js';
+import { eventRoutes } from './routes/events.js';
 
-export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes];
+export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...eventRoutes];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
 
 /** Assemble the Express app: one router serves /api/v1 and its English alias /en/api/v1. */

@@ -1,21 +1,11 @@
 import type { Language } from '@tawqi/shared';
-import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { Store } from '../store/db.js';
+import type { ServiceContext } from '../services/context.js';
 import type { Account } from '../store/accounts.js';
 import type { ApiKey } from '../store/apiKeys.js';
 import type { IdempotencyScope } from '../store/idempotency.js';
 
 /** What every handler can reach: built once at start. */
-export interface AppContext {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  log: Logger;
-  /** Called after a write transaction commits, to wake job runners. */
-  afterCommit: () => void;
-}
+export type AppContext = ServiceContext;
 
 export interface AuthState {
   key: ApiKey;

@@ -1,6 +1,6 @@
 import { ERRORS, type ErrorEnvelope } from '@tawqi/shared';
 import type { Request, Response } from 'express';
-import { ApiError } from './apiError.js';
+import { ApiError } from '../errors.js';
 
 /** Render any failure in the specification's envelope, in the request's language. Never leaks a stack. */
 export function sendError(req: Request, res: Response, err: ApiError): void {

@@ -2,7 +2,7 @@ import { nowSeconds, type Clock } from '../clock.js';
 import { liveGateRefusal, missingPlanFor, type Feature } from '../domain/plans.js';
 import type { AppContext } from './context.js';
 import type { AuthState } from './context.js';
-import { ApiError } from './apiError.js';
+import { ApiError } from '../errors.js';
 
 /** Live requests need an active paid plan and a verified company (spec 4.1 rule 1, part 7). */
 export function checkLiveGates(ctx: AppContext, auth: AuthState, clock: Clock = ctx.clock): void {

@@ -18,3 +18,15 @@ export const listEnvelopeSchema = (item: z.ZodType) =>
   z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
 
 export const limitParam = (max: number) => z.coerce.number().int().min(1).max(max).default(20);
+
+/** A time filter given as Unix seconds or an ISO date/date-time. */
+export const timeParam = z
+  .string()
+  .transform((v, c) => {
+    const t = /^\d+$/.test(v) ? Number(v) : Math.floor(Date.parse(v) / 1000);
+    if (!Number.isFinite(t)) {
+      c.addIssue({ code: 'custom', message: 'Unix seconds or an ISO date' });
+      return z.NEVER;
+    }
+    return t;
+  });

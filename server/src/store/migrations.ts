@@ -101,4 +101,105 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
       ) STRICT;
     `,
   },
+  {
+    id: 2,
+    name: 'signature requests, signers, events, jobs, messages',
+    sql: `
+      CREATE TABLE signature_requests (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        livemode INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        title TEXT NOT NULL,
+        legal_level TEXT NOT NULL,
+        format TEXT NOT NULL,
+        template_id TEXT NOT NULL,
+        language TEXT NOT NULL,
+        ordered INTEGER NOT NULL,
+        require_identity INTEGER NOT NULL,
+        reference TEXT UNIQUE,
+        reminders TEXT NOT NULL,
+        expires_at INTEGER,
+        completed_at INTEGER,
+        metadata TEXT NOT NULL,
+        return_url TEXT,
+        success_url TEXT,
+        cancel_url TEXT,
+        cost_sends INTEGER NOT NULL DEFAULT 0,
+        cost_wallet_minor INTEGER NOT NULL DEFAULT 0,
+        cost_source TEXT,
+        charged INTEGER NOT NULL DEFAULT 0,
+        reminders_sent INTEGER NOT NULL DEFAULT 0,
+        auto_reminders_sent INTEGER NOT NULL DEFAULT 0,
+        workflow TEXT,
+        created_at INTEGER NOT NULL,
+        sent_at INTEGER,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX signature_requests_list ON signature_requests(account_id, livemode, id);
+      CREATE TABLE signers (
+        id TEXT PRIMARY KEY,
+        signature_request_id TEXT NOT NULL REFERENCES signature_requests(id),
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        email TEXT,
+        phone TEXT,
+        type TEXT NOT NULL,
+        method TEXT NOT NULL,
+        require_identity INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        identity TEXT NOT NULL,
+        fields TEXT NOT NULL,
+        access_code_hash TEXT,
+        link_version INTEGER NOT NULL DEFAULT 1,
+        sent_at INTEGER,
+        viewed_at INTEGER,
+        signed_at INTEGER,
+        declined_at INTEGER,
+        decline_reason TEXT,
+        last_reminder_at INTEGER,
+        ip TEXT,
+        user_agent TEXT
+      ) STRICT;
+      CREATE INDEX signers_request ON signers(signature_request_id, position);
+      CREATE TABLE events (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        livemode INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        signature_request_id TEXT,
+        data TEXT NOT NULL,
+        request_info TEXT,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX events_list ON events(account_id, livemode, id);
+      CREATE TABLE jobs (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        run_at INTEGER NOT NULL,
+        payload TEXT NOT NULL,
+        dedupe_key TEXT UNIQUE,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL DEFAULT 'pending',
+        last_error TEXT,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX jobs_due ON jobs(state, run_at);
+      CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        livemode INTEGER NOT NULL,
+        channel TEXT NOT NULL,
+        recipient TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        signature_request_id TEXT,
+        signer_id TEXT,
+        state TEXT NOT NULL DEFAULT 'queued',
+        created_at INTEGER NOT NULL,
+        sent_at INTEGER
+      ) STRICT;
+    `,
+  },
 ];

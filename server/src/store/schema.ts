@@ -98,7 +98,108 @@ export interface RequestLogTable {
   created_at: number;
 }
 
+export interface SignatureRequestsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  status: string;
+  title: string;
+  legal_level: string;
+  format: string;
+  template_id: string;
+  language: string;
+  ordered: number;
+  require_identity: number;
+  reference: string | null;
+  reminders: string;
+  expires_at: number | null;
+  completed_at: number | null;
+  metadata: string;
+  return_url: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  cost_sends: number;
+  cost_wallet_minor: number;
+  cost_source: string | null;
+  charged: number;
+  reminders_sent: number;
+  auto_reminders_sent: number;
+  workflow: string | null;
+  created_at: number;
+  sent_at: number | null;
+  updated_at: number;
+}
+
+export interface SignersTable {
+  id: string;
+  signature_request_id: string;
+  position: number;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  type: string;
+  method: string;
+  require_identity: number;
+  status: string;
+  identity: string;
+  fields: string;
+  access_code_hash: string | null;
+  link_version: number;
+  sent_at: number | null;
+  viewed_at: number | null;
+  signed_at: number | null;
+  declined_at: number | null;
+  decline_reason: string | null;
+  last_reminder_at: number | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  type: string;
+  signature_request_id: string | null;
+  data: string;
+  request_info: string | null;
+  created_at: number;
+}
+
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  run_at: number;
+  payload: string;
+  dedupe_key: string | null;
+  attempts: Generated<number>;
+  state: Generated<string>;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  account_id: string;
+  livemode: number;
+  channel: string;
+  recipient: string;
+  kind: string;
+  subject: string;
+  body: string;
+  signature_request_id: string | null;
+  signer_id: string | null;
+  state: Generated<string>;
+  created_at: number;
+  sent_at: number | null;
+}
+
 export interface Database {
+  signature_requests: SignatureRequestsTable;
+  signers: SignersTable;
+  events: EventsTable;
+  jobs: JobsTable;
+  messages: MessagesTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   idempotency: IdempotencyTable;

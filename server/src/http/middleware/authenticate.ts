@@ -4,7 +4,7 @@ import { hashSecret, ipAllowed, looksLikeKey } from '../../domain/keys.js';
 import { getAccount } from '../../store/accounts.js';
 import { findKeyByHash } from '../../store/apiKeys.js';
 import { logRefusedRequest } from '../../store/requestLog.js';
-import { ApiError } from '../apiError.js';
+import { ApiError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 import { applyVersion } from './requestContext.js';
 

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { nowSeconds } from '../../clock.js';
 import { claimIdempotency, deleteIdempotency, findIdempotency, releaseIdempotency, type IdempotencyScope } from '../../store/idempotency.js';
-import { ApiError } from '../apiError.js';
+import { ApiError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;

@@ -3,7 +3,7 @@ import { nowSeconds } from '../../clock.js';
 import { newId } from '../../ids.js';
 import { incrementCounter } from '../../store/counters.js';
 import { insertNotice } from '../../store/notices.js';
-import { ApiError } from '../apiError.js';
+import { ApiError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 import { WindowLimiter } from '../rateWindow.js';
 

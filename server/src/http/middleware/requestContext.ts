@@ -5,7 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import { canonicalIp } from '../../domain/keys.js';
 import { deprecationHeader, findVersion } from '../../domain/versions.js';
 import { randomToken } from '../../ids.js';
-import { ApiError } from '../apiError.js';
+import { ApiError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
 
@@ -48,6 +48,9 @@ export function requestContext(ctx: AppContext) {
     const peer = canonicalIp(req.socket.remoteAddress ?? '');
     let clientIp = peer;
     let secure = Boolean((req.socket as TLSSocket).encrypted);
+    // A request forwarded by a trusted proxy is judged by the scheme it reports, not by the proxy's
+    // own (often loopback) address: the loopback exemption is for direct development requests only.
+    let forwarded = false;
     if (inList(trusted, peer)) {
       const chain = String(req.headers['x-forwarded-for'] ?? '')
         .split(',')
@@ -58,6 +61,7 @@ export function requestContext(ctx: AppContext) {
       if (chain.length > 0) clientIp = chain[chain.length - 1]!;
       const proto = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim().toLowerCase();
       secure = proto === 'https';
+      forwarded = proto !== '';
     }
     req.tawqi = {
       requestId,
@@ -69,7 +73,7 @@ export function requestContext(ctx: AppContext) {
     res.setHeader('Svc-Request-Id', requestId);
     res.setHeader('Svc-Version', ctx.config.TAWQI_DEFAULT_VERSION);
 
-    if (!secure && !inList(LOOPBACK, peer) && !ctx.config.TAWQI_ALLOW_INSECURE_HTTP) {
+    if (!secure && (forwarded || !inList(LOOPBACK, peer)) && !ctx.config.TAWQI_ALLOW_INSECURE_HTTP) {
       return sendError(req, res, new ApiError('https_required'));
     }
     const asked = req.headers['svc-version'];

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '@tawqi/shared';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { ApiError } from '../apiError.js';
+import { ApiError } from '../../errors.js';
 import { requireSecretKey } from '../middleware/authenticate.js';
 import type { AppContext } from '../context.js';
 

@@ -3,7 +3,7 @@ import { nowSeconds } from '../../clock.js';
 import { templateCreateSchema, templateProblem } from '../../domain/templates.js';
 import { newId } from '../../ids.js';
 import { findTemplate, insertTemplate, listTemplates, titleTaken } from '../../store/templates.js';
-import { ApiError } from '../apiError.js';
+import { ApiError } from '../../errors.js';
 import { commitWrite } from '../commitWrite.js';
 import { checkLiveGates } from '../gates.js';
 import { limitParam, listEnvelopeSchema, listPage } from '../lists.js';

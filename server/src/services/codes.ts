@@ -1,0 +1,21 @@
+import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Low-entropy secrets typed by people (access codes, one-time codes) are stored with scrypt and a
+ * per-value salt, and compared in constant time.
+ */
+const N = 16384;
+
+export function hashCode(code: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(code, salt, 32, { N, r: 8, p: 1 });
+  return `scrypt$${N}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+export function verifyCode(code: string, stored: string): boolean {
+  const [scheme, n, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !n || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const actual = scryptSync(code, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: 8, p: 1 });
+  return timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,374 @@
+import { randomBytes } from 'node:crypto';
+import { nowSeconds } from '../clock.js';
+import { moveRequest, OPEN_STATUSES, SIGNER_MOVES, isFinal, type RequestTrigger } from '../domain/requestStates.js';
+import { fieldProblems, resolveFormat, resolveSigners, signerProblems, type InputProblem } from '../domain/requestRules.js';
+import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS, domainAccepted, formatReference, type SignatureRequestCreate } from '../domain/signatureRequestInput.js';
+import { PLANS, priceSend } from '../domain/plans.js';
+import { ApiError } from '../errors.js';
+import { newId } from '../ids.js';
+import { getAccount, type Account } from '../store/accounts.js';
+import { incrementCounter, readCounter } from '../store/counters.js';
+import type { Db } from '../store/db.js';
+import { scheduleJob } from '../store/jobs.js';
+import { insertLedger } from '../store/ledger.js';
+import { queueMessage } from '../store/messages.js';
+import {
+  getRequestById,
+  insertRequest,
+  insertSigner,
+  signersOf,
+  updateRequest,
+  updateSigner,
+  type SignatureRequestRecord,
+  type SignerRecord,
+} from '../store/signatureRequests.js';
+import { findTemplate } from '../store/templates.js';
+import { hashCode } from './codes.js';
+import type { ServiceContext } from './context.js';
+import { emitEvent } from './events.js';
+import { invitationMessage } from './invitations.js';
+import { requestObject, signerObject, type ObjectView } from './objects.js';
+
+export interface Actor {
+  account: Account;
+  livemode: boolean;
+}
+
+/** Test mode per account and UTC day (spec part 8). */
+export const TEST_DAILY_REQUESTS = 20;
+export const TEST_DAILY_EMAILS = 50;
+export const MAX_MANUAL_REMINDERS = 10;
+export const REMINDER_GAP_SECONDS = 3600;
+const DAY = 86400;
+
+export interface RequestWithSigners {
+  request: SignatureRequestRecord;
+  signers: SignerRecord[];
+}
+
+/** Snapshot view for events: full contacts, no links. */
+export function snapshotView(ctx: ServiceContext): ObjectView {
+  return { links: null, mask: false, currency: ctx.config.TAWQI_CURRENCY, publicUrl: ctx.publicUrl };
+}
+
+const problem = (p: InputProblem): ApiError => new ApiError(p.code, p.param, p.extra ?? {}, {}, p.en && p.ar ? { en: p.en, ar: p.ar } : null);
+const dayStart = (now: number): number => now - (now % DAY);
+
+/**
+ * Create a request (and send it unless `send: false`): every input rule first, then one transaction
+ * writes the request, its signers, the charge, the invitations and the events.
+ */
+export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, body: SignatureRequestCreate): Promise<RequestWithSigners> {
+  const now = nowSeconds(ctx.clock);
+  const account = (await getAccount(trx, actor.account.id))!;
+  const signerIssue = signerProblems(body, actor.livemode, { emails: [...account.team_emails, ...(account.owner_email ? [account.owner_email] : [])], phones: account.team_phones });
+  if (signerIssue) throw problem(signerIssue);
+  const resolved = resolveSigners(body);
+  if (!Array.isArray(resolved)) throw problem(resolved);
+  const format = resolveFormat(body);
+  if (typeof format !== 'string') throw problem(format);
+  const template = await findTemplate(trx, account.id, body.source.template_id);
+  if (!template) {
+    throw new ApiError('invalid_request', 'source.template_id', {}, {}, { en: `No such template: ${body.source.template_id}.`, ar: `القالب غير موجود: ${body.source.template_id}.` });
+  }
+  const fieldIssue = fieldProblems(body, template.fields);
+  if (fieldIssue) throw problem(fieldIssue);
+  for (const f of ['return_url', 'success_url', 'cancel_url'] as const) {
+    const url = body[f];
+    if (url && !domainAccepted(url, account.accepted_domains)) throw new ApiError('domain_not_accepted', f);
+  }
+  if (body.workflow_id !== undefined && body.workflow_id !== 'default') throw new ApiError('workflow_not_found', 'workflow_id');
+  if (body.expires_at !== undefined && (body.expires_at <= now || body.expires_at > now + MAX_EXPIRY_DAYS * DAY)) {
+    throw new ApiError('parameter_invalid', 'expires_at', {}, {}, { en: `expires_at must be in the future and within ${MAX_EXPIRY_DAYS} days.`, ar: `يجب أن يكون expires_at في المستقبل وخلال ${MAX_EXPIRY_DAYS} يومًا.` });
+  }
+  if (!actor.livemode) {
+    const made = await incrementCounter(trx, `test_requests:${account.id}`, dayStart(now));
+    if (made > TEST_DAILY_REQUESTS) throw new ApiError('test_daily_limit', null, {}, { 'Retry-After': String(dayStart(now) + DAY - now) });
+  }
+
+  const request: SignatureRequestRecord = {
+    id: newId('signatureRequest', ctx.clock),
+    account_id: account.id,
+    livemode: actor.livemode,
+    status: 'draft',
+    title: body.title ?? template.title,
+    legal_level: body.legal_level,
+    format,
+    template_id: template.id,
+    language: body.language ?? template.language,
+    ordered: body.ordered,
+    require_identity: resolved.some((r) => r.requireIdentity),
+    reference: null,
+    reminders: body.reminders,
+    expires_at: body.expires_at ?? now + DEFAULT_EXPIRY_DAYS * DAY,
+    completed_at: null,
+    metadata: body.metadata,
+    return_url: body.return_url ?? null,
+    success_url: body.success_url ?? null,
+    cancel_url: body.cancel_url ?? null,
+    cost_sends: 0,
+    cost_wallet_minor: 0,
+    cost_source: null,
+    charged: false,
+    reminders_sent: 0,
+    auto_reminders_sent: 0,
+    workflow: null,
+    created_at: now,
+    sent_at: null,
+    updated_at: now,
+  };
+  const signers: SignerRecord[] = body.signers.map((s, i) => ({
+    id: newId('signer', ctx.clock),
+    signature_request_id: request.id,
+    position: i + 1,
+    name: s.name,
+    email: s.email ?? null,
+    phone: s.phone ?? null,
+    type: s.type,
+    method: resolved[i]!.method,
+    require_identity: resolved[i]!.requireIdentity,
+    status: 'pending',
+    identity: { status: resolved[i]!.requireIdentity ? 'required' : 'not_required', provider: null, level: null, verification_id: null, name_match: null },
+    fields: s.fields,
+    access_code_hash: s.access_code === undefined ? null : hashCode(s.access_code),
+    link_version: 1,
+    sent_at: null,
+    viewed_at: null,
+    signed_at: null,
+    declined_at: null,
+    decline_reason: null,
+    last_reminder_at: null,
+    ip: null,
+    user_agent: null,
+  }));
+  await insertRequest(trx, request);
+  for (const s of signers) await insertSigner(trx, s);
+  await scheduleJob(trx, 'expire_request', request.expires_at!, { signature_request_id: request.id }, now, `expire:${request.id}`);
+
+  if (body.send) return sendNow(ctx, trx, { request, signers }, 'create_sent');
+  moveRequest('new', 'create_draft');
+  await emitRequestEvent(ctx, trx, 'signature_request.created', request, signers);
+  return { request, signers };
+}
+
+/** POST …/send: a draft is charged and sent; an already charged request gets a reminder instead. */
+export async function sendSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, id: string): Promise<RequestWithSigners> {
+  const current = await loadOwned(trx, actor, id);
+  if (current.request.status === 'draft') return sendNow(ctx, trx, current, 'send');
+  if (current.request.charged && OPEN_STATUSES.includes(current.request.status)) return remindSigners(ctx, trx, actor, id, {});
+  throw new ApiError('invalid_state', 'id');
+}
+
+async function sendNow(ctx: ServiceContext, trx: Db, current: RequestWithSigners, trigger: Extract<RequestTrigger, 'create_sent' | 'send'>): Promise<RequestWithSigners> {
+  const { request } = current;
+  const now = nowSeconds(ctx.clock);
+  const move = moveRequest(trigger === 'create_sent' ? 'new' : request.status, trigger);
+  const toInvite = request.ordered ? current.signers.slice(0, 1) : current.signers;
+  if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, toInvite.filter((s) => s.email).length);
+  await charge(ctx, trx, current);
+  request.status = move.to;
+  request.sent_at = now;
+  request.updated_at = now;
+  await updateRequest(trx, request.id, { status: request.status, sent_at: now, updated_at: now, charged: request.charged, cost_sends: request.cost_sends, cost_wallet_minor: request.cost_wallet_minor, cost_source: request.cost_source });
+  for (const s of toInvite) await inviteSigner(ctx, trx, request, s);
+  for (const type of move.events) await emitRequestEvent(ctx, trx, type, request, current.signers);
+  for (const s of toInvite) await emitSignerEvent(ctx, trx, 'signer.sent', request, s);
+  if (request.reminders.enabled && request.reminders.max > 0) {
+    await scheduleJob(trx, 'auto_reminder', now + request.reminders.interval_hours * 3600, { signature_request_id: request.id }, now, `auto_reminder:${request.id}:1`);
+  }
+  return current;
+}
+
+/**
+ * The charge of a send (spec 4.1 rule 2, part 8): one send per signer from the yearly balance, the
+ * rest from the wallet at the overage rate, identity always from the wallet. The guarded UPDATE
+ * and the ledger row commit with the send; the balance can never go negative.
+ */
+async function charge(ctx: ServiceContext, trx: Db, current: RequestWithSigners): Promise<void> {
+  const { request, signers } = current;
+  if (!request.livemode || request.charged) return;
+  const account = (await getAccount(trx, request.account_id))!;
+  const price = priceSend(PLANS[account.plan], account.balance_sends, signers.length, signers.filter((s) => s.require_identity).length);
+  const result = await trx
+    .updateTable('accounts')
+    .set((eb) => ({ balance_sends: eb('balance_sends', '-', price.sendsFromBalance), wallet_minor: eb('wallet_minor', '-', price.walletMinor) }))
+    .where('id', '=', account.id)
+    .where('balance_sends', '>=', price.sendsFromBalance)
+    .where('wallet_minor', '>=', price.walletMinor)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) {
+    throw new ApiError('insufficient_balance', null, { required: { amount: price.walletMinor / 100, currency: account.currency }, available: { amount: account.wallet_minor / 100, currency: account.currency } });
+  }
+  await insertLedger(trx, {
+    id: newId('ledger', ctx.clock),
+    account_id: account.id,
+    kind: 'send',
+    sends_delta: -price.sendsFromBalance,
+    wallet_delta_minor: -price.walletMinor,
+    signature_request_id: request.id,
+    note: `${signers.length} signer(s), ${signers.filter((s) => s.require_identity).length} identity`,
+    created_at: nowSeconds(ctx.clock),
+  });
+  request.charged = true;
+  request.cost_sends = price.sendsFromBalance;
+  request.cost_wallet_minor = price.walletMinor;
+  request.cost_source = price.source;
+}
+
+async function countTestEmails(ctx: ServiceContext, trx: Db, accountId: string, count: number): Promise<void> {
+  if (count === 0) return;
+  const now = nowSeconds(ctx.clock);
+  const sent = await readCounter(trx, `test_emails:${accountId}`, dayStart(now));
+  if (sent + count > TEST_DAILY_EMAILS) throw new ApiError('test_email_limit', null, {}, { 'Retry-After': String(dayStart(now) + DAY - now) });
+  await incrementCounter(trx, `test_emails:${accountId}`, dayStart(now), count);
+}
+
+/** Invite one signer: status sent, an invitation queued (or, in test mode, a WhatsApp simulation recorded). */
+export async function inviteSigner(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord): Promise<void> {
+  const now = nowSeconds(ctx.clock);
+  if (!SIGNER_MOVES.invite.from.includes(signer.status)) return;
+  signer.status = 'sent';
+  signer.sent_at = now;
+  await updateSigner(trx, signer.id, { status: 'sent', sent_at: now });
+  await queueInvitation(ctx, trx, request, signer, 'invitation');
+}
+
+async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, kind: 'invitation' | 'reminder'): Promise<void> {
+  const now = nowSeconds(ctx.clock);
+  const text = invitationMessage(request, signer, kind);
+  const channel = signer.email ? 'email' : 'whatsapp';
+  if (channel === 'whatsapp' && !request.livemode) {
+    await emitEvent(trx, ctx.clock, {
+      accountId: request.account_id,
+      livemode: false,
+      type: 'audit.whatsapp_simulated',
+      object: { object: 'whatsapp_message', to: signer.phone ? `${'*'.repeat(Math.max(0, signer.phone.length - 4))}${signer.phone.slice(-4)}` : null, kind, signer: signer.id, signature_request: request.id },
+      signatureRequestId: request.id,
+    });
+    return;
+  }
+  const id = await queueMessage(trx, {
+    account_id: request.account_id,
+    livemode: request.livemode,
+    channel,
+    recipient: (signer.email ?? signer.phone)!,
+    kind,
+    subject: text.subject,
+    body: text.body,
+    signature_request_id: request.id,
+    signer_id: signer.id,
+    created_at: now,
+  });
+  await scheduleJob(trx, 'deliver_message', now, { message_id: id }, now);
+}
+
+/** POST …/cancel (spec 3.1): final requests are refused with 409 request_not_cancelable; no refund. */
+export async function cancelSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, id: string): Promise<RequestWithSigners> {
+  const current = await loadOwned(trx, actor, id);
+  if (isFinal(current.request.status)) throw new ApiError('request_not_cancelable', 'id');
+  await applyRequestMove(ctx, trx, current, 'cancel');
+  return current;
+}
+
+/**
+ * POST …/reminders: to every signer whose turn it is (or the one named). 400 on a draft or a
+ * finished request; 429 reminder_too_soon within an hour for a signer; 429 past 10 per request.
+ */
+export async function remindSigners(ctx: ServiceContext, trx: Db, actor: Actor, id: string, opts: { signerId?: string; automatic?: boolean }): Promise<RequestWithSigners> {
+  const current = await loadOwned(trx, actor, id);
+  const { request } = current;
+  if (!OPEN_STATUSES.includes(request.status)) throw new ApiError('reminder_not_allowed', 'id');
+  if (!opts.automatic && request.reminders_sent >= MAX_MANUAL_REMINDERS) throw new ApiError('reminder_limit_reached', 'id', { max_reminders: MAX_MANUAL_REMINDERS });
+  const now = nowSeconds(ctx.clock);
+  let targets = current.signers.filter((s) => ['sent', 'viewed', 'otp_verified', 'identity_verified'].includes(s.status));
+  if (opts.signerId) {
+    targets = targets.filter((s) => s.id === opts.signerId);
+    if (targets.length === 0) throw new ApiError('parameter_invalid', 'signer', {}, {}, { en: 'That signer has nothing to sign now.', ar: 'لا يوجد ما يوقّعه هذا الموقّع الآن.' });
+  }
+  const tooSoon = targets.find((s) => s.last_reminder_at !== null && now - s.last_reminder_at < REMINDER_GAP_SECONDS);
+  if (tooSoon) {
+    if (opts.automatic) targets = targets.filter((s) => s !== tooSoon);
+    else throw new ApiError('reminder_too_soon', 'signer', { signer: tooSoon.id }, { 'Retry-After': String(tooSoon.last_reminder_at! + REMINDER_GAP_SECONDS - now) });
+  }
+  if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, targets.filter((s) => s.email).length);
+  for (const s of targets) {
+    s.last_reminder_at = now;
+    await updateSigner(trx, s.id, { last_reminder_at: now });
+    await queueInvitation(ctx, trx, request, s, 'reminder');
+  }
+  if (opts.automatic) request.auto_reminders_sent += 1;
+  else request.reminders_sent += 1;
+  request.updated_at = now;
+  await updateRequest(trx, request.id, { reminders_sent: request.reminders_sent, auto_reminders_sent: request.auto_reminders_sent, updated_at: now });
+  return current;
+}
+
+/** Job: the automatic reminder of a request, then the next one while under `max`. */
+export async function runAutoReminder(ctx: ServiceContext, trx: Db, requestId: string): Promise<void> {
+  const request = await getRequestById(trx, requestId);
+  if (!request || !OPEN_STATUSES.includes(request.status) || !request.reminders.enabled) return;
+  if (request.auto_reminders_sent >= request.reminders.max) return;
+  const account = (await getAccount(trx, request.account_id))!;
+  const done = await remindSigners(ctx, trx, { account, livemode: request.livemode }, requestId, { automatic: true });
+  const now = nowSeconds(ctx.clock);
+  if (done.request.auto_reminders_sent < request.reminders.max) {
+    const n = done.request.auto_reminders_sent + 1;
+    await scheduleJob(trx, 'auto_reminder', now + request.reminders.interval_hours * 3600, { signature_request_id: requestId }, now, `auto_reminder:${requestId}:${n}`);
+  }
+}
+
+/** Job: at expires_at a request that is not final becomes expired. */
+export async function runExpiry(ctx: ServiceContext, trx: Db, requestId: string): Promise<void> {
+  const request = await getRequestById(trx, requestId);
+  if (!request || isFinal(request.status) || request.expires_at === null || request.expires_at > nowSeconds(ctx.clock)) return;
+  await applyRequestMove(ctx, trx, { request, signers: await signersOf(trx, requestId) }, 'expire');
+}
+
+/** Apply a request move from the table, persist it and emit its events. */
+export async function applyRequestMove(ctx: ServiceContext, trx: Db, current: RequestWithSigners, trigger: RequestTrigger): Promise<void> {
+  const move = moveRequest(current.request.status, trigger);
+  const now = nowSeconds(ctx.clock);
+  const changes: Partial<SignatureRequestRecord> = { status: move.to, updated_at: now };
+  if (move.to === 'completed') {
+    changes.completed_at = now;
+    changes.reference = formatReference(randomBytes(10));
+  }
+  Object.assign(current.request, changes);
+  await updateRequest(trx, current.request.id, changes);
+  for (const type of move.events) await emitRequestEvent(ctx, trx, type, current.request, current.signers);
+}
+
+export async function loadOwned(trx: Db, actor: Actor, id: string): Promise<RequestWithSigners> {
+  const request = await getRequestById(trx, id);
+  if (!request || request.account_id !== actor.account.id || request.livemode !== actor.livemode) throw new ApiError('not_found', 'id');
+  return { request, signers: await signersOf(trx, id) };
+}
+
+export async function emitRequestEvent(ctx: ServiceContext, trx: Db, type: string, request: SignatureRequestRecord, signers: readonly SignerRecord[]): Promise<void> {
+  await emitEvent(trx, ctx.clock, {
+    accountId: request.account_id,
+    livemode: request.livemode,
+    type,
+    object: requestObject(request, signers, snapshotView(ctx)),
+    signatureRequestId: request.id,
+  });
+}
+
+export async function emitSignerEvent(
+  ctx: ServiceContext,
+  trx: Db,
+  type: string,
+  request: SignatureRequestRecord,
+  signer: SignerRecord,
+  requestInfo: { ip: string | null; user_agent: string | null } | null = null,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await emitEvent(trx, ctx.clock, {
+    accountId: request.account_id,
+    livemode: request.livemode,
+    type,
+    object: { ...signerObject(signer, request, snapshotView(ctx)), ...extra },
+    signatureRequestId: request.id,
+    requestInfo,
+  });
+}

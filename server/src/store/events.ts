@@ -1,0 +1,46 @@
+import type { Tx } from './db.js';
+import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
+
+export interface EventRecord {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  type: string;
+  signature_request_id: string | null;
+  data: { object: Record<string, unknown> };
+  request_info: { ip: string | null; user_agent: string | null } | null;
+  created_at: number;
+}
+
+const codec: Codec<EventRecord> = { json: ['data', 'request_info'], bool: ['livemode'] };
+
+export async function insertEvent(tx: Tx, e: EventRecord): Promise<void> {
+  await tx.insertInto('events').values(encodeRow(codec, e) as never).execute();
+}
+
+export async function findEvent(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<EventRecord | undefined> {
+  const row = await tx.selectFrom('events').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).executeTakeFirst();
+  return row ? decodeRow(codec, row) : undefined;
+}
+
+export interface EventListQuery {
+  accountId: string;
+  livemode: boolean;
+  type?: string;
+  signatureRequestId?: string;
+  createdAfter?: number;
+  createdBefore?: number;
+  startingAfter?: string;
+  limit: number;
+}
+
+export async function listEvents(tx: Tx, q: EventListQuery): Promise<EventRecord[]> {
+  let query = tx.selectFrom('events').selectAll().where('account_id', '=', q.accountId).where('livemode', '=', q.livemode ? 1 : 0);
+  if (q.type) query = q.type.endsWith('.*') ? query.where('type', 'like', `${q.type.slice(0, -1)}%`) : query.where('type', '=', q.type);
+  if (q.signatureRequestId) query = query.where('signature_request_id', '=', q.signatureRequestId);
+  if (q.createdAfter !== undefined) query = query.where('created_at', '>=', q.createdAfter);
+  if (q.createdBefore !== undefined) query = query.where('created_at', '<=', q.createdBefore);
+  if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
+  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  return rows.map((r) => decodeRow(codec, r));
+}

@@ -1,0 +1,28 @@
+import type { Tx } from './db.js';
+
+export interface OutgoingMessage {
+  account_id: string;
+  livemode: boolean;
+  channel: 'email' | 'whatsapp';
+  recipient: string;
+  kind: 'invitation' | 'reminder' | 'otp' | 'final_copy' | 'notice';
+  subject: string;
+  body: string;
+  signature_request_id: string | null;
+  signer_id: string | null;
+  created_at: number;
+}
+
+/** Queue a message in the caller's transaction; the delivery job sends it after commit. Returns its id. */
+export async function queueMessage(tx: Tx, m: OutgoingMessage): Promise<number> {
+  const row = await tx
+    .insertInto('messages')
+    .values({ ...m, livemode: m.livemode ? 1 : 0, sent_at: null })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function messagesFor(tx: Tx, signatureRequestId: string) {
+  return tx.selectFrom('messages').selectAll().where('signature_request_id', '=', signatureRequestId).orderBy('id').execute();
+}

@@ -1,0 +1,196 @@
+import { sql } from 'kysely';
+import type { IdentityStatus, RequestStatus, SignerStatus } from '../domain/requestStates.js';
+import type { Tx } from './db.js';
+import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
+
+export interface Reminders {
+  enabled: boolean;
+  interval_hours: number;
+  max: number;
+}
+
+export interface WorkflowLink {
+  workflow_id: string;
+  workflow_version: number;
+  vendor_data: string | null;
+  channel: 'email' | 'whatsapp' | 'link';
+}
+
+export interface SignatureRequestRecord {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  status: RequestStatus;
+  title: string;
+  legal_level: 'ses' | 'aes' | 'qes';
+  format: string;
+  template_id: string;
+  language: 'ar' | 'en';
+  ordered: boolean;
+  require_identity: boolean;
+  reference: string | null;
+  reminders: Reminders;
+  expires_at: number | null;
+  completed_at: number | null;
+  metadata: Record<string, string>;
+  return_url: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  cost_sends: number;
+  cost_wallet_minor: number;
+  cost_source: 'plan' | 'overage' | null;
+  charged: boolean;
+  reminders_sent: number;
+  auto_reminders_sent: number;
+  workflow: WorkflowLink | null;
+  created_at: number;
+  sent_at: number | null;
+  updated_at: number;
+}
+
+export interface IdentityState {
+  status: IdentityStatus;
+  provider: string | null;
+  level: string | null;
+  verification_id: string | null;
+  name_match: { state: 'match' | 'mismatch' | 'pending'; sent_name: string; document_name: string | null } | null;
+}
+
+export interface SignerRecord {
+  id: string;
+  signature_request_id: string;
+  position: number;
+  name: string;
+  email: string | null;
+  phone: string | null;
+  type: string;
+  method: 'draw' | 'token';
+  require_identity: boolean;
+  status: SignerStatus;
+  identity: IdentityState;
+  fields: Record<string, string>;
+  access_code_hash: string | null;
+  link_version: number;
+  sent_at: number | null;
+  viewed_at: number | null;
+  signed_at: number | null;
+  declined_at: number | null;
+  decline_reason: string | null;
+  last_reminder_at: number | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+const requestCodec: Codec<SignatureRequestRecord> = {
+  json: ['reminders', 'metadata', 'workflow'],
+  bool: ['livemode', 'ordered', 'require_identity', 'charged'],
+};
+const signerCodec: Codec<SignerRecord> = { json: ['identity', 'fields'], bool: ['require_identity'] };
+
+export async function insertRequest(tx: Tx, r: SignatureRequestRecord): Promise<void> {
+  await tx.insertInto('signature_requests').values(encodeRow(requestCodec, r) as never).execute();
+}
+
+export async function insertSigner(tx: Tx, s: SignerRecord): Promise<void> {
+  await tx.insertInto('signers').values(encodeRow(signerCodec, s) as never).execute();
+}
+
+/** A request of this account and mode; another account's or mode's id is not found. */
+export async function findRequest(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<SignatureRequestRecord | undefined> {
+  const row = await tx
+    .selectFrom('signature_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('livemode', '=', livemode ? 1 : 0)
+    .executeTakeFirst();
+  return row ? decodeRow(requestCodec, row) : undefined;
+}
+
+export async function getRequestById(tx: Tx, id: string): Promise<SignatureRequestRecord | undefined> {
+  const row = await tx.selectFrom('signature_requests').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? decodeRow(requestCodec, row) : undefined;
+}
+
+export async function updateRequest(tx: Tx, id: string, changes: Partial<SignatureRequestRecord>): Promise<void> {
+  await tx.updateTable('signature_requests').set(encodeRow(requestCodec, changes) as never).where('id', '=', id).execute();
+}
+
+export async function signersOf(tx: Tx, requestId: string): Promise<SignerRecord[]> {
+  const rows = await tx.selectFrom('signers').selectAll().where('signature_request_id', '=', requestId).orderBy('position').execute();
+  return rows.map((r) => decodeRow(signerCodec, r));
+}
+
+export async function signersOfMany(tx: Tx, requestIds: readonly string[]): Promise<Map<string, SignerRecord[]>> {
+  const out = new Map<string, SignerRecord[]>(requestIds.map((id) => [id, []]));
+  if (requestIds.length === 0) return out;
+  const rows = await tx.selectFrom('signers').selectAll().where('signature_request_id', 'in', requestIds).orderBy('position').execute();
+  for (const r of rows) out.get(r.signature_request_id)!.push(decodeRow(signerCodec, r));
+  return out;
+}
+
+export async function getSigner(tx: Tx, id: string): Promise<SignerRecord | undefined> {
+  const row = await tx.selectFrom('signers').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? decodeRow(signerCodec, row) : undefined;
+}
+
+export async function updateSigner(tx: Tx, id: string, changes: Partial<SignerRecord>): Promise<void> {
+  await tx.updateTable('signers').set(encodeRow(signerCodec, changes) as never).where('id', '=', id).execute();
+}
+
+export interface RequestListQuery {
+  accountId: string;
+  livemode: boolean;
+  status?: string;
+  createdAfter?: number;
+  createdBefore?: number;
+  startingAfter?: string;
+  limit: number;
+}
+
+/** Newest first (ids are time-ordered); fetches limit + 1 for has_more. */
+export async function listRequests(tx: Tx, q: RequestListQuery): Promise<SignatureRequestRecord[]> {
+  let query = tx.selectFrom('signature_requests').selectAll().where('account_id', '=', q.accountId).where('livemode', '=', q.livemode ? 1 : 0);
+  if (q.status) query = query.where('status', '=', q.status);
+  if (q.createdAfter !== undefined) query = query.where('created_at', '>=', q.createdAfter);
+  if (q.createdBefore !== undefined) query = query.where('created_at', '<=', q.createdBefore);
+  if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
+  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  return rows.map((r) => decodeRow(requestCodec, r));
+}
+
+export interface SignerListQuery {
+  accountId: string;
+  livemode: boolean;
+  signatureRequestId?: string;
+  status?: string;
+  email?: string;
+  startingAfter?: string;
+  limit: number;
+}
+
+export async function listSigners(tx: Tx, q: SignerListQuery): Promise<SignerRecord[]> {
+  let query = tx
+    .selectFrom('signers')
+    .innerJoin('signature_requests as r', 'r.id', 'signers.signature_request_id')
+    .selectAll('signers')
+    .where('r.account_id', '=', q.accountId)
+    .where('r.livemode', '=', q.livemode ? 1 : 0);
+  if (q.signatureRequestId) query = query.where('signers.signature_request_id', '=', q.signatureRequestId);
+  if (q.status) query = query.where('signers.status', '=', q.status);
+  if (q.email) query = query.where(sql<boolean>`lower(signers.email) = ${q.email.toLowerCase()}`);
+  if (q.startingAfter) query = query.where('signers.id', '<', q.startingAfter);
+  const rows = await query.orderBy('signers.id', 'desc').limit(q.limit + 1).execute();
+  return rows.map((r) => decodeRow(signerCodec, r));
+}
+
+/** Requests whose expiry passed while still open (a safety net beside the scheduled expiry jobs). */
+export async function overdueRequestIds(tx: Tx, now: number): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('signature_requests')
+    .select('id')
+    .where('expires_at', '<=', now)
+    .where('status', 'in', ['draft', 'sent', 'viewed', 'partially_signed'])
+    .execute();
+  return rows.map((r) => r.id);
+}
