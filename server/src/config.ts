@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { normaliseIpEntry } from './domain/keys.js';
 
 /**
  * Every setting of the server, read from the environment once at start. Each has a safe default so
@@ -14,7 +15,10 @@ export const configSchema = z.object({
   TAWQI_PUBLIC_URL: z.url().optional().describe('Public base address, e.g. https://sign.example.com (defaults to the listen address)'),
   TAWQI_TLS_CERT: z.string().optional().describe('PEM certificate file: serve HTTPS (TLS 1.2 minimum)'),
   TAWQI_TLS_KEY: z.string().optional().describe('PEM private key file for TAWQI_TLS_CERT'),
-  TAWQI_TRUSTED_PROXIES: csv.default([]).describe('Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For/-Proto are believed'),
+  TAWQI_TRUSTED_PROXIES: csv
+    .refine((list) => list.every((e) => normaliseIpEntry(e) !== null), 'each entry must be an IPv4/IPv6 address or CIDR range')
+    .default([])
+    .describe('Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For/-Proto are believed'),
   TAWQI_ALLOW_INSECURE_HTTP: bool.default(false).describe('Allow plain HTTP on a non-loopback address (not for production)'),
   TAWQI_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TAWQI_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
