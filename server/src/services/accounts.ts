@@ -58,6 +58,8 @@ export async function createAccount(store: Store, clock: Clock, input: NewAccoun
     version_pin: null,
     whatsapp_enabled: false,
     branding: {},
+    allowed_origins: [],
+    identity_match_mode: 'hold',
     created_at: now,
   };
   return store.tx(async (trx) => {

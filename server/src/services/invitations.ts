@@ -35,3 +35,17 @@ export function invitationMessage(r: SignatureRequestRecord, s: SignerRecord, ki
   if (!r.livemode) lines.push('', t.notice);
   return { subject, body: lines.join('\n') };
 }
+
+const OTP_TEXTS: Record<Language, { subject: (t: string) => string; body: (code: string) => string; expiry: string }> = {
+  ar: { subject: (t) => `رمز التحقق لتوقيع: ${t}`, body: (c) => `رمز التحقق الخاص بك: ${c}`, expiry: 'صالح لمدة 10 دقائق. لا تشاركه مع أحد.' },
+  en: { subject: (t) => `Your code to sign: ${t}`, body: (c) => `Your verification code: ${c}`, expiry: 'It is valid for 10 minutes. Do not share it.' },
+};
+
+/** The one-time code message; its body is scrubbed after SMTP delivery so no code stays stored. */
+export function otpMessage(r: SignatureRequestRecord, code: string): { subject: string; body: string } {
+  const t = OTP_TEXTS[r.language];
+  const subject = (r.livemode ? '' : '[TEST] ') + t.subject(r.title);
+  const lines = [t.body(code), '', t.expiry];
+  if (!r.livemode) lines.push('', TEXTS[r.language].notice);
+  return { subject, body: lines.join('\n') };
+}

@@ -140,6 +140,12 @@ export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor
     last_reminder_at: null,
     ip: null,
     user_agent: null,
+    otp_hash: null,
+    otp_expires_at: null,
+    otp_attempts: 0,
+    otp_sent_at: null,
+    access_attempts: 0,
+    signature_image: null,
   }));
   await insertRequest(trx, request);
   for (const s of signers) await insertSigner(trx, s);

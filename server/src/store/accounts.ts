@@ -19,6 +19,10 @@ export interface Account {
   version_pin: string | null;
   whatsapp_enabled: boolean;
   branding: Record<string, unknown>;
+  /** Origins allowed to embed the signing page (frame-ancestors, postMessage targets). */
+  allowed_origins: string[];
+  /** hold: a name mismatch holds signing until decided; record: it is recorded only. */
+  identity_match_mode: 'hold' | 'record';
   created_at: number;
 }
 
@@ -32,6 +36,8 @@ function fromRow(row: Selectable<AccountsTable>): Account {
     team_phones: JSON.parse(row.team_phones) as string[],
     whatsapp_enabled: row.whatsapp_enabled === 1,
     branding: JSON.parse(row.branding) as Record<string, unknown>,
+    allowed_origins: JSON.parse(row.allowed_origins) as string[],
+    identity_match_mode: row.identity_match_mode as 'hold' | 'record',
   };
 }
 
@@ -45,6 +51,7 @@ export async function insertAccount(tx: Tx, a: Account): Promise<void> {
       team_phones: JSON.stringify(a.team_phones),
       whatsapp_enabled: a.whatsapp_enabled ? 1 : 0,
       branding: JSON.stringify(a.branding),
+      allowed_origins: JSON.stringify(a.allowed_origins),
     })
     .execute();
 }

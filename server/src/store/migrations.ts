@@ -202,4 +202,61 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
       ) STRICT;
     `,
   },
+  {
+    id: 3,
+    name: 'signing page: page sessions, one-time codes, access-code attempts, identity, branding, html mail',
+    sql: `
+      CREATE TABLE page_sessions (
+        token_hash TEXT PRIMARY KEY,
+        signer_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('link','embedded','redirect')),
+        signing_session_id TEXT,
+        access_granted INTEGER NOT NULL DEFAULT 0,
+        expires_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        created_at INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX page_sessions_signer ON page_sessions(signer_id);
+      CREATE TABLE signing_sessions (
+        id TEXT PRIMARY KEY,
+        signer_id TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        return_url TEXT,
+        success_url TEXT,
+        cancel_url TEXT,
+        embed_origin TEXT,
+        expires_at INTEGER NOT NULL,
+        invalidated_at INTEGER,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      ALTER TABLE signers ADD COLUMN otp_hash TEXT;
+      ALTER TABLE signers ADD COLUMN otp_expires_at INTEGER;
+      ALTER TABLE signers ADD COLUMN otp_attempts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE signers ADD COLUMN otp_sent_at INTEGER;
+      ALTER TABLE signers ADD COLUMN access_attempts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE signers ADD COLUMN signature_image TEXT;
+      CREATE TABLE identity_verifications (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        livemode INTEGER NOT NULL,
+        signer_id TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        level TEXT NOT NULL,
+        status TEXT NOT NULL,
+        provider_reference TEXT,
+        document_name TEXT,
+        document_type TEXT,
+        document_last4 TEXT,
+        name_match TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        completed_at INTEGER
+      ) STRICT;
+      CREATE INDEX identity_verifications_signer ON identity_verifications(signer_id);
+      ALTER TABLE accounts ADD COLUMN allowed_origins TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE accounts ADD COLUMN identity_match_mode TEXT NOT NULL DEFAULT 'hold';
+      ALTER TABLE messages ADD COLUMN html TEXT;
+      ALTER TABLE messages ADD COLUMN language TEXT NOT NULL DEFAULT 'ar';
+    `,
+  },
 ];

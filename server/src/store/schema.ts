@@ -17,6 +17,8 @@ export interface AccountsTable {
   version_pin: string | null;
   whatsapp_enabled: number;
   branding: string;
+  allowed_origins: Generated<string>;
+  identity_match_mode: Generated<string>;
   created_at: number;
 }
 
@@ -153,6 +155,54 @@ export interface SignersTable {
   last_reminder_at: number | null;
   ip: string | null;
   user_agent: string | null;
+  otp_hash: Generated<string | null>;
+  otp_expires_at: Generated<number | null>;
+  otp_attempts: Generated<number>;
+  otp_sent_at: Generated<number | null>;
+  access_attempts: Generated<number>;
+  signature_image: Generated<string | null>;
+}
+
+export interface PageSessionsTable {
+  token_hash: string;
+  signer_id: string;
+  kind: 'link' | 'embedded' | 'redirect';
+  signing_session_id: string | null;
+  access_granted: Generated<number>;
+  expires_at: number;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface SigningSessionsTable {
+  id: string;
+  signer_id: string;
+  mode: string;
+  return_url: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  embed_origin: string | null;
+  expires_at: number;
+  invalidated_at: number | null;
+  created_at: number;
+}
+
+export interface IdentityVerificationsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  signer_id: string;
+  provider: string;
+  level: string;
+  status: string;
+  provider_reference: string | null;
+  document_name: string | null;
+  document_type: string | null;
+  document_last4: string | null;
+  name_match: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
 }
 
 export interface EventsTable {
@@ -192,9 +242,14 @@ export interface MessagesTable {
   state: Generated<string>;
   created_at: number;
   sent_at: number | null;
+  html: Generated<string | null>;
+  language: Generated<string>;
 }
 
 export interface Database {
+  page_sessions: PageSessionsTable;
+  signing_sessions: SigningSessionsTable;
+  identity_verifications: IdentityVerificationsTable;
   signature_requests: SignatureRequestsTable;
   signers: SignersTable;
   events: EventsTable;

@@ -79,6 +79,13 @@ export interface SignerRecord {
   last_reminder_at: number | null;
   ip: string | null;
   user_agent: string | null;
+  otp_hash: string | null;
+  otp_expires_at: number | null;
+  otp_attempts: number;
+  otp_sent_at: number | null;
+  access_attempts: number;
+  /** The drawn signature as a PNG data URL, kept for the final document. */
+  signature_image: string | null;
 }
 
 const requestCodec: Codec<SignatureRequestRecord> = {

@@ -1,0 +1,257 @@
+/**
+ * Benchmark create-requests (not a test): POST /api/v1/signature_requests with 3 signers and a
+ * fresh Idempotency-Key per request, against Tawqi (SQLite) and against a bare Express +
+ * better-sqlite3 baseline doing the same inserts. Each server runs in its own child process; the
+ * load (autocannon) runs in this process. Output: one JSON line per (server, connections), then
+ * one summary line per connection count. See bench/README.md.
+ *
+ *   node --conditions=tawqi-source --import tsx bench/create-requests/run.ts
+ *
+ * Environment: BENCH_DURATION (seconds per measured run, default 10), BENCH_WARMUP (default 2),
+ * BENCH_CONNECTIONS (comma list, default 16,64).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { API_PATH, createBody, TEMPLATE } from './workload.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64').split(',').map(Number);
+/** The issue's targets, judged at this connection count. */
+const TARGET_CONNECTIONS = 16;
+const TARGET_THROUGHPUT_RATIO = 0.6;
+const TARGET_P99_RATIO = 1.5;
+const READY_TIMEOUT_MS = 30_000;
+
+type ServerName = 'baseline' | 'tawqi';
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  /** The first stdout line, parsed when it is JSON. */
+  ready: Record<string, unknown>;
+}
+
+interface Measured {
+  bench: 'create-requests';
+  server: ServerName;
+  connections: number;
+  req_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  non_2xx: number;
+  non_201: number;
+  errors: number;
+  timeouts: number;
+  requests: number;
+}
+
+const children = new Set<ChildProcess>();
+
+function out(line: unknown): void {
+  console.log(JSON.stringify(line));
+}
+
+function note(text: string): void {
+  console.error(`[create-requests] ${text}`);
+}
+
+/** Start one server file as a child with this process's node flags; resolve on its ready line. */
+function startChild(file: string, readyPattern: RegExp): Promise<Started> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(file, import.meta.url))], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${file}: no ready line within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${file} exited before it was ready (code ${code}, signal ${signal})`));
+    });
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      const match = readyPattern.exec(line);
+      if (!match) return reject(new Error(`${file}: unexpected first line: ${line}`));
+      const ready = line.startsWith('{') ? (JSON.parse(line) as Record<string, unknown>) : {};
+      resolve({ child, url: `http://127.0.0.1:${match[1]}`, ready });
+      lines.on('line', (more) => note(`${file}: ${more}`));
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function killAllNow(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
+process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAllNow();
+    process.exit(130);
+  });
+}
+
+async function post(url: string, key: string | null, body: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+  if (key) headers.authorization = `Bearer ${key}`;
+  const res = await fetch(url, { method: 'POST', headers, body });
+  const text = await res.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    parsed = { text };
+  }
+  return { status: res.status, body: parsed };
+}
+
+/** One autocannon run; every request carries a fresh Idempotency-Key. */
+async function load(url: string, key: string | null, body: string, connections: number, duration: number): Promise<autocannon.Result> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (key) headers.authorization = `Bearer ${key}`;
+  return autocannon({
+    url: url + API_PATH,
+    connections,
+    duration,
+    timeout: 10,
+    requests: [
+      {
+        method: 'POST',
+        path: API_PATH,
+        headers,
+        body,
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
+      },
+    ],
+  });
+}
+
+function measured(server: ServerName, connections: number, r: autocannon.Result): Measured {
+  const completed = Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0);
+  return {
+    bench: 'create-requests',
+    server,
+    connections,
+    req_per_s: Math.round(r.requests.average * 10) / 10,
+    p50_ms: r.latency.p50,
+    p99_ms: r.latency.p99,
+    non_2xx: r.non2xx,
+    non_201: completed - (r.statusCodeStats['201']?.count ?? 0),
+    errors: r.errors,
+    timeouts: r.timeouts,
+    requests: completed,
+  };
+}
+
+/** Start, check one request by hand, warm up, measure at each connection count, stop. */
+async function benchServer(server: ServerName, results: Measured[]): Promise<void> {
+  const started =
+    server === 'baseline'
+      ? await startChild('./baseline-server.ts', /^listening (\d+)$/)
+      : await startChild('./tawqi-server.ts', /^\{"listening":(\d+),/);
+  try {
+    let key: string | null = null;
+    // The baseline ignores the template; it gets an id of the same length as a Tawqi template id.
+    let templateId = 'tpl_' + 'x'.repeat(24);
+    if (server === 'tawqi') {
+      key = String(started.ready.key);
+      const template = await post(started.url + '/api/v1/templates', key, JSON.stringify(TEMPLATE));
+      if (template.status !== 201) throw new Error(`POST /api/v1/templates: ${template.status} ${JSON.stringify(template.body)}`);
+      templateId = String(template.body.id);
+      await probeTestKey(started.url, String(started.ready.test_key), createBody(templateId));
+      const msg =
+        'LIVE secret key used: the test key stops at 20 creates and 50 emails per account and day (TEST_DAILY_REQUESTS/TEST_DAILY_EMAILS), ' +
+        'with no server setting to lift it; the benchmark account is enterprise, KYB approved, balanceSends 100000000, so each create is also charged.';
+      note(msg);
+      out({ bench: 'create-requests', server: 'tawqi', key_mode: 'live', why: msg });
+    }
+    const body = createBody(templateId);
+    const first = await post(started.url + API_PATH, key, body);
+    if (first.status !== 201) throw new Error(`${server}: first create answered ${first.status}: ${JSON.stringify(first.body)}`);
+
+    note(`${server}: warm-up ${WARMUP} s at ${TARGET_CONNECTIONS} connections`);
+    await load(started.url, key, body, TARGET_CONNECTIONS, WARMUP);
+    for (const connections of CONNECTIONS) {
+      note(`${server}: ${connections} connections for ${DURATION} s`);
+      const m = measured(server, connections, await load(started.url, key, body, connections, DURATION));
+      out(m);
+      results.push(m);
+    }
+  } finally {
+    await stopChild(started.child);
+  }
+}
+
+/** Show why the test key cannot carry a benchmark: create with it until the daily limit refuses. */
+async function probeTestKey(url: string, testKey: string, body: string): Promise<void> {
+  for (let i = 1; i <= 25; i++) {
+    const r = await post(url + API_PATH, testKey, body);
+    if (r.status !== 201) {
+      const error = (r.body.error ?? {}) as Record<string, unknown>;
+      out({ bench: 'create-requests', server: 'tawqi', test_key_probe: { refused_at_create: i, status: r.status, code: error.code ?? null } });
+      return;
+    }
+  }
+  out({ bench: 'create-requests', server: 'tawqi', test_key_probe: { refused_at_create: null, note: '25 test creates accepted' } });
+}
+
+function summarise(results: Measured[]): boolean {
+  let valid = true;
+  for (const connections of CONNECTIONS) {
+    const base = results.find((r) => r.server === 'baseline' && r.connections === connections);
+    const tawqi = results.find((r) => r.server === 'tawqi' && r.connections === connections);
+    if (!base || !tawqi) continue;
+    const clean = [base, tawqi].every((r) => r.non_2xx === 0 && r.non_201 === 0 && r.errors === 0 && r.timeouts === 0 && r.requests > 0);
+    valid &&= clean;
+    const ratioThroughput = Math.round((tawqi.req_per_s / base.req_per_s) * 1000) / 1000;
+    const ratioP99 = Math.round((tawqi.p99_ms / base.p99_ms) * 1000) / 1000;
+    const judged = connections === TARGET_CONNECTIONS;
+    out({
+      bench: 'create-requests',
+      summary: true,
+      connections,
+      tawqi_req_per_s: tawqi.req_per_s,
+      baseline_req_per_s: base.req_per_s,
+      ratio_throughput: ratioThroughput,
+      tawqi_p99_ms: tawqi.p99_ms,
+      baseline_p99_ms: base.p99_ms,
+      ratio_p99: ratioP99,
+      valid: clean,
+      ...(judged
+        ? {
+            target_throughput: `>= ${TARGET_THROUGHPUT_RATIO}`,
+            throughput_met: ratioThroughput >= TARGET_THROUGHPUT_RATIO,
+            target_p99: `<= ${TARGET_P99_RATIO}`,
+            p99_met: ratioP99 <= TARGET_P99_RATIO,
+            targets_met: clean && ratioThroughput >= TARGET_THROUGHPUT_RATIO && ratioP99 <= TARGET_P99_RATIO,
+          }
+        : { targets: `judged at ${TARGET_CONNECTIONS} connections only` }),
+    });
+    if (!clean) note(`${connections} connections: errors or non-201 responses, so this is not a result`);
+  }
+  return valid;
+}
+
+const results: Measured[] = [];
+try {
+  for (const server of ['baseline', 'tawqi'] as const) await benchServer(server, results);
+} catch (err) {
+  note(`failed: ${err instanceof Error ? err.message : String(err)}`);
+  await Promise.all([...children].map(stopChild));
+  process.exit(1);
+}
+process.exitCode = summarise(results) ? 0 : 1;

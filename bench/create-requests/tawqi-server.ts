@@ -1,0 +1,63 @@
+/**
+ * The real Tawqi server, from source, in its own process: a fresh SQLite data directory, silent
+ * logs, rate limits out of the way, and one benchmark account. Prints one JSON line on stdout,
+ * {"listening": port, "key": "<secret live key>", "test_key": "<secret test key>"}, then serves
+ * until SIGTERM/SIGINT (it closes the server and removes its data directory).
+ *
+ * Why the LIVE key: the issue asks for a test key, but test mode allows 20 creates and 50 emails
+ * per account and UTC day (TEST_DAILY_REQUESTS / TEST_DAILY_EMAILS in
+ * server/src/services/signatureRequests.ts) and the server has no setting to lift that; a
+ * benchmark makes thousands of creates. So the load uses the live secret key of an enterprise
+ * account with a huge send balance, which adds the charge (a guarded balance UPDATE and a ledger
+ * row) to each create. The test key is printed too so the driver can show the limit.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { systemClock } from '../../server/src/clock.js';
+import { loadConfig } from '../../server/src/config.js';
+import { startServer } from '../../server/src/server.js';
+import { createAccount } from '../../server/src/services/accounts.js';
+import { updateAccount } from '../../server/src/store/accounts.js';
+import { SIGNERS } from './workload.js';
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-'));
+const running = await startServer(
+  loadConfig({
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: process.env.PORT ?? '0',
+    TAWQI_LOG_LEVEL: 'silent',
+    TAWQI_RATE_LIMIT: '100000000',
+    TAWQI_IP_RATE_LIMIT: '100000000',
+  }),
+);
+
+const created = await createAccount(running.ctx.store, systemClock, {
+  name: 'Benchmark Co',
+  plan: 'enterprise',
+  planExpiresAt: Math.floor(Date.now() / 1000) + 365 * 86400,
+  kyb: 'approved',
+  balanceSends: 100_000_000,
+  walletMinor: 0,
+  currency: running.ctx.config.TAWQI_CURRENCY,
+});
+// Test keys may only send to team emails; live keys do not need this, but the account is the same for both.
+await running.ctx.store.tx((trx) => updateAccount(trx, created.account.id, { team_emails: SIGNERS.map((s) => s.email) }));
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  try {
+    await running.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }
+}
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
+
+const port = Number(new URL(running.url).port);
+console.log(JSON.stringify({ listening: port, key: created.keys.secret_live, test_key: created.keys.secret_test }));
