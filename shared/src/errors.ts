@@ -40,10 +40,14 @@ export const ERRORS = {
   invalid_override: def(400, 'invalid_request_error', 'هذا الحقل لا يمكن تغييره في الجلسة أو قيمته غير صالحة.', 'This field cannot be overridden for a session, or its value is invalid.'),
   invalid_signer: def(400, 'invalid_request_error', 'بيانات موقّع مفقودة أو غير صالحة.', 'Signer data is missing or invalid.'),
   invalid_request: def(400, 'invalid_request_error', 'الطلب غير صالح.', 'The request is invalid.'),
+  access_code_invalid: def(400, 'invalid_request_error', 'رمز الدخول غير صحيح.', 'The access code is not correct.'),
+  otp_invalid: def(400, 'invalid_request_error', 'رمز التحقق غير صحيح.', 'The verification code is not correct.'),
+  otp_expired: def(400, 'invalid_request_error', 'انتهت صلاحية رمز التحقق؛ اطلب رمزًا جديدًا.', 'The verification code has expired; request a new one.'),
   channel_unavailable: def(400, 'invalid_request_error', 'قناة واتساب غير مفعّلة لهذا الحساب.', 'The WhatsApp channel is not enabled.'),
   // 401
   api_key_missing: def(401, 'authentication_error', 'لم يُرسل مفتاح الواجهة. أرسل Authorization: Bearer ومفتاحك.', 'No API key was sent. Send Authorization: Bearer <API_KEY>.'),
   invalid_api_key: def(401, 'authentication_error', 'مفتاح الواجهة غير صالح أو منتهٍ.', 'The API key is invalid or has expired.'),
+  page_session_invalid: def(401, 'authentication_error', 'انتهت جلسة التوقيع؛ افتح الرابط من جديد.', 'The signing session has ended; open the link again.'),
   // 402
   plan_required: def(402, 'billing_error', 'الوضع الحي يحتاج باقة مدفوعة فعّالة.', 'Live mode needs an active paid plan.'),
   plan_expired: def(402, 'billing_error', 'انتهت سنة الاشتراك دون تجديد.', 'The subscription year has ended without renewal.'),
@@ -53,6 +57,8 @@ export const ERRORS = {
   plan_feature_unavailable: def(403, 'permission_error', 'هذه الميزة غير متاحة في باقتك.', 'This feature is not available on your plan.'),
   forbidden: def(403, 'permission_error', 'هذا المفتاح لا يملك صلاحية هذه العملية.', 'This key is not allowed to perform this operation.'),
   ip_not_allowed: def(403, 'permission_error', 'عنوان IP هذا غير مسموح لهذا المفتاح.', 'This IP address is not allowed for this key.'),
+  access_code_locked: def(403, 'permission_error', 'أُقفل رمز الدخول بعد محاولات خاطئة كثيرة؛ تواصل مع المرسل.', 'The access code is locked after too many wrong attempts; contact the sender.'),
+  otp_locked: def(403, 'permission_error', 'أُقفل رمز التحقق بعد خمس محاولات خاطئة؛ اطلب رمزًا جديدًا.', 'The verification code is locked after five wrong attempts; request a new one.'),
   https_required: def(403, 'permission_error', 'الاتصال يجب أن يكون عبر HTTPS.', 'Requests must use HTTPS.'),
   // 404 / 405 / 413
   not_found: def(404, 'invalid_request_error', 'المورد غير موجود.', 'The resource was not found.'),
@@ -73,6 +79,7 @@ export const ERRORS = {
   daily_cap_reached: def(429, 'rate_limit_error', 'بلغ المفتاح العام حده اليومي.', 'This publishable key has reached its daily cap.'),
   reminder_too_soon: def(429, 'rate_limit_error', 'أُرسل تذكير لهذا الموقّع خلال الساعة الماضية.', 'A reminder was sent to this signer within the last hour.'),
   reminder_limit_reached: def(429, 'rate_limit_error', 'بلغ الطلب الحد الأقصى للتذكيرات (10).', 'This request has reached its limit of 10 reminders.'),
+  otp_too_soon: def(429, 'rate_limit_error', 'انتظر قليلًا قبل طلب رمز جديد.', 'Wait a little before requesting a new code.'),
   test_daily_limit: def(429, 'rate_limit_error', 'تجاوز حساب الاختبار 20 طلبًا في اليوم.', 'The test account has reached 20 requests today.'),
   test_email_limit: def(429, 'rate_limit_error', 'تجاوز حساب الاختبار 50 رسالة بريد في اليوم.', 'The test account has reached 50 emails today.'),
   // 5xx

@@ -13,8 +13,10 @@ import { templateRoutes } from './routes/templates.js';
 import { signatureRequestRoutes } from './routes/signatureRequests.js';
 import { signerRoutes } from './routes/signers.js';
 import { eventRoutes } from './routes/events.js';
+import { signingSessionRoutes } from './routes/signingSessions.js';
+import { signingRouter } from './signing/router.js';
 
-export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...eventRoutes];
+export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
 
 /** Assemble the Express app: one router serves /api/v1 and its English alias /en/api/v1. */
@@ -43,6 +45,7 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(unmatched(API_ROUTES));
 
   for (const prefix of API_PREFIXES) app.use(prefix, api);
+  app.use('/sign', ipRateLimit(ctx), signingRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   app.use(errorHandler(ctx));
   return app;

@@ -161,7 +161,8 @@ export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor
 export async function sendSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, id: string): Promise<RequestWithSigners> {
   const current = await loadOwned(trx, actor, id);
   if (current.request.status === 'draft') return sendNow(ctx, trx, current, 'send');
-  if (current.request.charged && OPEN_STATUSES.includes(current.request.status)) return remindSigners(ctx, trx, actor, id, {});
+  // Test requests are never charged: for them "already sent" is the open status alone.
+  if ((current.request.charged || !current.request.livemode) && OPEN_STATUSES.includes(current.request.status)) return remindSigners(ctx, trx, actor, id, {});
   throw new ApiError('invalid_state', 'id');
 }
 
@@ -221,7 +222,7 @@ async function charge(ctx: ServiceContext, trx: Db, current: RequestWithSigners)
   request.cost_source = price.source;
 }
 
-async function countTestEmails(ctx: ServiceContext, trx: Db, accountId: string, count: number): Promise<void> {
+export async function countTestEmails(ctx: ServiceContext, trx: Db, accountId: string, count: number): Promise<void> {
   if (count === 0) return;
   const now = nowSeconds(ctx.clock);
   const sent = await readCounter(trx, `test_emails:${accountId}`, dayStart(now));

@@ -1,0 +1,130 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { nowSeconds } from '../../clock.js';
+import { ApiError } from '../../errors.js';
+import { getAccount } from '../../store/accounts.js';
+import { findPageSession, updateSigningSessionOrigin } from '../../store/pageSessions.js';
+import {
+  checkAccessCode,
+  declineOnPage,
+  LINK_PAGE_SESSION_SECONDS,
+  loadPage,
+  mintPageSession,
+  openSigningSession,
+  pageState,
+  recordView,
+  sendOtp,
+  signerForLink,
+  signOnPage,
+  verifyOtp,
+  type PageContext,
+} from '../../services/signerJourney.js';
+import { embeddingOrigins } from '../../services/signingSessions.js';
+import { getRequestById, getSigner, signersOf } from '../../store/signatureRequests.js';
+import type { AppContext } from '../context.js';
+import { sendError } from '../envelope.js';
+import { parseWith } from '../routes/registry.js';
+import { sendShell } from './shell.js';
+
+const ASSETS = fileURLToPath(new URL('../../../../signing-page/dist/', import.meta.url));
+const TOKEN_HEADER = 'x-tawqi-page-token';
+
+const INVALID_LINK = {
+  ar: { title: 'الرابط غير صالح', text: 'هذا الرابط غير صالح أو انتهت صلاحيته. اطلب من المرسل رابطًا جديدًا.' },
+  en: { title: 'This link is not valid', text: 'This link is not valid or has expired. Ask the sender for a new one.' },
+};
+
+const origin = (req: Request) => ({ ip: req.tawqi.clientIp, user_agent: String(req.headers['user-agent'] ?? '').slice(0, 300) || null });
+
+/**
+ * The signer's page: `/sign/{link}`, `/sign/s/{session}`, its assets and its JSON API (contract:
+ * signing-page/API.md). Page API calls carry the page token in a custom header — the CSRF guard.
+ */
+export function signingRouter(ctx: AppContext): express.Router {
+  const router = express.Router();
+  router.use('/assets', express.static(ASSETS, { fallthrough: false, index: false, maxAge: '1h' }));
+
+  router.get('/s/:token', async (req, res) => {
+    const session = await openSigningSession(ctx, String(req.params.token));
+    if (!session) return sendShell(res, { language: req.tawqi.lang, pageToken: null, frameAncestors: [], message: INVALID_LINK[req.tawqi.lang] }, 404);
+    const signer = (await getSigner(ctx.store.db, session.signer_id))!;
+    const request = (await getRequestById(ctx.store.db, signer.signature_request_id))!;
+    const account = (await getAccount(ctx.store.db, request.account_id))!;
+    const allowed = session.mode === 'redirect' ? [] : await embeddingOrigins(ctx.store.db, account);
+    if (session.mode !== 'redirect' && !session.embed_origin) {
+      // The embedding page's origin (its Referer) becomes the one postMessage target, if allowed.
+      const referer = String(req.headers.referer ?? '');
+      const from = URL.canParse(referer) ? new URL(referer).origin : null;
+      const chosen = from && allowed.includes(from) ? from : allowed.length === 1 ? allowed[0]! : null;
+      if (chosen) await updateSigningSessionOrigin(ctx.store.db, session.id, chosen);
+    }
+    const token = await mintPageSession(ctx, signer.id, session.mode === 'redirect' ? 'redirect' : 'embedded', session.expires_at, session.id);
+    sendShell(res, { language: request.language, pageToken: token, frameAncestors: allowed, brandColor: brand(account.branding, 'brand_color'), buttonColor: brand(account.branding, 'sign_button_color') });
+  });
+
+  router.get('/:credential', async (req, res, next) => {
+    if (req.params.credential === 'api') return next();
+    const signer = await signerForLink(ctx, String(req.params.credential));
+    if (!signer) return sendShell(res, { language: req.tawqi.lang, pageToken: null, frameAncestors: [], message: INVALID_LINK[req.tawqi.lang] }, 404);
+    const request = (await getRequestById(ctx.store.db, signer.signature_request_id))!;
+    const account = (await getAccount(ctx.store.db, request.account_id))!;
+    const token = await mintPageSession(ctx, signer.id, 'link', nowSeconds(ctx.clock) + LINK_PAGE_SESSION_SECONDS, null);
+    sendShell(res, { language: request.language, pageToken: token, frameAncestors: [], brandColor: brand(account.branding, 'brand_color'), buttonColor: brand(account.branding, 'sign_button_color') });
+  });
+
+  const api = express.Router();
+  api.use((req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
+  api.use(express.json({ limit: '600kb', type: () => true }));
+
+  /** Load the page context, answer in the request's language, and return the fresh state. */
+  const page = (handler: (p: PageContext, req: Request) => Promise<void>) => async (req: Request, res: Response) => {
+    const p = await loadPage(ctx, ctx.store.db, req.get(TOKEN_HEADER));
+    req.tawqi.lang = p.request.language;
+    await handler(p, req);
+    ctx.afterCommit();
+    // Signing and declining end the session, so the state is read for this signer directly.
+    const fresh = await reload(ctx, p);
+    res.json(await pageState(ctx, fresh));
+  };
+
+  api.get('/state', page(async () => {}));
+  api.post('/view', page((p, req) => ctx.store.tx((trx) => recordView(ctx, trx, p, origin(req)))));
+  api.post('/access_code', page((p, req) => checkAccessCode(ctx, p, parseWith(codeBody, req.body).code)));
+  api.post('/otp/send', page((p) => ctx.store.tx((trx) => sendOtp(ctx, trx, p))));
+  api.post('/otp/verify', page((p, req) => verifyOtp(ctx, p, parseWith(codeBody, req.body).code, origin(req))));
+  api.post('/sign', page((p, req) => {
+    const body = parseWith(signBody, req.body);
+    return ctx.store.tx((trx) => signOnPage(ctx, trx, p, body.signature, origin(req)));
+  }));
+  api.post('/decline', page((p, req) => {
+    const body = parseWith(declineBody, req.body);
+    return ctx.store.tx((trx) => declineOnPage(ctx, trx, p, body.reason, origin(req)));
+  }));
+  api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
+  router.use('/api', api);
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ApiError) return sendError(req, res, err);
+    next(err);
+  });
+  return router;
+}
+
+const codeBody = z.strictObject({ code: z.string().min(1).max(64) });
+const signBody = z.strictObject({ signature: z.string().max(500_000), consent: z.literal(true) });
+const declineBody = z.strictObject({ reason: z.string().max(500).optional() });
+
+function brand(branding: Record<string, unknown>, key: string): string | null {
+  const v = branding[key];
+  return typeof v === 'string' ? v : null;
+}
+
+async function reload(ctx: AppContext, p: PageContext): Promise<PageContext> {
+  const signers = await signersOf(ctx.store.db, p.request.id);
+  const session = (await findPageSession(ctx.store.db, p.session.token_hash))!;
+  return { ...p, session, request: (await getRequestById(ctx.store.db, p.request.id))!, signers, signer: signers.find((s) => s.id === p.signer.id)! };
+}

@@ -1,0 +1,272 @@
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { nowSeconds } from '../clock.js';
+import { documentValues } from '../domain/requestRules.js';
+import { OPEN_STATUSES, signerRefusal } from '../domain/requestStates.js';
+import { renderTemplate } from '../domain/templates.js';
+import { maskEmail, maskPhone } from '../domain/keys.js';
+import { ApiError } from '../errors.js';
+import { getAccount, type Account } from '../store/accounts.js';
+import type { Db } from '../store/db.js';
+import { scheduleJob } from '../store/jobs.js';
+import { queueMessage } from '../store/messages.js';
+import { endSignerSessions, findPageSession, findSigningSession, grantAccess, insertPageSession, type PageSession, type SigningSession } from '../store/pageSessions.js';
+import { getRequestById, getSigner, signersOf, updateSigner, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
+import { findTemplate } from '../store/templates.js';
+import { hashCode, verifyCode } from './codes.js';
+import type { ServiceContext } from './context.js';
+import { otpMessage } from './invitations.js';
+import { applySignerMove, type ActionOrigin } from './signerActions.js';
+import { linkToken } from './signingLinks.js';
+import { countTestEmails } from './signatureRequests.js';
+
+/** One-time codes (issue: 6 digits, 10-minute life, 5 attempts then locked), access codes, page sessions. */
+export const OTP_DIGITS = 6;
+export const OTP_LIFETIME_SECONDS = 600;
+export const OTP_MAX_ATTEMPTS = 5;
+export const OTP_RESEND_SECONDS = 60;
+export const ACCESS_CODE_MAX_ATTEMPTS = 5;
+export const LINK_PAGE_SESSION_SECONDS = 12 * 3600;
+
+const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+export interface PageContext {
+  session: PageSession;
+  signingSession: SigningSession | null;
+  signer: SignerRecord;
+  request: SignatureRequestRecord;
+  signers: SignerRecord[];
+  account: Account;
+}
+
+/** A link `<signer id>.<token>`: checked against the signer's current link version in constant time. */
+export async function signerForLink(ctx: ServiceContext, credential: string): Promise<SignerRecord | null> {
+  const dot = credential.indexOf('.');
+  if (dot <= 0) return null;
+  const signer = await getSigner(ctx.store.db, credential.slice(0, dot));
+  if (!signer) return null;
+  const expected = Buffer.from(linkToken(ctx.secrets.linkKey, signer.id, signer.link_version));
+  const given = Buffer.from(credential.slice(dot + 1));
+  return given.length === expected.length && timingSafeEqual(given, expected) ? signer : null;
+}
+
+/** Mint the page token a loaded page uses for its API calls (128 random bits, stored as SHA-256). */
+export async function mintPageSession(ctx: ServiceContext, signerId: string, kind: PageSession['kind'], expiresAt: number, signingSessionId: string | null): Promise<string> {
+  const token = randomBytes(24).toString('base64url');
+  await insertPageSession(ctx.store.db, {
+    token_hash: sha256(token),
+    signer_id: signerId,
+    kind,
+    signing_session_id: signingSessionId,
+    expires_at: expiresAt,
+    revoked_at: null,
+    created_at: nowSeconds(ctx.clock),
+  });
+  return token;
+}
+
+export async function openSigningSession(ctx: ServiceContext, sessionToken: string): Promise<SigningSession | null> {
+  const s = await findSigningSession(ctx.store.db, sha256(sessionToken));
+  if (!s || s.invalidated_at !== null || s.expires_at <= nowSeconds(ctx.clock)) return null;
+  return s;
+}
+
+export async function loadPage(ctx: ServiceContext, trx: Db, token: string | undefined): Promise<PageContext> {
+  if (!token) throw new ApiError('page_session_invalid');
+  const session = await findPageSession(trx, sha256(token));
+  if (!session || session.revoked_at !== null || session.expires_at <= nowSeconds(ctx.clock)) throw new ApiError('page_session_invalid');
+  const signingSession = session.signing_session_id ? ((await findSigningSession(trx, session.signing_session_id)) ?? null) : null;
+  if (signingSession && (signingSession.invalidated_at !== null || signingSession.expires_at <= nowSeconds(ctx.clock))) throw new ApiError('page_session_invalid');
+  const signer = (await getSigner(trx, session.signer_id))!;
+  const request = (await getRequestById(trx, signer.signature_request_id))!;
+  const signers = await signersOf(trx, request.id);
+  const account = (await getAccount(trx, request.account_id))!;
+  return { session, signingSession, signer: signers.find((s) => s.id === signer.id)!, request, signers, account };
+}
+
+const viewOf = (s: SignerRecord) => ({ status: s.status, order: s.position, identity_status: s.identity.status });
+
+export type PageStep =
+  | 'closed' | 'not_your_turn' | 'access_code' | 'otp' | 'identity' | 'identity_wait'
+  | 'identity_declined' | 'identity_hold' | 'review' | 'signed' | 'declined';
+
+export function pageStep(p: Pick<PageContext, 'session' | 'signer' | 'request' | 'signers'>): PageStep {
+  const { signer, request } = p;
+  if (signer.status === 'signed') return 'signed';
+  if (signer.status === 'declined') return 'declined';
+  if (!OPEN_STATUSES.includes(request.status)) return 'closed';
+  const others = p.signers.filter((s) => s.id !== signer.id).map(viewOf);
+  if (signerRefusal(request, viewOf(signer), others, 'view') === 'not_your_turn' || signer.status === 'pending') return 'not_your_turn';
+  if (signer.access_code_hash && p.session.access_granted !== 1) return 'access_code';
+  if (signer.status === 'sent' || signer.status === 'viewed') return 'otp';
+  switch (signer.identity.status) {
+    case 'required':
+    case 'resubmission_requested':
+      return 'identity';
+    case 'in_review':
+      return 'identity_wait';
+    case 'declined':
+    case 'match_rejected':
+      return 'identity_declined';
+    case 'match_hold':
+      return 'identity_hold';
+    default:
+      return 'review';
+  }
+}
+
+/** The finish address of a redirect session, or of a hosted link whose request has a return_url. */
+export function finishUrl(p: Pick<PageContext, 'signingSession' | 'request' | 'signer'>, outcome: 'completed' | 'declined'): string | null {
+  const s = p.signingSession;
+  const fill = (u: string) => u.replaceAll('{signature_request}', encodeURIComponent(p.request.id));
+  const specific = outcome === 'completed' ? (s?.success_url ?? p.request.success_url) : (s?.cancel_url ?? p.request.cancel_url);
+  if (specific && (s?.mode === 'redirect' || !s)) return fill(specific);
+  const base = s ? s.return_url : p.request.return_url;
+  if (!base || (s && s.mode !== 'redirect')) return null;
+  const url = new URL(fill(base));
+  url.searchParams.set('session_id', p.request.id);
+  url.searchParams.set('signer_id', p.signer.id);
+  url.searchParams.set('status', outcome);
+  return url.toString();
+}
+
+export async function pageState(ctx: ServiceContext, p: PageContext) {
+  const step = pageStep(p);
+  const now = nowSeconds(ctx.clock);
+  let document: { text: string } | null = null;
+  if (step === 'review' || step === 'signed') {
+    const template = await findTemplate(ctx.store.db, p.account.id, p.request.template_id);
+    document = { text: template ? renderTemplate(template.body, documentValues(p.signers)) : '' };
+  }
+  const b = p.account.branding as Record<string, unknown>;
+  const str = (k: string): string | null => (typeof b[k] === 'string' ? (b[k] as string) : null);
+  return {
+    language: p.request.language,
+    livemode: p.request.livemode,
+    step,
+    closed_reason: step === 'closed' ? p.request.status : null,
+    request: { id: p.request.id, title: p.request.title, status: p.request.status, legal_level: p.request.legal_level },
+    signer: { id: p.signer.id, name: p.signer.name, status: p.signer.status, order: p.signer.position, method: p.signer.method, identity_status: p.signer.identity.status },
+    access: p.signer.access_code_hash
+      ? { attempts_left: Math.max(0, ACCESS_CODE_MAX_ATTEMPTS - p.signer.access_attempts), locked: p.signer.access_attempts >= ACCESS_CODE_MAX_ATTEMPTS }
+      : null,
+    otp: {
+      sent: p.signer.otp_hash !== null,
+      destination: p.signer.email ? maskEmail(p.signer.email) : p.signer.phone ? maskPhone(p.signer.phone) : null,
+      expires_at: p.signer.otp_expires_at,
+      attempts_left: Math.max(0, OTP_MAX_ATTEMPTS - p.signer.otp_attempts),
+      locked: p.signer.otp_hash !== null && p.signer.otp_attempts >= OTP_MAX_ATTEMPTS,
+      resend_at: p.signer.otp_sent_at === null ? null : Math.max(now, p.signer.otp_sent_at + OTP_RESEND_SECONDS),
+    },
+    document,
+    branding: {
+      brand_name: str('brand_name'),
+      logo_url: str('logo_url'),
+      brand_color: str('brand_color'),
+      button_color: str('sign_button_color'),
+      hide_powered: b.hide_powered === true,
+      welcome: str(p.request.language === 'ar' ? 'sign_welcome_ar' : 'sign_welcome_en'),
+    },
+    embed: p.signingSession && p.signingSession.mode !== 'redirect' && p.signingSession.embed_origin ? { origin: p.signingSession.embed_origin } : null,
+    finish:
+      step === 'signed' || step === 'declined'
+        ? { redirect_url: finishUrl(p, step === 'signed' ? 'completed' : 'declined') }
+        : null,
+  };
+}
+
+/** First open (signer.viewed, and signature_request.viewed on the request's first view); later opens change nothing. */
+export async function recordView(ctx: ServiceContext, trx: Db, p: PageContext, origin: ActionOrigin): Promise<void> {
+  const step = pageStep(p);
+  if (step === 'closed' || step === 'not_your_turn' || step === 'signed' || step === 'declined' || p.signer.viewed_at !== null) return;
+  await applySignerMove(ctx, trx, p.signer.id, 'view', origin);
+}
+
+/** Check an access code; wrong attempts are counted in their own commit, then refused. */
+export async function checkAccessCode(ctx: ServiceContext, p: PageContext, code: string): Promise<void> {
+  if (!p.signer.access_code_hash) return;
+  if (p.signer.access_attempts >= ACCESS_CODE_MAX_ATTEMPTS) throw new ApiError('access_code_locked');
+  if (verifyCode(code, p.signer.access_code_hash)) {
+    await grantAccess(ctx.store.db, p.session.token_hash);
+    return;
+  }
+  const attempts = p.signer.access_attempts + 1;
+  await updateSigner(ctx.store.db, p.signer.id, { access_attempts: attempts });
+  if (attempts >= ACCESS_CODE_MAX_ATTEMPTS) throw new ApiError('access_code_locked');
+  throw new ApiError('access_code_invalid', 'code', { attempts_left: ACCESS_CODE_MAX_ATTEMPTS - attempts });
+}
+
+/** Send a new one-time code through the request's channel (email first). */
+export async function sendOtp(ctx: ServiceContext, trx: Db, p: PageContext): Promise<void> {
+  if (pageStep(p) !== 'otp') throw new ApiError('invalid_state', null, { reason: 'otp_not_expected' });
+  const now = nowSeconds(ctx.clock);
+  if (p.signer.otp_sent_at !== null && now - p.signer.otp_sent_at < OTP_RESEND_SECONDS) {
+    throw new ApiError('otp_too_soon', null, {}, { 'Retry-After': String(p.signer.otp_sent_at + OTP_RESEND_SECONDS - now) });
+  }
+  const code = String(randomInt(0, 10 ** OTP_DIGITS)).padStart(OTP_DIGITS, '0');
+  const changes = { otp_hash: hashCode(code), otp_expires_at: now + OTP_LIFETIME_SECONDS, otp_attempts: 0, otp_sent_at: now };
+  Object.assign(p.signer, changes);
+  await updateSigner(trx, p.signer.id, changes);
+  if (!p.request.livemode && p.signer.email) await countTestEmails(ctx, trx, p.request.account_id, 1);
+  const text = otpMessage(p.request, code);
+  const id = await queueMessage(trx, {
+    account_id: p.request.account_id,
+    livemode: p.request.livemode,
+    channel: p.signer.email ? 'email' : 'whatsapp',
+    recipient: (p.signer.email ?? p.signer.phone)!,
+    kind: 'otp',
+    subject: text.subject,
+    body: text.body,
+    signature_request_id: p.request.id,
+    signer_id: p.signer.id,
+    created_at: now,
+  });
+  await scheduleJob(trx, 'deliver_message', now, { message_id: id }, now);
+}
+
+/** Verify a one-time code: 10-minute life, 5 wrong attempts lock it (a new code can be sent). */
+export async function verifyOtp(ctx: ServiceContext, p: PageContext, code: string, origin: ActionOrigin): Promise<void> {
+  if (pageStep(p) !== 'otp') throw new ApiError('invalid_state', null, { reason: 'otp_not_expected' });
+  const s = p.signer;
+  if (s.otp_hash === null) throw new ApiError('otp_expired', 'code');
+  if (s.otp_attempts >= OTP_MAX_ATTEMPTS) throw new ApiError('otp_locked', 'code');
+  if (s.otp_expires_at !== null && s.otp_expires_at <= nowSeconds(ctx.clock)) throw new ApiError('otp_expired', 'code');
+  if (/^\d{6}$/.test(code) && verifyCode(code, s.otp_hash)) {
+    await ctx.store.tx(async (trx) => {
+      await updateSigner(trx, s.id, { otp_hash: null, otp_expires_at: null, otp_attempts: 0 });
+      await applySignerMove(ctx, trx, s.id, 'otp_verified', origin);
+    });
+    return;
+  }
+  const attempts = s.otp_attempts + 1;
+  await updateSigner(ctx.store.db, s.id, { otp_attempts: attempts });
+  if (attempts >= OTP_MAX_ATTEMPTS) throw new ApiError('otp_locked', 'code');
+  throw new ApiError('otp_invalid', 'code', { attempts_left: OTP_MAX_ATTEMPTS - attempts });
+}
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const MAX_SIGNATURE_BYTES = 300 * 1024;
+
+/** A drawn signature: a PNG data URL of bounded size whose bytes really are a PNG. */
+export function validSignatureImage(dataUrl: string): boolean {
+  const prefix = 'data:image/png;base64,';
+  if (!dataUrl.startsWith(prefix)) return false;
+  const bytes = Buffer.from(dataUrl.slice(prefix.length), 'base64');
+  return bytes.length > PNG_MAGIC.length && bytes.length <= MAX_SIGNATURE_BYTES && bytes.subarray(0, 8).equals(PNG_MAGIC);
+}
+
+export async function signOnPage(ctx: ServiceContext, trx: Db, p: PageContext, signature: string, origin: ActionOrigin): Promise<void> {
+  if (pageStep(p) !== 'review') throw new ApiError('invalid_state', null, { reason: pageStep(p) });
+  if (!validSignatureImage(signature)) {
+    throw new ApiError('parameter_invalid', 'signature', {}, {}, { en: 'The signature must be a PNG image drawn on the page.', ar: 'يجب أن يكون التوقيع صورة PNG مرسومة في الصفحة.' });
+  }
+  await updateSigner(trx, p.signer.id, { signature_image: signature });
+  await applySignerMove(ctx, trx, p.signer.id, 'sign', origin);
+  await endSignerSessions(trx, p.signer.id, nowSeconds(ctx.clock));
+}
+
+export async function declineOnPage(ctx: ServiceContext, trx: Db, p: PageContext, reason: string | undefined, origin: ActionOrigin): Promise<void> {
+  const step = pageStep(p);
+  if (['closed', 'not_your_turn', 'signed', 'declined', 'access_code'].includes(step)) throw new ApiError('invalid_state', null, { reason: step });
+  await applySignerMove(ctx, trx, p.signer.id, 'decline', origin, { reason });
+  await endSignerSessions(trx, p.signer.id, nowSeconds(ctx.clock));
+}

@@ -1,0 +1,253 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { updateAccount } from '../../server/src/store/accounts.js';
+import { assertError } from '../support/envelope.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { lastOtp, PageClient, pngDataUrl } from '../support/signing.js';
+
+const TEAM = ['owner@example.com', 'sara@example.com', 'omar@example.com'];
+
+async function makeTemplate(s: TestServer, key: string): Promise<string> {
+  const r = await s.call('POST', '/templates', {
+    key,
+    body: { title: `Agreement ${Math.random()}`, language: 'en', body: 'Agreement with {{client}} for {{amount}}.', fields: [{ key: 'client', label: 'Client', required: true }, { key: 'amount', label: 'Amount', type: 'number' }] },
+  });
+  assert.equal(r.status, 201, r.text);
+  return r.body.id;
+}
+
+describe('the signer journey over the page API', () => {
+  let s: TestServer;
+  let keys: TestServer['keys'];
+  let accountId: string;
+  let template: string;
+  before(async () => {
+    s = await startTestServer();
+    const acct = await s.account({ ownerEmail: TEAM[0], plan: 'enterprise', balanceSends: 100, walletMinor: 100_000 });
+    await updateAccount(s.ctx.store.db, acct.id, { team_emails: TEAM, accepted_domains: ['example.com'] });
+    keys = acct.keys;
+    accountId = acct.id;
+    template = await makeTemplate(s, keys.secret_test);
+  });
+  after(() => s.close());
+
+  const create = async (extra: Record<string, unknown> = {}, signers = [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme', amount: '100' } }], key = keys.secret_test) => {
+    const r = await s.call('POST', '/signature_requests', { key, body: { title: 'Service <b>deal</b>', source: { type: 'template', template_id: template }, signers, ...extra } });
+    assert.equal(r.status, 201, r.text);
+    return r.body;
+  };
+  const eventsOf = async (id: string, key = keys.secret_test) =>
+    (await s.call('GET', `/events?signature_request=${id}&limit=100`, { key })).body.data.map((e: { type: string }) => e.type).reverse();
+
+  test('open → code → review → sign: the server enforces each step and the request completes', async () => {
+    const sr = await create();
+    const page = await PageClient.open(sr.signers[0].signing_url);
+    assert.match(page.headers.get('content-security-policy')!, /frame-ancestors 'none'/);
+    assert.equal(page.headers.get('referrer-policy'), 'no-referrer');
+    assert.match(page.html, /<html lang="en" dir="ltr">/);
+
+    let st = await page.call('GET', '/state');
+    assert.equal(st.status, 200);
+    assert.equal(st.body.step, 'otp');
+    assert.equal(st.body.livemode, false);
+    assert.equal(st.body.document, null, 'no document before the code');
+    assert.equal(st.body.otp.destination, 's***@example.com');
+
+    // Skipping ahead is refused by the server.
+    const early = await page.call('POST', '/sign', { signature: pngDataUrl(), consent: true });
+    assert.equal(early.status, 409);
+    assert.equal(early.body.error.code, 'invalid_state');
+
+    st = await page.call('POST', '/view');
+    st = await page.call('POST', '/view');
+    assert.deepEqual(await eventsOf(sr.id), ['signature_request.sent', 'signer.sent', 'signature_request.viewed', 'signer.viewed']);
+
+    st = await page.call('POST', '/otp/send');
+    assert.equal(st.body.otp.sent, true);
+    const resend = await page.call('POST', '/otp/send');
+    assert.equal(resend.status, 429);
+    assert.equal(resend.body.error.code, 'otp_too_soon');
+    const code = await lastOtp(s, sr.signers[0].id);
+    const wrong = await page.call('POST', '/otp/verify', { code: code === '000000' ? '111111' : '000000' });
+    assert.equal(wrong.body.error.code, 'otp_invalid');
+    assert.equal(wrong.body.error.attempts_left, 4);
+    assert.doesNotMatch(wrong.body.error.message, /[\u0600-\u06FF]/, 'the page API answers in the request language');
+    st = await page.call('POST', '/otp/verify', { code });
+    assert.equal(st.status, 200, JSON.stringify(st.body));
+    assert.equal(st.body.step, 'review');
+    assert.equal(st.body.document.text, 'Agreement with Acme for 100.');
+
+    const noConsent = await page.call('POST', '/sign', { signature: pngDataUrl(), consent: false });
+    assert.equal(noConsent.body.error.code, 'parameter_invalid');
+    const notPng = await page.call('POST', '/sign', { signature: 'data:image/png;base64,' + Buffer.from('<svg/>').toString('base64'), consent: true });
+    assert.equal(notPng.body.error.code, 'parameter_invalid');
+    assert.equal(notPng.body.error.param, 'signature');
+
+    st = await page.call('POST', '/sign', { signature: pngDataUrl(), consent: true }, { 'user-agent': 'JourneyTest/1.0' });
+    assert.equal(st.status, 200, JSON.stringify(st.body));
+    assert.equal(st.body.step, 'signed');
+    const after = await s.call('GET', `/signature_requests/${sr.id}`, { key: keys.secret_test });
+    assert.equal(after.body.status, 'completed');
+    assert.match(after.body.reference, /^REF-/);
+    assert.deepEqual((await eventsOf(sr.id)).slice(4), ['signer.otp_verified', 'signer.signed', 'signature_request.completed']);
+    const signed = (await s.call('GET', '/events?type=signer.signed', { key: keys.secret_test })).body.data[0];
+    assert.equal(signed.request.user_agent, 'JourneyTest/1.0');
+
+    // The page session ended with the signature; a reopened link shows the final state and accepts nothing.
+    const stale = await page.call('GET', '/state');
+    assert.equal(stale.status, 401);
+    assert.equal(stale.body.error.code, 'page_session_invalid');
+    const again = await PageClient.open(sr.signers[0].signing_url);
+    assert.equal((await again.call('GET', '/state')).body.step, 'signed');
+    assert.equal((await again.call('POST', '/decline', {})).status, 409);
+  });
+
+  test('the one-time code locks after five wrong attempts and expires after ten minutes', async () => {
+    const sr = await create();
+    const page = await PageClient.open(sr.signers[0].signing_url);
+    await page.call('POST', '/otp/send');
+    const code = await lastOtp(s, sr.signers[0].id);
+    const bad = code === '999999' ? '888888' : '999999';
+    for (let i = 4; i >= 1; i--) assert.equal((await page.call('POST', '/otp/verify', { code: bad })).body.error.attempts_left, i);
+    const locked = await page.call('POST', '/otp/verify', { code: bad });
+    assert.equal(locked.status, 403);
+    assert.equal(locked.body.error.code, 'otp_locked');
+    assert.equal((await page.call('POST', '/otp/verify', { code })).body.error.code, 'otp_locked', 'even the right code is refused once locked');
+    s.clock.advanceSeconds(60);
+    await page.call('POST', '/otp/send');
+    const fresh = await lastOtp(s, sr.signers[0].id);
+    s.clock.advanceSeconds(600);
+    assert.equal((await page.call('POST', '/otp/verify', { code: fresh })).body.error.code, 'otp_expired');
+    await page.call('POST', '/otp/send');
+    assert.equal((await page.call('POST', '/otp/verify', { code: await lastOtp(s, sr.signers[0].id) })).body.step, 'review');
+  });
+
+  test('access code: asked before anything else, limited attempts, never stored or sent in clear', async () => {
+    const sr = await create({}, [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme' }, access_code: 'Secret-42' } as never]);
+    const page = await PageClient.open(sr.signers[0].signing_url);
+    assert.equal((await page.call('GET', '/state')).body.step, 'access_code');
+    assert.equal((await page.call('POST', '/otp/send')).status, 409);
+    const wrong = await page.call('POST', '/access_code', { code: 'nope' });
+    assert.equal(wrong.body.error.code, 'access_code_invalid');
+    assert.equal(wrong.body.error.attempts_left, 4);
+    const ok = await page.call('POST', '/access_code', { code: 'Secret-42' });
+    assert.equal(ok.body.step, 'otp');
+    const dump = JSON.stringify(await s.ctx.store.db.selectFrom('messages').selectAll().execute()) + JSON.stringify(await s.ctx.store.db.selectFrom('signers').selectAll().execute());
+    assert.ok(!dump.includes('Secret-42'));
+    // A new page load asks again; five wrong codes lock it.
+    const other = await PageClient.open(sr.signers[0].signing_url);
+    assert.equal((await other.call('GET', '/state')).body.step, 'access_code');
+    for (let i = 0; i < 3; i++) await other.call('POST', '/access_code', { code: 'bad' });
+    const locked = await other.call('POST', '/access_code', { code: 'bad' });
+    assert.equal(locked.body.error.code, 'access_code_locked');
+    assert.equal((await other.call('POST', '/access_code', { code: 'Secret-42' })).body.error.code, 'access_code_locked');
+  });
+
+  test('decline with a reason stops the request; the other signer sees a closed page', async () => {
+    const sr = await create({}, [
+      { name: 'Sara', email: TEAM[1], fields: { client: 'Acme' } },
+      { name: 'Omar', email: TEAM[2], fields: {} },
+    ]);
+    const page = await PageClient.open(sr.signers[0].signing_url);
+    const st = await page.call('POST', '/decline', { reason: 'Wrong <amount>' });
+    assert.equal(st.body.step, 'declined');
+    const r = await s.call('GET', `/signature_requests/${sr.id}`, { key: keys.secret_test });
+    assert.equal(r.body.status, 'declined');
+    assert.equal(r.body.signers[0].decline_reason, 'Wrong <amount>');
+    const otherPage = await PageClient.open(sr.signers[1].signing_url);
+    const other = await otherPage.call('GET', '/state');
+    assert.equal(other.body.step, 'closed');
+    assert.equal(other.body.closed_reason, 'declined');
+    assert.equal((await otherPage.call('POST', '/otp/send')).status, 409);
+  });
+
+  test('ordered: a link opened out of turn shows not_your_turn; canceled and expired requests are closed', async () => {
+    const sr = await create({ ordered: true }, [
+      { name: 'Sara', email: TEAM[1], fields: { client: 'Acme' } },
+      { name: 'Omar', email: TEAM[2], fields: {} },
+    ]);
+    // The second signer has no link yet; a link forged from the first's is invalid.
+    assert.equal(sr.signers[1].signing_url, null);
+    const forged = await fetch(sr.signers[0].signing_url.replace(sr.signers[0].id, sr.signers[1].id));
+    assert.equal(forged.status, 404);
+    assert.match(await forged.text(), /not valid|غير صالح/);
+    await s.call('POST', `/signature_requests/${sr.id}/cancel`, { key: keys.secret_test });
+    const page = await PageClient.open(sr.signers[0].signing_url);
+    const st = await page.call('GET', '/state');
+    assert.equal(st.body.step, 'closed');
+    assert.equal(st.body.closed_reason, 'canceled');
+  });
+
+  test('page API calls without the page token are refused (CSRF guard)', async () => {
+    const res = await fetch(`${s.url}/sign/api/state`);
+    assert.equal(res.status, 401);
+    const body = await res.json();
+    assertError({ status: res.status, headers: res.headers, body, text: JSON.stringify(body) }, 'page_session_invalid');
+    const forged = await fetch(`${s.url}/sign/api/decline`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
+    assert.equal(forged.status, 401);
+  });
+
+  test('signing sessions: 30 minutes, one signer, embedded (frame-ancestors = allowed origins) or redirect back with parameters', async () => {
+    await updateAccount(s.ctx.store.db, accountId, { allowed_origins: ['https://app.example.com'] });
+    const sr = await create();
+    const signer = sr.signers[0].id;
+    const sess = await s.call('POST', `/signers/${signer}/signing_session`, { key: keys.secret_test, body: {} });
+    assert.equal(sess.status, 200, sess.text);
+    assert.equal(sess.body.object, 'signing_session');
+    assert.equal(sess.body.signer, signer);
+    assert.equal(sess.body.expires_at, Math.floor(s.clock.nowMs() / 1000) + 1800);
+    const framed = await PageClient.open(sess.body.signing_url, { referer: 'https://app.example.com/contracts' });
+    assert.match(framed.headers.get('content-security-policy')!, /frame-ancestors https:\/\/app\.example\.com/);
+    assert.deepEqual((await framed.call('GET', '/state')).body.embed, { origin: 'https://app.example.com' });
+
+    const redirect = await s.call('POST', `/signers/${signer}/signing_session`, {
+      key: keys.secret_test,
+      body: { mode: 'redirect', return_url: 'https://app.example.com/done' },
+    });
+    const rp = await PageClient.open(redirect.body.signing_url);
+    assert.match(rp.headers.get('content-security-policy')!, /frame-ancestors 'none'/);
+    await rp.call('POST', '/otp/send');
+    await rp.call('POST', '/otp/verify', { code: await lastOtp(s, signer) });
+    const done = await rp.call('POST', '/sign', { signature: pngDataUrl(), consent: true });
+    const url = new URL(done.body.finish.redirect_url);
+    assert.equal(url.origin + url.pathname, 'https://app.example.com/done');
+    assert.equal(url.searchParams.get('session_id'), sr.id);
+    assert.equal(url.searchParams.get('signer_id'), signer);
+    assert.equal(url.searchParams.get('status'), 'completed');
+    // Signing ended both sessions.
+    assert.equal((await framed.call('GET', '/state')).status, 401);
+    assert.equal((await fetch(sess.body.signing_url)).status, 404);
+
+    const bad = await s.call('POST', `/signers/${signer}/signing_session`, { key: keys.secret_test, body: { return_url: 'https://evil.example.net/' } });
+    assert.equal(bad.status, 409, 'a finished signer gets no session');
+    const sr2 = await create();
+    const dom = await s.call('POST', `/signers/${sr2.signers[0].id}/signing_session`, { key: keys.secret_test, body: { return_url: 'https://evil.example.net/' } });
+    assertError(dom, 'domain_not_accepted');
+    const s2 = await s.call('POST', `/signers/${sr2.signers[0].id}/signing_session`, { key: keys.secret_test, body: {} });
+    s.clock.advanceSeconds(1801);
+    assert.equal((await fetch(s2.body.signing_url)).status, 404, 'expired after 30 minutes');
+  });
+
+  test('success_url and cancel_url with {signature_request} replaced', async () => {
+    const sr = await create();
+    const signer = sr.signers[0].id;
+    const sess = await s.call('POST', `/signers/${signer}/signing_session`, {
+      key: keys.secret_test,
+      body: { mode: 'redirect', success_url: 'https://app.example.com/ok/{signature_request}', cancel_url: 'https://app.example.com/no/{signature_request}' },
+    });
+    const p = await PageClient.open(sess.body.signing_url);
+    const declined = await p.call('POST', '/decline', { reason: 'no' });
+    assert.equal(declined.body.finish.redirect_url, `https://app.example.com/no/${sr.id}`);
+  });
+
+  test('live: return_url on a signing session needs the Business plan', async () => {
+    const starter = await s.account({ ownerEmail: TEAM[0], plan: 'starter', balanceSends: 10 });
+    await updateAccount(s.ctx.store.db, starter.id, { accepted_domains: ['example.com'] });
+    const tpl = await makeTemplate(s, starter.keys.secret_live);
+    const r = await s.call('POST', '/signature_requests', { key: starter.keys.secret_live, body: { source: { type: 'template', template_id: tpl }, signers: [{ name: 'Z', email: 'z@example.com', fields: { client: 'x' } }] } });
+    const gated = await s.call('POST', `/signers/${r.body.signers[0].id}/signing_session`, { key: starter.keys.secret_live, body: { mode: 'redirect', return_url: 'https://app.example.com/x' } });
+    assertError(gated, 'plan_feature_unavailable');
+    assert.equal(gated.body.error.required_plan, 'business');
+    assert.equal((await s.call('POST', `/signers/${r.body.signers[0].id}/signing_session`, { key: starter.keys.secret_live, body: {} })).status, 200);
+  });
+});
