@@ -233,6 +233,8 @@ export async function verifyOtp(ctx: ServiceContext, p: PageContext, code: strin
   if (/^\d{6}$/.test(code) && verifyCode(code, s.otp_hash)) {
     await ctx.store.tx(async (trx) => {
       await updateSigner(trx, s.id, { otp_hash: null, otp_expires_at: null, otp_attempts: 0 });
+      // A page that skipped /view still records the first view before the code (spec 3.1 viewed row).
+      if (s.viewed_at === null) await applySignerMove(ctx, trx, s.id, 'view', origin);
       await applySignerMove(ctx, trx, s.id, 'otp_verified', origin);
     });
     return;

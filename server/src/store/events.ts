@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 
@@ -36,7 +37,11 @@ export interface EventListQuery {
 
 export async function listEvents(tx: Tx, q: EventListQuery): Promise<EventRecord[]> {
   let query = tx.selectFrom('events').selectAll().where('account_id', '=', q.accountId).where('livemode', '=', q.livemode ? 1 : 0);
-  if (q.type) query = q.type.endsWith('.*') ? query.where('type', 'like', `${q.type.slice(0, -1)}%`) : query.where('type', '=', q.type);
+  if (q.type) {
+    const prefix = q.type.slice(0, -1);
+    // A prefix like `signer.*` is compared literally (LIKE would treat `_` as a wildcard).
+    query = q.type.endsWith('.*') ? query.where(sql<boolean>`substr(type, 1, ${prefix.length}) = ${prefix}`) : query.where('type', '=', q.type);
+  }
   if (q.signatureRequestId) query = query.where('signature_request_id', '=', q.signatureRequestId);
   if (q.createdAfter !== undefined) query = query.where('created_at', '>=', q.createdAfter);
   if (q.createdBefore !== undefined) query = query.where('created_at', '<=', q.createdBefore);
