@@ -19,5 +19,6 @@ fi
 export ELECTRON_SKIP_BINARY_DOWNLOAD=1
 npm ci --no-audit --no-fund
 npm run build
+npm run typecheck
 npm run lint
 npm test

@@ -31,7 +31,7 @@ describe('the signer journey over the page API', () => {
   });
   after(() => s.close());
 
-  const create = async (extra: Record<string, unknown> = {}, signers = [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme', amount: '100' } }], key = keys.secret_test) => {
+  const create = async (extra: Record<string, unknown> = {}, signers: Record<string, unknown>[] = [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme', amount: '100' } }], key = keys.secret_test) => {
     const r = await s.call('POST', '/signature_requests', { key, body: { title: 'Service <b>deal</b>', source: { type: 'template', template_id: template }, signers, ...extra } });
     assert.equal(r.status, 201, r.text);
     return r.body;
@@ -123,7 +123,7 @@ describe('the signer journey over the page API', () => {
   });
 
   test('access code: asked before anything else, limited attempts, never stored or sent in clear', async () => {
-    const sr = await create({}, [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme' }, access_code: 'Secret-42' } as never]);
+    const sr = await create({}, [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme' }, access_code: 'Secret-42' }]);
     const page = await PageClient.open(sr.signers[0].signing_url);
     assert.equal((await page.call('GET', '/state')).body.step, 'access_code');
     assert.equal((await page.call('POST', '/otp/send')).status, 409);

@@ -84,8 +84,15 @@ export function signerProblems(
   return null;
 }
 
-const FIELD_FORMATS: Record<string, RegExp> = {
-  date: /^\d{4}-\d{2}-\d{2}$/,
+/** A real calendar day in YYYY-MM-DD (2026-02-30 and 2026-13-01 are refused). */
+function isCalendarDate(v: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return false;
+  const d = new Date(`${v}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v;
+}
+
+const FIELD_FORMATS: Record<string, { test: (v: string) => boolean }> = {
+  date: { test: isCalendarDate },
   number: /^-?\d+(\.\d+)?$/,
   email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
 };

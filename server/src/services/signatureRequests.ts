@@ -223,24 +223,39 @@ async function charge(ctx: ServiceContext, trx: Db, current: RequestWithSigners)
 }
 
 export async function countTestEmails(ctx: ServiceContext, trx: Db, accountId: string, count: number): Promise<void> {
-  if (count === 0) return;
-  const now = nowSeconds(ctx.clock);
-  const sent = await readCounter(trx, `test_emails:${accountId}`, dayStart(now));
-  if (sent + count > TEST_DAILY_EMAILS) throw new ApiError('test_email_limit', null, {}, { 'Retry-After': String(dayStart(now) + DAY - now) });
-  await incrementCounter(trx, `test_emails:${accountId}`, dayStart(now), count);
+  if (!(await tryCountTestEmails(ctx, trx, accountId, count))) {
+    const now = nowSeconds(ctx.clock);
+    throw new ApiError('test_email_limit', null, {}, { 'Retry-After': String(dayStart(now) + DAY - now) });
+  }
 }
 
-/** Invite one signer: status sent, an invitation queued (or, in test mode, a WhatsApp simulation recorded). */
-export async function inviteSigner(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord): Promise<void> {
+/** Count test emails against the daily limit; false (nothing counted) when they would exceed it. */
+async function tryCountTestEmails(ctx: ServiceContext, trx: Db, accountId: string, count: number): Promise<boolean> {
+  if (count === 0) return true;
+  const now = nowSeconds(ctx.clock);
+  const sent = await readCounter(trx, `test_emails:${accountId}`, dayStart(now));
+  if (sent + count > TEST_DAILY_EMAILS) return false;
+  await incrementCounter(trx, `test_emails:${accountId}`, dayStart(now), count);
+  return true;
+}
+
+/**
+ * Invite one signer: status sent, an invitation queued (or, in test mode, a WhatsApp simulation
+ * recorded). `followUp`: the next signer of an ordered request, invited because someone signed —
+ * past the test email limit that invitation is kept ('held', not sent) rather than refusing the
+ * signature that caused it; the signer's link still works (GET the request, or a signing session).
+ */
+export async function inviteSigner(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, followUp = false): Promise<void> {
   const now = nowSeconds(ctx.clock);
   if (!SIGNER_MOVES.invite.from.includes(signer.status)) return;
   signer.status = 'sent';
   signer.sent_at = now;
   await updateSigner(trx, signer.id, { status: 'sent', sent_at: now });
-  await queueInvitation(ctx, trx, request, signer, 'invitation');
+  const held = followUp && !request.livemode && signer.email !== null && !(await tryCountTestEmails(ctx, trx, request.account_id, 1));
+  await queueInvitation(ctx, trx, request, signer, 'invitation', held);
 }
 
-async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, kind: 'invitation' | 'reminder'): Promise<void> {
+async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, kind: 'invitation' | 'reminder', held = false): Promise<void> {
   const now = nowSeconds(ctx.clock);
   const text = invitationMessage(request, signer, kind);
   const channel = signer.email ? 'email' : 'whatsapp';
@@ -261,11 +276,17 @@ async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureR
     recipient: (signer.email ?? signer.phone)!,
     kind,
     subject: text.subject,
-    body: text.body,
+    body: text.text,
+    html: channel === 'email' ? text.html : null,
+    language: request.language,
     signature_request_id: request.id,
     signer_id: signer.id,
     created_at: now,
   });
+  if (held) {
+    await trx.updateTable('messages').set({ state: 'held' }).where('id', '=', id).execute();
+    return;
+  }
   await scheduleJob(trx, 'deliver_message', now, { message_id: id }, now);
 }
 
@@ -292,9 +313,11 @@ export async function remindSigners(ctx: ServiceContext, trx: Db, actor: Actor, 
     targets = targets.filter((s) => s.id === opts.signerId);
     if (targets.length === 0) throw new ApiError('parameter_invalid', 'signer', {}, {}, { en: 'That signer has nothing to sign now.', ar: 'لا يوجد ما يوقّعه هذا الموقّع الآن.' });
   }
-  const tooSoon = targets.find((s) => s.last_reminder_at !== null && now - s.last_reminder_at < REMINDER_GAP_SECONDS);
+  const isTooSoon = (s: SignerRecord): boolean => s.last_reminder_at !== null && now - s.last_reminder_at < REMINDER_GAP_SECONDS;
+  const tooSoon = targets.find(isTooSoon);
   if (tooSoon) {
-    if (opts.automatic) targets = targets.filter((s) => s !== tooSoon);
+    // Automatic reminders skip every signer reminded within the hour, not only the first found.
+    if (opts.automatic) targets = targets.filter((s) => !isTooSoon(s));
     else throw new ApiError('reminder_too_soon', 'signer', { signer: tooSoon.id }, { 'Retry-After': String(tooSoon.last_reminder_at! + REMINDER_GAP_SECONDS - now) });
   }
   if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, targets.filter((s) => s.email).length);
@@ -316,8 +339,17 @@ export async function runAutoReminder(ctx: ServiceContext, trx: Db, requestId: s
   if (!request || !OPEN_STATUSES.includes(request.status) || !request.reminders.enabled) return;
   if (request.auto_reminders_sent >= request.reminders.max) return;
   const account = (await getAccount(trx, request.account_id))!;
-  const done = await remindSigners(ctx, trx, { account, livemode: request.livemode }, requestId, { automatic: true });
   const now = nowSeconds(ctx.clock);
+  let done: RequestWithSigners;
+  try {
+    done = await remindSigners(ctx, trx, { account, livemode: request.livemode }, requestId, { automatic: true });
+  } catch (err) {
+    if (!(err instanceof ApiError && err.code === 'test_email_limit')) throw err;
+    // Past today's test email limit: try this round again at the start of the next UTC day.
+    const n = request.auto_reminders_sent + 1;
+    await scheduleJob(trx, 'auto_reminder', dayStart(now) + DAY, { signature_request_id: requestId }, now, `auto_reminder:${requestId}:${n}:${dayStart(now) + DAY}`);
+    return;
+  }
   if (done.request.auto_reminders_sent < request.reminders.max) {
     const n = done.request.auto_reminders_sent + 1;
     await scheduleJob(trx, 'auto_reminder', now + request.reminders.interval_hours * 3600, { signature_request_id: requestId }, now, `auto_reminder:${requestId}:${n}`);
