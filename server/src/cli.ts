@@ -3,7 +3,10 @@
  * transaction at a time), so it is safe to run while the server runs.
  *
  *   tawqi account create|show|list|set|notices|log …
+ *   tawqi account branding …
  *   tawqi key create|list|rotate|revoke|set …
+ *   tawqi mail list|show …
+ *   tawqi webhook add|list|show|rotate-secret|disable|enable|delete …, tawqi events show …
  *
  * Every command takes --json (exactly one JSON object on stdout) and --help. Errors go to stderr with
  * exit code 1. Key secrets are printed only by `account create`, `key create` and `key rotate`.
@@ -32,6 +35,10 @@ import { openStore, type Db, type Store } from './store/db.js';
 import { insertLedger, listLedger, type LedgerEntry } from './store/ledger.js';
 import { listNotices } from './store/notices.js';
 import { listRequestLog } from './store/requestLog.js';
+import { brandingOf, brandingPlanProblem, brandingSchema, contrastRatio, WHITE, type Branding } from './domain/branding.js';
+import { renderMessage, type MessageRow } from './delivery/deliverMessage.js';
+import { loadSecrets } from './secrets.js';
+import { eventCommands, webhookCommands } from './webhooks/cli.js';
 
 const clock = systemClock;
 const YEAR_SECONDS = 365 * 86400;
@@ -214,6 +221,7 @@ function presentAccount(a: Account) {
     team_phones: a.team_phones,
     version_pin: a.version_pin,
     whatsapp_enabled: a.whatsapp_enabled,
+    identity_match_mode: a.identity_match_mode,
     branding: a.branding,
     created_at: a.created_at,
   };
@@ -259,6 +267,7 @@ function accountLines(a: Account): string[] {
     `  team phones       ${list(a.team_phones)}`,
     `  version pin       ${a.version_pin ?? 'none (server default)'}`,
     `  whatsapp          ${a.whatsapp_enabled ? 'on' : 'off'}`,
+    `  identity match    ${a.identity_match_mode} (name mismatch: ${a.identity_match_mode === 'hold' ? 'signing held for a decision' : 'recorded only'})`,
     `  created           ${time(a.created_at)}`,
   ];
 }
@@ -372,6 +381,7 @@ interface AccountSetOptions extends JsonFlag {
   removeTeamPhone?: string[];
   versionPin?: OrNone<string>;
   whatsapp?: 'on' | 'off';
+  identityMatch?: 'hold' | 'record';
 }
 
 /** Add then remove; removing an entry the account does not have is an error (likely a typo). */
@@ -393,6 +403,7 @@ function accountChanges(a: Account, o: AccountSetOptions, now: number): AccountC
     team_emails: editList(a.team_emails, o.teamEmail, o.removeTeamEmail, 'Team email'),
     team_phones: editList(a.team_phones, o.teamPhone, o.removeTeamPhone, 'Team phone'),
     whatsapp_enabled: o.whatsapp === undefined ? undefined : o.whatsapp === 'on',
+    identity_match_mode: o.identityMatch,
   };
   if (o.plan !== undefined) {
     changes.plan = o.plan;
@@ -591,6 +602,172 @@ async function keySet(id: string, o: KeySetOptions): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// account branding …
+// ---------------------------------------------------------------------------------------------
+
+interface BrandingOptions extends JsonFlag {
+  brandName?: string;
+  logoUrl?: string;
+  brandColor?: string;
+  buttonColor?: string;
+  customDomain?: string;
+  fromEmail?: string;
+  hidePowered?: 'on' | 'off';
+  welcomeAr?: string;
+  welcomeEn?: string;
+  clear?: boolean;
+}
+
+/** Each branding field, the option that sets it and its label in the text output. */
+const BRANDING_OPTIONS: { field: keyof Branding; option: keyof BrandingOptions; flag: string; label: string }[] = [
+  { field: 'brand_name', option: 'brandName', flag: '--brand-name', label: 'brand name' },
+  { field: 'logo_url', option: 'logoUrl', flag: '--logo-url', label: 'logo' },
+  { field: 'brand_color', option: 'brandColor', flag: '--brand-color', label: 'brand colour' },
+  { field: 'sign_button_color', option: 'buttonColor', flag: '--button-color', label: 'button colour' },
+  { field: 'custom_domain', option: 'customDomain', flag: '--custom-domain', label: 'custom domain' },
+  { field: 'from_email', option: 'fromEmail', flag: '--from-email', label: 'from email' },
+  { field: 'hide_powered', option: 'hidePowered', flag: '--hide-powered', label: '"Powered by"' },
+  { field: 'sign_welcome_ar', option: 'welcomeAr', flag: '--welcome-ar', label: 'welcome (ar)' },
+  { field: 'sign_welcome_en', option: 'welcomeEn', flag: '--welcome-en', label: 'welcome (en)' },
+];
+
+function brandingLines(a: Account, b: Branding): string[] {
+  const value = (field: keyof Branding): string => {
+    const v = b[field];
+    if (field === 'hide_powered') return v ? 'hidden' : 'shown';
+    if (v === undefined) return '—';
+    if (field === 'sign_button_color') return `${String(v)} (white text ${contrastRatio(WHITE, String(v)).toFixed(2)}:1)`;
+    return String(v);
+  };
+  return [`Branding of ${a.id}  ${a.name}  (plan ${a.plan})`, ...BRANDING_OPTIONS.map((o) => `  ${o.label.padEnd(16)}  ${value(o.field)}`)];
+}
+
+/**
+ * Set, remove ('none') or clear branding fields; with no option, show the branding. The result is
+ * checked as a whole (brandingSchema): lengths, https logo, #rrggbb colours, the button colour's
+ * contrast with white text (WCAG AA), and the plan (spec 2.9: Business and above).
+ */
+async function accountBranding(id: string, o: BrandingOptions): Promise<void> {
+  const given = BRANDING_OPTIONS.filter((b) => o[b.option] !== undefined);
+  const { account, branding } = await withStore(({ store }) =>
+    store.tx(async (trx) => {
+      const account = await requireAccount(trx, id);
+      if (given.length === 0 && !o.clear) return { account, branding: brandingOf(account.branding) };
+      const next: Record<string, unknown> = o.clear ? {} : { ...account.branding };
+      const added: Record<string, unknown> = {};
+      for (const b of given) {
+        const raw = o[b.option] as string;
+        if (raw === 'none') {
+          delete next[b.field];
+          continue;
+        }
+        next[b.field] = b.field === 'hide_powered' ? raw === 'on' : raw;
+        added[b.field] = next[b.field];
+      }
+      const parsed = brandingSchema.safeParse(next);
+      if (!parsed.success) {
+        const lines = parsed.error.issues.map((i) => {
+          const known = BRANDING_OPTIONS.find((b) => b.field === i.path[0]);
+          if (known) return `${known.flag} ${i.message}`;
+          return `stored branding: ${i.message} (${i.path.join('.') || 'fields'}); remove it with --clear`;
+        });
+        throw new OperatorError(lines.join('\n       '));
+      }
+      const planProblem = brandingPlanProblem(brandingSchema.partial().parse(added), account.plan);
+      if (planProblem) throw new OperatorError(planProblem);
+      await updateAccount(trx, id, { branding: parsed.data });
+      return { account, branding: parsed.data };
+    }),
+  );
+  const changed = given.length > 0 || o.clear;
+  emit(o, { account: account.id, branding }, () => [...(changed ? ['Updated.'] : []), ...brandingLines(account, branding)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// mail …
+// ---------------------------------------------------------------------------------------------
+
+function presentMessageSummary(m: MessageRow) {
+  return {
+    id: m.id,
+    created_at: m.created_at,
+    account_id: m.account_id,
+    livemode: m.livemode === 1,
+    channel: m.channel,
+    to: m.recipient,
+    kind: m.kind,
+    subject: m.subject,
+    state: m.state,
+  };
+}
+
+async function mailList(o: JsonFlag & { account?: string; limit: number }): Promise<void> {
+  const messages = await withStore(async ({ store }) => {
+    if (o.account) await requireAccount(store.db, o.account);
+    let q = store.db.selectFrom('messages').selectAll().orderBy('id', 'desc').limit(o.limit);
+    if (o.account) q = q.where('account_id', '=', o.account);
+    return q.execute();
+  });
+  emit(o, { messages: messages.map(presentMessageSummary) }, () =>
+    messages.length === 0
+      ? ['No messages.']
+      : messages.map((m) => `${String(m.id).padStart(6)}  ${time(m.created_at)}  ${m.channel.padEnd(8)} ${m.state.padEnd(6)} ${m.kind.padEnd(10)} ${m.recipient}  ${m.subject}`),
+  );
+}
+
+/** The address the server is reached at, as the server itself would give it (for links). */
+function serverUrl(config: Config): string {
+  if (config.TAWQI_PUBLIC_URL) return config.TAWQI_PUBLIC_URL.replace(/\/+$/, '');
+  const wildcard = config.HOST === '0.0.0.0' || config.HOST === '::';
+  const host = wildcard ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${config.PORT}`;
+}
+
+async function mailShow(idText: string, o: JsonFlag & { html?: boolean }): Promise<void> {
+  if (!/^\d{1,15}$/.test(idText)) throw new OperatorError(`No message ${idText} (message ids are numbers; see tawqi mail list)`);
+  const { message, rendered } = await withStore(async ({ store, config }) => {
+    const message = await store.db.selectFrom('messages').selectAll().where('id', '=', Number(idText)).executeTakeFirst();
+    if (!message) throw new OperatorError(`No message ${idText}`);
+    const rendered = await renderMessage(store.db, message, serverUrl(config), loadSecrets(config.DATA_DIR).linkKey);
+    return { message, rendered };
+  });
+  const full = { ...presentMessageSummary(message), sent_at: message.sent_at, language: message.language, signer_id: message.signer_id, signature_request_id: message.signature_request_id, text: rendered.text, html: rendered.html };
+  if (o.html && !o.json) {
+    if (rendered.html === null) throw new OperatorError(`Message ${idText} has no HTML part`);
+    process.stdout.write(rendered.html + '\n');
+    return;
+  }
+  emit(o, { message: full }, () => [
+    `Message ${message.id}  ${message.state}`,
+    `  account     ${message.account_id}  (${message.livemode === 1 ? 'live' : 'test'})`,
+    `  channel     ${message.channel}`,
+    `  to          ${message.recipient}`,
+    `  kind        ${message.kind}`,
+    `  language    ${message.language}`,
+    `  request     ${message.signature_request_id ?? '—'}${message.signer_id ? `  signer ${message.signer_id}` : ''}`,
+    `  created     ${time(message.created_at)}`,
+    `  sent        ${time(message.sent_at)}`,
+    `  subject     ${message.subject}`,
+    '',
+    rendered.text,
+    ...(rendered.html === null ? [] : ['', `(HTML part: tawqi mail show ${message.id} --html)`]),
+  ]);
+}
+
+function mailCommands(program: Command): void {
+  const mail = program.command('mail').description('outgoing messages kept in the database (all of them when no SMTP relay is configured)');
+
+  command(mail, 'list', 'list messages, newest first')
+    .option('--account <id>', 'only this account')
+    .option('--limit <n>', 'at most this many messages', parsePositive, 50)
+    .action(run(mailList));
+
+  command(mail, 'show <id>', 'show a message as it is sent, with the signing link rendered in')
+    .option('--html', 'print the HTML part only (to save and open in a browser)')
+    .action(run(mailShow));
+}
+
+// ---------------------------------------------------------------------------------------------
 // The program
 // ---------------------------------------------------------------------------------------------
 
@@ -633,7 +810,22 @@ function accountCommands(program: Command): void {
     .option('--remove-team-phone <+E164>', 'remove a team phone number (repeatable)', collect(parsePhone))
     .option('--version-pin <date|none>', `API version used when a request sends no Svc-Version (${API_VERSIONS.map((v) => v.date).join(', ')}), or none`, parseVersionPin)
     .addOption(new Option('--whatsapp <on|off>', 'WhatsApp delivery in live mode').choices(['on', 'off']))
+    .addOption(new Option('--identity-match <hold|record>', 'when the name on an identity document differs from the name sent: hold signing until POST /signers/{id}/identity_match decides, or record the difference only').choices(['hold', 'record']))
     .action(run(accountSet));
+
+  command(account, 'branding <id>', 'show or change the branding of the signing page and emails (Business plan and above)')
+    .option('--brand-name <text|none>', 'name shown instead of the account name (up to 100 characters)')
+    .option('--logo-url <https-url|none>', 'https address of the logo image')
+    .option('--brand-color <#rrggbb|none>', 'accent colour')
+    .option('--button-color <#rrggbb|none>', 'sign button colour; its text is white, so it must reach WCAG AA contrast (4.5:1)')
+    .option('--custom-domain <host|none>', 'host name of the signing page for this account (Business plan, also for test keys)')
+    .option('--from-email <email|none>', 'reply address of emails (the From address when the server allows it: TAWQI_SMTP_ACCOUNT_FROM)')
+    .addOption(new Option('--hide-powered <on|off>', 'hide "Powered by Tawqi"').choices(['on', 'off']))
+    .option('--welcome-ar <text|none>', 'welcome text of the signing page in Arabic, plain text up to 240 characters')
+    .option('--welcome-en <text|none>', 'welcome text of the signing page in English, plain text up to 240 characters')
+    .option('--clear', 'remove all branding first (then apply the other options)')
+    .addHelpText('after', '\nWith no option, prints the branding. "none" removes one field.')
+    .action(run(accountBranding));
 
   command(account, 'notices <id>', "the account owner's notices (e.g. publishable key daily cap warnings)").action(run(accountNotices));
   command(account, 'log <id>', 'requests refused by key policy (IP allowlist), newest first')
@@ -680,6 +872,9 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)');
   accountCommands(program);
   keyCommands(program);
+  mailCommands(program);
+  webhookCommands(program, { command, run, emit, withStore, time });
+  eventCommands(program, { command, run, emit, withStore, time });
   return program;
 }
 

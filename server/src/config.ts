@@ -31,6 +31,40 @@ export const configSchema = z.object({
   TAWQI_DEFAULT_VERSION: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).default('2026-07-01'),
   TAWQI_DOCS_URL: z.string().default('/api/v1/openapi.json'),
   TAWQI_CONSOLE_URL: z.string().default('/console'),
+  // Webhooks (server/src/webhooks).
+  TAWQI_WEBHOOK_ALLOW_PRIVATE: bool
+    .default(false)
+    .describe('Allow webhook URLs that are or resolve to loopback, private, link-local or reserved addresses (internal networks, tests)'),
+  TAWQI_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000).describe('A receiver must answer 2xx within this many ms (spec: 5 s)'),
+  TAWQI_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256).describe('Webhook attempts in flight at once, all endpoints together'),
+  TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8).describe('Webhook attempts in flight at once to one endpoint'),
+  TAWQI_IDENTITY_PROVIDER_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((u) => u.startsWith('https:') || /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'must be https (plain http only on loopback)')
+    .optional()
+    .describe('Live identity verification: base URL of a provider speaking the generic protocol (server/src/identity/README.md)'),
+  TAWQI_IDENTITY_PROVIDER_KEY: z.string().min(1).optional().describe('Bearer key the server sends to the identity provider'),
+  TAWQI_IDENTITY_CALLBACK_SECRET: z.string().min(16).optional().describe('Shared secret the provider signs its result callbacks with (X-Provider-Signature)'),
+  // Email (SMTP). Unset: every outgoing message is kept in the database ('held'), see `tawqi mail list`.
+  TAWQI_SMTP_URL: z
+    .url({ protocol: /^smtps?$/, message: 'must be smtp://[user:password@]host[:port] or smtps://… (implicit TLS)' })
+    .optional()
+    .describe('SMTP relay as one URL: smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465 (implicit TLS); user and password URL-encoded. Or use TAWQI_SMTP_HOST and the split settings'),
+  TAWQI_SMTP_HOST: z.string().min(1).optional().describe('SMTP relay host name or address (instead of TAWQI_SMTP_URL)'),
+  TAWQI_SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional().describe('SMTP port (default 587, or 465 with TAWQI_SMTP_SECURE)'),
+  TAWQI_SMTP_SECURE: bool.optional().describe('Implicit TLS from the first byte (usually port 465); otherwise STARTTLS is used when the relay offers it'),
+  TAWQI_SMTP_USER: z.string().min(1).optional().describe('SMTP user name (AUTH); set with TAWQI_SMTP_PASSWORD'),
+  TAWQI_SMTP_PASSWORD: z.string().min(1).optional().describe('SMTP password'),
+  TAWQI_SMTP_REQUIRE_TLS: bool.optional().describe('Refuse to send unless the relay upgrades with STARTTLS (no plain-text fallback)'),
+  TAWQI_SMTP_FROM: z
+    .string()
+    .refine((v) => parseMailbox(v) !== null, 'must be an address, or a name and an address: Tawqi <no-reply@example.com>')
+    .optional()
+    .describe('Default sender of emails: no-reply@example.com or "Tawqi <no-reply@example.com>" (default: TAWQI_SMTP_USER when it is an address)'),
+  TAWQI_SMTP_TLS_REJECT_UNAUTHORIZED: bool.default(true).describe("Check the relay's TLS certificate (false only for a test relay with a self-signed certificate)"),
+  TAWQI_SMTP_ACCOUNT_FROM: bool
+    .default(false)
+    .describe("Send from an account's branding from_email (From header); only when the relay may send for those domains (SPF, DKIM, DMARC). Otherwise from_email is the Reply-To and From is TAWQI_SMTP_FROM with the brand name"),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -52,5 +86,47 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(parsed.data.TAWQI_TLS_CERT) !== Boolean(parsed.data.TAWQI_TLS_KEY)) {
     throw new ConfigError('Invalid setting:\n  TAWQI_TLS_CERT and TAWQI_TLS_KEY must be set together');
   }
+  const identity = [parsed.data.TAWQI_IDENTITY_PROVIDER_URL, parsed.data.TAWQI_IDENTITY_PROVIDER_KEY, parsed.data.TAWQI_IDENTITY_CALLBACK_SECRET];
+  if (identity.some(Boolean) && !identity.every(Boolean)) {
+    throw new ConfigError('Invalid setting:\n  TAWQI_IDENTITY_PROVIDER_URL, TAWQI_IDENTITY_PROVIDER_KEY and TAWQI_IDENTITY_CALLBACK_SECRET must be set together');
+  }
+  const smtp = smtpProblems(parsed.data);
+  if (smtp.length > 0) throw new ConfigError(`Invalid setting:\n${smtp.map((l) => `  ${l}`).join('\n')}`);
   return parsed.data;
+}
+
+/** `name@example.com` or `Name <name@example.com>` (the name may be quoted); null when neither. */
+export function parseMailbox(text: string): { name?: string; address: string } | null {
+  const m = /^\s*(?:"?([^"<>]*?)"?\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(text);
+  if (!m) return null;
+  const address = (m[2] ?? m[3])!;
+  if (!z.email().safeParse(address).success) return null;
+  const name = m[1]?.trim();
+  return name ? { name, address } : { address };
+}
+
+/** Rules across the SMTP settings: one way to name the relay, complete credentials, a sender. */
+export function smtpProblems(c: Config): string[] {
+  const problems: string[] = [];
+  const split = { TAWQI_SMTP_PORT: c.TAWQI_SMTP_PORT, TAWQI_SMTP_SECURE: c.TAWQI_SMTP_SECURE, TAWQI_SMTP_USER: c.TAWQI_SMTP_USER, TAWQI_SMTP_PASSWORD: c.TAWQI_SMTP_PASSWORD };
+  const given = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
+  if (c.TAWQI_SMTP_URL && c.TAWQI_SMTP_HOST) problems.push('TAWQI_SMTP_URL and TAWQI_SMTP_HOST: set one of them, not both');
+  if (c.TAWQI_SMTP_URL) {
+    for (const k of given(split)) problems.push(`${k}: not used with TAWQI_SMTP_URL (put it in the URL)`);
+    const url = new URL(c.TAWQI_SMTP_URL);
+    if (Boolean(url.username) !== Boolean(url.password)) problems.push('TAWQI_SMTP_URL: give both a user and a password, or neither');
+    if (url.protocol === 'smtps:' && c.TAWQI_SMTP_REQUIRE_TLS) problems.push('TAWQI_SMTP_REQUIRE_TLS: smtps:// is implicit TLS already; REQUIRE_TLS is for STARTTLS');
+  } else if (c.TAWQI_SMTP_HOST) {
+    if (Boolean(c.TAWQI_SMTP_USER) !== Boolean(c.TAWQI_SMTP_PASSWORD)) problems.push('TAWQI_SMTP_USER and TAWQI_SMTP_PASSWORD must be set together');
+    if (c.TAWQI_SMTP_SECURE && c.TAWQI_SMTP_REQUIRE_TLS) problems.push('TAWQI_SMTP_REQUIRE_TLS: TAWQI_SMTP_SECURE is implicit TLS already; REQUIRE_TLS is for STARTTLS');
+  } else {
+    const stray = given({ ...split, TAWQI_SMTP_REQUIRE_TLS: c.TAWQI_SMTP_REQUIRE_TLS, TAWQI_SMTP_FROM: c.TAWQI_SMTP_FROM });
+    for (const k of stray) problems.push(`${k}: needs TAWQI_SMTP_HOST or TAWQI_SMTP_URL`);
+    return problems;
+  }
+  const user = c.TAWQI_SMTP_URL ? decodeURIComponent(new URL(c.TAWQI_SMTP_URL).username) : c.TAWQI_SMTP_USER;
+  if (!c.TAWQI_SMTP_FROM && !(user && parseMailbox(user))) {
+    problems.push('TAWQI_SMTP_FROM: needed with SMTP (the sender, e.g. "Tawqi <no-reply@example.com>") unless the SMTP user is an address');
+  }
+  return problems;
 }

@@ -84,6 +84,7 @@ export const ERRORS = {
   test_email_limit: def(429, 'rate_limit_error', 'تجاوز حساب الاختبار 50 رسالة بريد في اليوم.', 'The test account has reached 50 emails today.'),
   // 5xx
   internal_error: def(500, 'api_error', 'حدث خطأ داخلي. أعد المحاولة لاحقًا.', 'An internal error occurred. Please retry later.'),
+  identity_provider_unavailable: def(502, 'api_error', 'تعذّر الوصول إلى مزوّد التحقق من الهوية؛ أعد المحاولة بعد قليل.', 'The identity provider could not be reached; retry in a moment.'),
   delivery_failed: def(502, 'api_error', 'لم تصل الدعوة إلى أي موقّع؛ أعيدت التكلفة وبقي الطلب مسودة.', 'No invitation reached any signer; the cost was returned and the request stays a draft.'),
 } as const satisfies Record<string, ErrorDefinition>;
 

@@ -203,7 +203,8 @@ describe('signer rules (spec 3.2)', () => {
     for (const id of ['match_hold', 'match_rejected', 'approved'] as const) assert.equal(from(id, 'identity_verified'), 'move_not_allowed', id);
     // In review: from required or after a resubmission request.
     for (const id of ['required', 'resubmission_requested'] as const) assert.equal(from(id, 'identity_in_review'), null);
-    for (const id of ['in_review', 'declined', 'match_hold', 'match_rejected', 'approved'] as const) assert.equal(from(id, 'identity_in_review'), 'move_not_allowed', id);
+    for (const id of ['in_review', 'match_hold', 'match_rejected', 'approved'] as const) assert.equal(from(id, 'identity_in_review'), 'move_not_allowed', id);
+    assert.equal(from('declined', 'identity_in_review'), null, 'a later verification may go to review after a decline');
     // Resubmission: only a reviewer in review asks for it.
     assert.equal(from('in_review', 'identity_resubmission_requested'), null);
     for (const id of ['required', 'resubmission_requested', 'declined', 'match_hold', 'approved'] as const) {

@@ -101,7 +101,7 @@ export const SIGNER_MOVES: Record<SignerTrigger, SignerMove> = {
   view: { from: ['sent'], to: 'viewed', event: 'signer.viewed' },
   otp_verified: { from: ['sent', 'viewed'], to: 'otp_verified', event: 'signer.otp_verified' },
   identity_verified: { from: ['otp_verified'], to: 'identity_verified', identity: { from: IDENTITY_OPEN, to: 'approved' }, event: 'signer.identity_verified' },
-  identity_in_review: { from: ['otp_verified'], to: null, identity: { from: ['required', 'resubmission_requested'], to: 'in_review' }, event: 'signer.identity_in_review' },
+  identity_in_review: { from: ['otp_verified'], to: null, identity: { from: ['required', 'resubmission_requested', 'declined'], to: 'in_review' }, event: 'signer.identity_in_review' },
   identity_resubmission_requested: { from: ['otp_verified'], to: null, identity: { from: ['in_review'], to: 'resubmission_requested' }, event: 'signer.identity_resubmission_requested' },
   identity_declined: { from: ['otp_verified'], to: null, identity: { from: ['required', 'in_review', 'resubmission_requested'], to: 'declined' }, event: 'signer.identity_declined' },
   identity_match_hold: { from: ['otp_verified'], to: null, identity: { from: IDENTITY_OPEN, to: 'match_hold' }, event: 'signer.identity_match_hold' },

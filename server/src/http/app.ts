@@ -15,8 +15,10 @@ import { signerRoutes } from './routes/signers.js';
 import { eventRoutes } from './routes/events.js';
 import { signingSessionRoutes } from './routes/signingSessions.js';
 import { signingRouter } from './signing/router.js';
+import { identityRouter, identityRoutes } from './routes/identity.js';
+import { webhookEndpointRoutes } from './routes/webhookEndpoints.js';
 
-export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes];
+export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes, ...identityRoutes, ...webhookEndpointRoutes];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
 
 /** Assemble the Express app: one router serves /api/v1 and its English alias /en/api/v1. */
@@ -46,6 +48,7 @@ export function createApp(ctx: AppContext): express.Express {
 
   for (const prefix of API_PREFIXES) app.use(prefix, api);
   app.use('/sign', ipRateLimit(ctx), signingRouter(ctx));
+  app.use(identityRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   app.use(errorHandler(ctx));
   return app;

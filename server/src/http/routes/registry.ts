@@ -55,7 +55,7 @@ export function validationError(error: z.ZodError, input: unknown): ApiError {
   if (issue.code === 'unrecognized_keys') {
     return new ApiError('parameter_unknown', param, {}, {}, { en: `Unknown parameter: ${shown}.`, ar: `حقل غير معروف: ${shown}.` });
   }
-  const missing = issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined;
+  const missing = (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') && valueAt(input, issue.path) === undefined;
   if (missing) {
     return new ApiError('parameter_missing', param, {}, {}, { en: `Missing required parameter: ${shown}.`, ar: `الحقل المطلوب مفقود: ${shown}.` });
   }

@@ -1,0 +1,102 @@
+import type { Selectable } from 'kysely';
+import type { Tx } from './db.js';
+import type { IdentityVerificationsTable } from './schema.js';
+
+/**
+ * One identity verification of one signer: the provider's result and the name match. Never a
+ * document image, never a full document number: only the name read, the document type and the
+ * last four characters of its number.
+ */
+export const VERIFICATION_STATUSES = ['pending', 'in_review', 'resubmission_requested', 'approved', 'declined'] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
+export interface VerificationNameMatch {
+  state: 'match' | 'mismatch';
+  sent_name: string;
+  document_name: string;
+  document_type: string | null;
+  document_last4: string | null;
+  /** hold: signing held for a decision; record: the difference recorded only; null for a match. */
+  mode: 'hold' | 'record' | null;
+  decision: 'approved' | 'rejected' | null;
+  decided_at: number | null;
+}
+
+export interface IdentityVerificationRecord {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  signer_id: string;
+  /** 'simulation' in test mode; the adapter name (e.g. 'generic') in live mode. */
+  provider: string;
+  level: string;
+  status: VerificationStatus;
+  provider_reference: string | null;
+  document_name: string | null;
+  document_type: string | null;
+  document_last4: string | null;
+  name_match: VerificationNameMatch | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
+function fromRow(row: Selectable<IdentityVerificationsTable>): IdentityVerificationRecord {
+  return {
+    ...row,
+    livemode: row.livemode === 1,
+    status: row.status as VerificationStatus,
+    name_match: row.name_match === null ? null : (JSON.parse(row.name_match) as VerificationNameMatch),
+  };
+}
+
+function toRow(changes: Partial<IdentityVerificationRecord>): Partial<IdentityVerificationsTable> {
+  const { livemode, name_match, ...rest } = changes;
+  const out: Partial<IdentityVerificationsTable> = { ...rest };
+  if (livemode !== undefined) out.livemode = livemode ? 1 : 0;
+  if (name_match !== undefined) out.name_match = name_match === null ? null : JSON.stringify(name_match);
+  return out;
+}
+
+export async function insertVerification(tx: Tx, v: IdentityVerificationRecord): Promise<void> {
+  await tx.insertInto('identity_verifications').values(toRow(v) as IdentityVerificationsTable).execute();
+}
+
+export async function getVerification(tx: Tx, id: string): Promise<IdentityVerificationRecord | undefined> {
+  const row = await tx.selectFrom('identity_verifications').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/** A verification of this account and mode; another account's or mode's id is not found. */
+export async function findVerification(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<IdentityVerificationRecord | undefined> {
+  const row = await tx
+    .selectFrom('identity_verifications')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('livemode', '=', livemode ? 1 : 0)
+    .executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function findByProviderReference(tx: Tx, provider: string, reference: string): Promise<IdentityVerificationRecord | undefined> {
+  const row = await tx
+    .selectFrom('identity_verifications')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_reference', '=', reference)
+    .executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/** The signer's most recent verification (ids are time-ordered). */
+export async function latestVerificationOf(tx: Tx, signerId: string): Promise<IdentityVerificationRecord | undefined> {
+  const row = await tx.selectFrom('identity_verifications').selectAll().where('signer_id', '=', signerId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function updateVerification(tx: Tx, id: string, changes: Partial<IdentityVerificationRecord>): Promise<void> {
+  const values = toRow(changes);
+  if (Object.keys(values).length === 0) return;
+  await tx.updateTable('identity_verifications').set(values).where('id', '=', id).execute();
+}
