@@ -178,6 +178,30 @@ describe('the signer journey over the page API', () => {
     assert.equal(st.body.closed_reason, 'canceled');
   });
 
+  test('identity on the page (test mode): the step blocks signing until the simulation approves; decline blocks, a later approval resumes', async () => {
+    const sr = await create({ legal_level: 'aes', format: 'pades-lt' });
+    const page = await PageClient.open(sr.signers[0].signing_url);
+    await page.call('POST', '/otp/send');
+    let st = await page.call('POST', '/otp/verify', { code: await lastOtp(s, sr.signers[0].id) });
+    assert.equal(st.body.step, 'identity');
+    assert.equal(st.body.document, null);
+    assert.equal((await page.call('POST', '/sign', { signature: pngDataUrl(), consent: true })).status, 409);
+    const started = await page.call('POST', '/identity/start', { return_url: 'https://evil.example.net/' });
+    assert.equal(started.status, 200);
+    assert.match(started.body.url, /\/identity\/simulate\//);
+    assert.doesNotMatch(decodeURIComponent(started.body.url), /evil/, 'no open redirect');
+    st = await page.call('POST', '/identity/simulate', { decision: 'decline' });
+    assert.equal(st.body.step, 'identity_declined');
+    assert.equal((await page.call('POST', '/sign', { signature: pngDataUrl(), consent: true })).status, 409);
+    st = await page.call('POST', '/identity/simulate', { decision: 'approve' });
+    assert.equal(st.body.step, 'review');
+    st = await page.call('POST', '/sign', { signature: pngDataUrl(), consent: true });
+    assert.equal(st.body.step, 'signed');
+    const types = await eventsOf(sr.id);
+    assert.ok(types.includes('signer.identity_declined') && types.includes('signer.identity_verified'));
+    assert.ok(types.indexOf('signer.identity_declined') < types.indexOf('signer.identity_verified'));
+  });
+
   test('page API calls without the page token are refused (CSRF guard)', async () => {
     const res = await fetch(`${s.url}/sign/api/state`);
     assert.equal(res.status, 401);

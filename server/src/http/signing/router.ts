@@ -13,6 +13,7 @@ import {
   mintPageSession,
   openSigningSession,
   pageState,
+  pageStep,
   recordView,
   sendOtp,
   signerForLink,
@@ -21,6 +22,7 @@ import {
   type PageContext,
 } from '../../services/signerJourney.js';
 import { embeddingOrigins } from '../../services/signingSessions.js';
+import { simulateIdentityDecision, startIdentityVerification } from '../../identity/service.js';
 import { getRequestById, getSigner, signersOf } from '../../store/signatureRequests.js';
 import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
@@ -105,6 +107,25 @@ export function signingRouter(ctx: AppContext): express.Router {
     const body = parseWith(declineBody, req.body);
     return ctx.store.tx((trx) => declineOnPage(ctx, trx, p, body.reason, origin(req)));
   }));
+  api.post('/identity/start', async (req, res) => {
+    const p = await loadPage(ctx, ctx.store.db, req.get(TOKEN_HEADER));
+    req.tawqi.lang = p.request.language;
+    const body = parseWith(identityStartBody, req.body ?? {});
+    const step = pageStep(p);
+    if (step !== 'identity' && step !== 'identity_declined') throw new ApiError('invalid_state', null, { reason: step });
+    // Back to the signing page only: never an open redirect.
+    const back = body.return_url && body.return_url.startsWith(`${ctx.publicUrl}/sign/`) ? body.return_url : null;
+    const started = await startIdentityVerification(ctx, p.signer.id, { returnUrl: back });
+    res.json({ url: started.url });
+  });
+  api.post('/identity/simulate', page(async (p, req) => {
+    const body = parseWith(identitySimulateBody, req.body);
+    if (p.request.livemode) throw new ApiError('invalid_state', null, { reason: 'not_test_mode' });
+    const step = pageStep(p);
+    if (step !== 'identity' && step !== 'identity_declined') throw new ApiError('invalid_state', null, { reason: step });
+    await startIdentityVerification(ctx, p.signer.id);
+    await simulateIdentityDecision(ctx, p.signer.id, body.decision);
+  }));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   router.use('/api', api);
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -117,6 +138,8 @@ export function signingRouter(ctx: AppContext): express.Router {
 const codeBody = z.strictObject({ code: z.string().min(1).max(64) });
 const signBody = z.strictObject({ signature: z.string().max(500_000), consent: z.literal(true) });
 const declineBody = z.strictObject({ reason: z.string().max(500).optional() });
+const identityStartBody = z.strictObject({ return_url: z.string().max(2000).optional() });
+const identitySimulateBody = z.strictObject({ decision: z.enum(['approve', 'decline']) });
 
 function brand(branding: Record<string, unknown>, key: string): string | null {
   const v = branding[key];
