@@ -14,4 +14,6 @@ export default tseslint.config(
     },
   },
   { files: ['test/**', 'bench/**'], rules: { 'no-console': 'off' } },
+  // The signing page runs in the browser (bundled by esbuild), not in Node.
+  { files: ['signing-page/src/**'], languageOptions: { globals: { ...globals.browser } } },
 );

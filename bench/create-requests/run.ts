@@ -10,8 +10,10 @@
  * Environment: BENCH_DURATION (seconds per measured run, default 10), BENCH_WARMUP (default 2),
  * BENCH_CONNECTIONS (comma list, default 16,64).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -47,6 +49,10 @@ interface Measured {
   errors: number;
   timeouts: number;
   requests: number;
+  /** CPU time (user + system) the server process spent per response: less sensitive to other load than req/s. */
+  server_cpu_ms_per_req: number | null;
+  /** 1-minute load average when the run ended: other work on the machine skews every figure. */
+  loadavg_1m: number;
 }
 
 const children = new Set<ChildProcess>();
@@ -140,7 +146,28 @@ async function load(url: string, key: string | null, body: string, connections: 
   });
 }
 
-function measured(server: ServerName, connections: number, r: autocannon.Result): Measured {
+/** Clock ticks per second for /proc/<pid>/stat (Linux); null where that is not available. */
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** CPU milliseconds (user + system) a process has used so far, or null off Linux. */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+function measured(server: ServerName, connections: number, r: autocannon.Result, cpuUsedMs: number | null): Measured {
   const completed = Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0);
   return {
     bench: 'create-requests',
@@ -154,6 +181,8 @@ function measured(server: ServerName, connections: number, r: autocannon.Result)
     errors: r.errors,
     timeouts: r.timeouts,
     requests: completed,
+    server_cpu_ms_per_req: cpuUsedMs === null || completed === 0 ? null : Math.round((cpuUsedMs / completed) * 1000) / 1000,
+    loadavg_1m: Math.round(loadavg()[0]! * 100) / 100,
   };
 }
 
@@ -187,7 +216,10 @@ async function benchServer(server: ServerName, results: Measured[]): Promise<voi
     await load(started.url, key, body, TARGET_CONNECTIONS, WARMUP);
     for (const connections of CONNECTIONS) {
       note(`${server}: ${connections} connections for ${DURATION} s`);
-      const m = measured(server, connections, await load(started.url, key, body, connections, DURATION));
+      const cpuBefore = cpuMs(started.child.pid);
+      const result = await load(started.url, key, body, connections, DURATION);
+      const cpuAfter = cpuMs(started.child.pid);
+      const m = measured(server, connections, result, cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore);
       out(m);
       results.push(m);
     }
@@ -230,6 +262,10 @@ function summarise(results: Measured[]): boolean {
       tawqi_p99_ms: tawqi.p99_ms,
       baseline_p99_ms: base.p99_ms,
       ratio_p99: ratioP99,
+      tawqi_cpu_ms_per_req: tawqi.server_cpu_ms_per_req,
+      baseline_cpu_ms_per_req: base.server_cpu_ms_per_req,
+      ratio_cpu_per_req:
+        tawqi.server_cpu_ms_per_req !== null && base.server_cpu_ms_per_req ? Math.round((tawqi.server_cpu_ms_per_req / base.server_cpu_ms_per_req) * 100) / 100 : null,
       valid: clean,
       ...(judged
         ? {
@@ -246,6 +282,21 @@ function summarise(results: Measured[]): boolean {
   return valid;
 }
 
+/** The SQL cost of one create (bench/create-requests/statements.ts), as one more JSON line. */
+async function sqlDiagnostic(): Promise<void> {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./statements.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  children.delete(child);
+  const line = text.split('\n').find((l) => l.startsWith('{'));
+  if (code !== 0 || !line) return note(`statements.ts failed (exit ${code})`);
+  console.log(line);
+}
+
+const load1 = loadavg()[0]!;
+if (load1 > cpus().length * 0.5) note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);
 const results: Measured[] = [];
 try {
   for (const server of ['baseline', 'tawqi'] as const) await benchServer(server, results);
@@ -254,4 +305,6 @@ try {
   await Promise.all([...children].map(stopChild));
   process.exit(1);
 }
-process.exitCode = summarise(results) ? 0 : 1;
+const valid = summarise(results);
+await sqlDiagnostic();
+process.exitCode = valid ? 0 : 1;

@@ -16,8 +16,10 @@ import { openStore, type Store } from './store/db.js';
 import { loadSecrets } from './secrets.js';
 import { JobRunner } from './jobs/runner.js';
 import { JOB_HANDLERS } from './jobs/handlers.js';
+import { transportFromConfig } from './delivery/index.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface RunningServer {
   url: string;
@@ -25,6 +27,8 @@ export interface RunningServer {
   /** Set on the first start with an empty DATA_DIR: the operator account and its four keys. */
   operator: CreatedAccount | null;
   jobs: JobRunner;
+  /** The webhook dispatcher; with manualJobs, tests move the clock and call `webhooks.runDue()`. */
+  webhooks: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -53,6 +57,11 @@ export interface StartOptions {
   log?: Logger;
   /** Tests run jobs themselves (after moving the clock) instead of the timer and commit wake-ups. */
   manualJobs?: boolean;
+  /**
+   * In-process tests only: the CA certificate (PEM) of a test webhook receiver. Production trusts
+   * Node's store plus NODE_EXTRA_CA_CERTS; there is deliberately no setting for this.
+   */
+  webhookCa?: string;
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -75,10 +84,25 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 
   const ctx: AppContext = { config, store, clock, log, secrets: loadSecrets(config.DATA_DIR), publicUrl: config.TAWQI_PUBLIC_URL ?? '', afterCommit: () => {} };
+  // SMTP when configured; otherwise undefined, and outgoing messages are kept as 'held' (tawqi mail list).
+  ctx.transport = transportFromConfig(config);
   const jobs = new JobRunner(ctx, JOB_HANDLERS);
+  const webhooks = new WebhookDispatcher(ctx, {
+    timeoutMs: config.TAWQI_WEBHOOK_TIMEOUT_MS,
+    concurrency: config.TAWQI_WEBHOOK_CONCURRENCY,
+    endpointConcurrency: config.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY,
+    allowPrivate: config.TAWQI_WEBHOOK_ALLOW_PRIVATE,
+    defaultVersion: config.TAWQI_DEFAULT_VERSION,
+    ca: options.webhookCa,
+  });
+  await webhooks.recover();
   if (!options.manualJobs) {
-    ctx.afterCommit = () => jobs.wake();
+    ctx.afterCommit = () => {
+      jobs.wake();
+      webhooks.wake();
+    };
     jobs.start();
+    webhooks.start();
   }
   const app = createApp(ctx);
   const server = config.TAWQI_TLS_CERT
@@ -98,8 +122,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     ctx,
     operator,
     jobs,
+    webhooks,
     close: async () => {
       await jobs.stop();
+      await webhooks.stop();
+      await ctx.transport?.close?.();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();

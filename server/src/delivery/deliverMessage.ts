@@ -1,26 +1,79 @@
+import type { Language } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
+import { brandingOf } from '../domain/branding.js';
 import type { ServiceContext } from '../services/context.js';
-import { LINK_PLACEHOLDER } from '../services/invitations.js';
+import { brandName, fillMessage, LINK_PLACEHOLDER } from '../services/invitations.js';
 import { signingUrl } from '../services/signingLinks.js';
+import type { Tx } from '../store/db.js';
+import type { MessagesTable } from '../store/schema.js';
+import type { Selectable } from 'kysely';
+import type { OutboundMessage } from './transport.js';
+
+export type MessageRow = Selectable<MessagesTable>;
+
+/** What replaces a one-time code message once it has left: no code stays at rest. */
+export const SCRUBBED_NOTE = '[one-time code message delivered; its content is not kept]';
+
+export interface RenderedMessage {
+  subject: string;
+  text: string;
+  html: string | null;
+  /** The brand name shown in the message (the branding's, else the account's name). */
+  brandName: string;
+  /** From display name: the branding's brand name, else null (the server's default sender name). */
+  fromName: string | null;
+  /** The account's own address (branding from_email), for Reply-To or From. */
+  fromEmail: string | null;
+}
 
 /**
- * Deliver one queued message. The signing link is rendered now, from the signer id, so no stored
- * message holds a usable link. Without a configured transport the message stays queued
- * ('held'), visible to the operator; the SMTP and WhatsApp transports plug in here.
+ * A stored message as it leaves: the signer's link derived now from the signer id and its link
+ * version (so no stored message holds a usable link), the account's branding filled in.
+ */
+export async function renderMessage(db: Tx, message: MessageRow, publicUrl: string, linkKey: Buffer): Promise<RenderedMessage> {
+  let link: string | null = null;
+  const stored = message.body + (message.html ?? '');
+  if (message.signer_id && stored.includes(LINK_PLACEHOLDER)) {
+    const signer = await db.selectFrom('signers').select(['id', 'link_version']).where('id', '=', message.signer_id).executeTakeFirst();
+    if (signer) link = signingUrl(publicUrl, linkKey, signer.id, signer.link_version);
+  }
+  const account = await db.selectFrom('accounts').select(['name', 'branding']).where('id', '=', message.account_id).executeTakeFirst();
+  const branding = brandingOf(account ? (JSON.parse(account.branding) as unknown) : {});
+  const values = { language: (message.language === 'en' ? 'en' : 'ar') as Language, signingUrl: link, branding, accountName: account?.name ?? 'Tawqi' };
+  const filled = fillMessage({ text: message.body, html: message.html }, values);
+  return { subject: message.subject, text: filled.text, html: filled.html, brandName: brandName(values), fromName: branding.brand_name ?? null, fromEmail: branding.from_email ?? null };
+}
+
+/**
+ * Deliver one queued message (the deliver_message job; at least once, so it is idempotent: only a
+ * 'queued' message is sent). Without a transport for its channel the message stays in the database
+ * as 'held', intact, for `tawqi mail show` (local use without SMTP). After an SMTP send the stored
+ * parts of a one-time code message are replaced by a note, so the code does not stay at rest.
  */
 export async function deliverMessage(ctx: ServiceContext, messageId: number): Promise<void> {
   const message = await ctx.store.db.selectFrom('messages').selectAll().where('id', '=', messageId).executeTakeFirst();
   if (!message || message.state !== 'queued') return;
+  const channel = message.channel as OutboundMessage['channel'];
   const transport = ctx.transport;
-  if (!transport) {
-    await ctx.store.db.updateTable('messages').set({ state: 'held' }).where('id', '=', messageId).execute();
+  if (!transport || (transport.channels && !transport.channels.includes(channel))) {
+    await ctx.store.db.updateTable('messages').set({ state: 'held' }).where('id', '=', messageId).where('state', '=', 'queued').execute();
     return;
   }
-  let body = message.body;
-  if (message.signer_id && body.includes(LINK_PLACEHOLDER)) {
-    const signer = await ctx.store.db.selectFrom('signers').select(['id', 'link_version']).where('id', '=', message.signer_id).executeTakeFirst();
-    if (signer) body = body.replace(LINK_PLACEHOLDER, signingUrl(ctx.publicUrl, ctx.secrets.linkKey, signer.id, signer.link_version));
-  }
-  await transport.send({ channel: message.channel as 'email' | 'whatsapp', to: message.recipient, subject: message.subject, body });
-  await ctx.store.db.updateTable('messages').set({ state: 'sent', sent_at: nowSeconds(ctx.clock) }).where('id', '=', messageId).execute();
+  const out = await renderMessage(ctx.store.db, message, ctx.publicUrl, ctx.secrets.linkKey);
+  await transport.send({
+    channel,
+    to: message.recipient,
+    subject: out.subject,
+    body: out.text,
+    html: out.html ?? undefined,
+    from: { ...(out.fromName ? { name: out.fromName } : {}), ...(out.fromEmail ? { address: out.fromEmail } : {}) },
+    replyTo: out.fromEmail ?? undefined,
+  });
+  const sent = { state: 'sent', sent_at: nowSeconds(ctx.clock) };
+  const scrub = message.kind === 'otp' ? { body: SCRUBBED_NOTE, html: null } : {};
+  await ctx.store.db
+    .updateTable('messages')
+    .set({ ...sent, ...scrub })
+    .where('id', '=', messageId)
+    .execute();
 }

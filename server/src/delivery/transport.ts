@@ -3,9 +3,21 @@ export interface OutboundMessage {
   channel: 'email' | 'whatsapp';
   to: string;
   subject: string;
+  /** The plain-text part (the whole message on WhatsApp). */
   body: string;
+  /** The HTML part of an email. */
+  html?: string;
+  /** The From of an email: a display name, and an address when the server allows the account's own. */
+  from?: { name?: string; address?: string };
+  /** Where replies go (the account's from_email when it is not used as From). */
+  replyTo?: string;
 }
 
 export interface MessageTransport {
+  /** The channels it delivers; a message on another channel stays held. Absent: every channel. */
+  readonly channels?: readonly OutboundMessage['channel'][];
+  /** Resolves once the peer has accepted the message; rejects on any failure (the job retries). */
   send(message: OutboundMessage): Promise<void>;
+  /** Release connections (pooled SMTP) when the server stops. */
+  close?(): void | Promise<void>;
 }

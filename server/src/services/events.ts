@@ -2,6 +2,7 @@ import { nowSeconds, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
 import { insertEvent, type EventRecord } from '../store/events.js';
+import { fanOut } from '../webhooks/deliveries.js';
 
 export interface EmitInput {
   accountId: string;
@@ -29,6 +30,7 @@ export async function emitEvent(trx: Db, clock: Clock, e: EmitInput): Promise<Ev
     created_at: nowSeconds(clock),
   };
   await insertEvent(trx, record);
+  await fanOut(trx, clock, record);
   return record;
 }
 

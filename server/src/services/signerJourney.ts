@@ -14,7 +14,7 @@ import { getRequestById, getSigner, signersOf, updateSigner, type SignatureReque
 import { findTemplate } from '../store/templates.js';
 import { hashCode, verifyCode } from './codes.js';
 import type { ServiceContext } from './context.js';
-import { otpMessage } from './invitations.js';
+import { otpMessage, queueOtpMessage } from './invitations.js';
 import { applySignerMove, type ActionOrigin } from './signerActions.js';
 import { linkToken } from './signingLinks.js';
 import { countTestEmails } from './signatureRequests.js';
@@ -207,15 +207,21 @@ export async function sendOtp(ctx: ServiceContext, trx: Db, p: PageContext): Pro
   Object.assign(p.signer, changes);
   await updateSigner(trx, p.signer.id, changes);
   if (!p.request.livemode && p.signer.email) await countTestEmails(ctx, trx, p.request.account_id, 1);
+  if (p.signer.email) {
+    await queueOtpMessage(ctx, trx, p.request, p.signer, code);
+    return;
+  }
+  // No email: the code goes by WhatsApp (kept 'held' until a WhatsApp transport is configured).
   const text = otpMessage(p.request, code);
   const id = await queueMessage(trx, {
     account_id: p.request.account_id,
     livemode: p.request.livemode,
-    channel: p.signer.email ? 'email' : 'whatsapp',
-    recipient: (p.signer.email ?? p.signer.phone)!,
+    channel: 'whatsapp',
+    recipient: p.signer.phone!,
     kind: 'otp',
     subject: text.subject,
     body: text.body,
+    language: p.request.language,
     signature_request_id: p.request.id,
     signer_id: p.signer.id,
     created_at: now,

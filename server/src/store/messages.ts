@@ -8,6 +8,10 @@ export interface OutgoingMessage {
   kind: 'invitation' | 'reminder' | 'otp' | 'final_copy' | 'notice';
   subject: string;
   body: string;
+  /** The HTML part (email), with the same tokens as the text part; null for text-only messages. */
+  html?: string | null;
+  /** Language of the message, for what delivery adds (footer); the column defaults to 'ar'. */
+  language?: 'ar' | 'en';
   signature_request_id: string | null;
   signer_id: string | null;
   created_at: number;

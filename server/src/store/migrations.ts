@@ -259,4 +259,42 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
       ALTER TABLE messages ADD COLUMN language TEXT NOT NULL DEFAULT 'ar';
     `,
   },
+  {
+    id: 4,
+    name: 'webhooks: endpoints and deliveries (the outbox of events)',
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        livemode INTEGER NOT NULL,
+        url TEXT NOT NULL,
+        description TEXT,
+        enabled_events TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('enabled','disabled')),
+        secret TEXT,
+        previous_secret TEXT,
+        previous_secret_expires_at INTEGER,
+        created_via TEXT NOT NULL CHECK (created_via IN ('api','cli')),
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        deleted_at INTEGER
+      ) STRICT;
+      CREATE INDEX webhook_endpoints_account ON webhook_endpoints(account_id, livemode, id);
+      CREATE TABLE webhook_deliveries (
+        id TEXT PRIMARY KEY,
+        event_id TEXT NOT NULL,
+        endpoint_id TEXT NOT NULL,
+        trigger TEXT NOT NULL CHECK (trigger IN ('event','redeliver')),
+        status TEXT NOT NULL CHECK (status IN ('pending','succeeded','failed','canceled')),
+        attempt_count INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER,
+        leased_until INTEGER,
+        attempts TEXT NOT NULL DEFAULT '[]',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, endpoint_id) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
+    `,
+  },
 ];

@@ -246,7 +246,40 @@ export interface MessagesTable {
   language: Generated<string>;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  livemode: number;
+  url: string;
+  description: string | null;
+  enabled_events: string;
+  status: string;
+  secret: string | null;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  created_via: string;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  trigger: string;
+  status: string;
+  attempt_count: Generated<number>;
+  next_attempt_at: number | null;
+  leased_until: number | null;
+  attempts: Generated<string>;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   page_sessions: PageSessionsTable;
   signing_sessions: SigningSessionsTable;
   identity_verifications: IdentityVerificationsTable;

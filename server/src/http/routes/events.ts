@@ -1,8 +1,12 @@
 import { z } from 'zod';
-import { ApiError } from '../../errors.js';
+import { ApiError, invalidParam } from '../../errors.js';
 import { presentEvent } from '../../services/events.js';
 import { findEvent, listEvents } from '../../store/events.js';
-import { limitParam, listPage, timeParam } from '../lists.js';
+import { findEndpoint, listDeliveries } from '../../store/webhooks.js';
+import { redeliver, subscribedEndpointIds } from '../../webhooks/deliveries.js';
+import { deliverySchema, presentDelivery } from '../../webhooks/present.js';
+import { commitWrite } from '../commitWrite.js';
+import { limitParam, listEnvelopeSchema, listPage, timeParam } from '../lists.js';
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
@@ -10,6 +14,13 @@ const listQuery = z.object({
   signature_request: z.string().startsWith('sr_').optional(),
   created_after: timeParam.optional(),
   created_before: timeParam.optional(),
+  starting_after: z.string().max(100).optional(),
+  limit: limitParam(100),
+});
+
+const redeliverBody = z.strictObject({ endpoint: z.string().startsWith('we_').max(100).optional() });
+
+const deliveriesQuery = z.object({
   starting_after: z.string().max(100).optional(),
   limit: limitParam(100),
 });
@@ -53,6 +64,57 @@ export const eventRoutes = [
       const e = await findEvent(ctx.store.db, auth.account.id, auth.livemode, String(req.params.id));
       if (!e) throw new ApiError('not_found', 'id');
       res.json(presentEvent(e, { maskRequestInfo: auth.publishable }));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/events/:id/redeliver',
+    summary:
+      'Send an event again: to the endpoint named in the optional body {endpoint: we_…} (even one not subscribed to the type), else to every enabled endpoint of the event’s mode subscribed to its type now. Each gets a new delivery with its own attempts and retry schedule; answers the list of new deliveries (status pending)',
+    tag: 'events',
+    access: 'secret',
+    body: redeliverBody,
+    status: 200,
+    response: listEnvelopeSchema(deliverySchema),
+    errors: ['not_found', 'parameter_invalid', 'parameter_unknown', 'forbidden'],
+    handle: async (ctx, { req, res, body }) => {
+      const auth = req.tawqi.auth!;
+      await commitWrite(ctx, req, res, async (trx) => {
+        const e = await findEvent(trx, auth.account.id, auth.livemode, String(req.params.id));
+        if (!e) throw new ApiError('not_found', 'id');
+        let targets: string[];
+        if (body.endpoint) {
+          const endpoint = await findEndpoint(trx, auth.account.id, auth.livemode, body.endpoint);
+          if (!endpoint) throw new ApiError('not_found', 'endpoint');
+          if (endpoint.status !== 'enabled') {
+            throw invalidParam('endpoint', 'The endpoint is disabled; enable it first (disabled: false).', 'نقطة الاستقبال معطّلة؛ فعّلها أولًا.');
+          }
+          targets = [endpoint.id];
+        } else {
+          targets = await subscribedEndpointIds(trx, e);
+        }
+        const rows = await redeliver(trx, ctx.clock, e, targets);
+        return { status: 200, body: { object: 'list' as const, data: rows.reverse().map(presentDelivery), has_more: false, next_cursor: null } };
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/events/:id/deliveries',
+    summary:
+      'The webhook deliveries of an event, newest first: endpoint, status (pending, succeeded, failed, canceled), next_attempt_at, and every attempt with its response_status (null when there was no answer), duration_ms, error and next_retry_at',
+    tag: 'events',
+    access: 'secret',
+    query: deliveriesQuery,
+    status: 200,
+    response: listEnvelopeSchema(deliverySchema),
+    errors: ['not_found', 'parameter_invalid', 'forbidden'],
+    handle: async (ctx, { req, res, query }) => {
+      const auth = req.tawqi.auth!;
+      const e = await findEvent(ctx.store.db, auth.account.id, auth.livemode, String(req.params.id));
+      if (!e) throw new ApiError('not_found', 'id');
+      const rows = await listDeliveries(ctx.store.db, e.id, { startingAfter: query.starting_after, limit: query.limit });
+      res.json(listPage(rows.map(presentDelivery), query.limit));
     },
   }),
 ];

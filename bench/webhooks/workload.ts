@@ -1,0 +1,40 @@
+/** A signature_request.completed payload of realistic size (about 1.4 KB as JSON), different per event. */
+export function eventObject(i: number): Record<string, unknown> {
+  const id = `sr_bench${String(i).padStart(16, '0')}`;
+  return {
+    id,
+    object: 'signature_request',
+    livemode: true,
+    status: 'completed',
+    title: `Supply agreement ${i}`,
+    legal_level: 'ses',
+    format: 'pades-lt',
+    language: 'en',
+    source: { type: 'template', template_id: 'tpl_nda_en' },
+    ordered: false,
+    require_identity: false,
+    reference: `REF-${String(i % 100000).padStart(5, '2')}-BENCH`,
+    reminders: { enabled: true, interval_hours: 48, max: 3 },
+    expires_at: 1_790_000_000,
+    completed_at: 1_785_000_000,
+    download_url: `https://sign.example.com/api/v1/signature_requests/${id}/download`,
+    metadata: { order: `PO-${i}`, customer: 'ACME Trading' },
+    created_at: 1_784_990_000,
+    signers: [1, 2, 3].map((n) => ({
+      id: `sgr_bench${String(i * 3 + n).padStart(16, '0')}`,
+      object: 'signer',
+      signature_request: id,
+      name: `Signer ${n}`,
+      email: `signer${n}@example.com`,
+      phone: null,
+      type: 'individual',
+      method: 'draw',
+      require_identity: false,
+      order: n,
+      status: 'signed',
+      signing_url: null,
+      viewed_at: 1_784_995_000,
+      signed_at: 1_784_999_000,
+    })),
+  };
+}

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { missingPlanFor, PLANS, type PlanName } from './plans.js';
+
+/**
+ * Account branding (spec 2.9): brand name, logo, colours, custom domain, sender address, the
+ * "Powered by Tawqi" switch and the signing page's welcome text in Arabic and English. Set by the
+ * operator (`tawqi account branding`), stored in accounts.branding, applied to the signing page and
+ * to every email. Pure rules, no I/O.
+ */
+
+/** Branding is a Business plan feature (spec 2.9); the custom domain is never unlocked by test mode. */
+export const BRANDING_PLAN: PlanName = 'business';
+export const WELCOME_MAX_CHARS = 240;
+export const BRAND_NAME_MAX_CHARS = 100;
+/** WCAG 2.x level AA, normal text: the white label of the sign button needs this contrast. */
+export const MIN_BUTTON_CONTRAST = 4.5;
+export const WHITE = '#ffffff';
+
+const HEX = /^#[0-9a-fA-F]{6}$/;
+
+/** Relative luminance of an sRGB colour `#rrggbb` (WCAG 2.x definition). */
+export function relativeLuminance(hex: string): number {
+  if (!HEX.test(hex)) throw new Error(`not a #rrggbb colour: ${hex}`);
+  const channel = (i: number): number => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    // WCAG 2.x gives 0.03928; the sRGB standard's 0.04045 gives the same result for 8-bit values.
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
+}
+
+/** Contrast ratio of two colours, from 1 (same) to 21 (black on white). Not rounded. */
+export function contrastRatio(a: string, b: string): number {
+  const la = relativeLuminance(a);
+  const lb = relativeLuminance(b);
+  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+}
+
+/** True when white text on `hex` reaches WCAG AA for normal text (≥ 4.5:1, unrounded). */
+export function whiteTextReadable(hex: string): boolean {
+  return contrastRatio(WHITE, hex) >= MIN_BUTTON_CONTRAST;
+}
+
+const chars = (s: string): number => [...s].length;
+// Control characters (a newline is allowed in the welcome text only); bidi overrides are refused too,
+// so a brand name cannot reorder the text around it.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
+const LINE_BREAK = /[\n\r]/;
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const HOSTNAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})+$`);
+
+const hexColor = z
+  .string()
+  .regex(HEX, 'must be a colour in the form #rrggbb')
+  .transform((v) => v.toLowerCase());
+
+/** Why a button colour is refused, with its ratio (to 2 places, or 3 where 2 would round up to a pass). */
+export function tooLight(hex: string): string {
+  const ratio = contrastRatio(WHITE, hex);
+  const shown = Number(ratio.toFixed(2)) >= MIN_BUTTON_CONTRAST ? (Math.floor(ratio * 1000) / 1000).toFixed(3) : ratio.toFixed(2);
+  return `is too light: white text on ${hex} has a contrast ratio of ${shown}:1; WCAG AA needs at least ${MIN_BUTTON_CONTRAST}:1 (choose a darker colour)`;
+}
+
+const welcome = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .refine((v) => chars(v) <= WELCOME_MAX_CHARS, `must be at most ${WELCOME_MAX_CHARS} characters`)
+  .refine((v) => !CONTROL.test(v), 'must be plain text without control characters');
+
+export const brandingSchema = z.strictObject({
+  brand_name: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .refine((v) => chars(v) <= BRAND_NAME_MAX_CHARS, `must be at most ${BRAND_NAME_MAX_CHARS} characters`)
+    .refine((v) => !CONTROL.test(v) && !LINE_BREAK.test(v), 'must be one line of plain text')
+    .optional()
+    .describe('Shown instead of the account name on the signing page and in emails'),
+  logo_url: z
+    .url({ protocol: /^https$/, message: 'must be an https URL' })
+    .max(2000)
+    .optional()
+    .describe('https address of the logo image'),
+  brand_color: hexColor.optional().describe('Accent colour, #rrggbb'),
+  sign_button_color: hexColor
+    .refine(whiteTextReadable, { error: (issue) => tooLight(String(issue.input)) })
+    .optional()
+    .describe('Background of the sign button, #rrggbb; its text is white, so it must reach WCAG AA contrast'),
+  custom_domain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => HOSTNAME.test(v) && !/^\d+$/.test(v.slice(v.lastIndexOf('.') + 1)), 'must be a host name such as sign.example.com')
+    .optional()
+    .describe('Host name the signing page is served at for this account'),
+  from_email: z.email().max(254).toLowerCase().optional().describe('Reply address of emails (the From address when the server allows it)'),
+  hide_powered: z.boolean().optional().describe('Hide "Powered by Tawqi" on the signing page and in emails'),
+  sign_welcome_ar: welcome.optional().describe('Welcome text of the signing page in Arabic, plain text'),
+  sign_welcome_en: welcome.optional().describe('Welcome text of the signing page in English, plain text'),
+});
+
+export type Branding = z.output<typeof brandingSchema>;
+export type BrandingInput = z.input<typeof brandingSchema>;
+export const BRANDING_FIELDS = Object.keys(brandingSchema.shape) as (keyof Branding)[];
+
+/**
+ * The branding to apply, read leniently from what is stored: each field is checked on its own and a
+ * field that fails (written by hand, or by an older version) is left out, so rendering never trusts
+ * a stored value it has not validated.
+ */
+export function brandingOf(stored: unknown): Branding {
+  const out: Record<string, unknown> = {};
+  if (typeof stored !== 'object' || stored === null) return {};
+  for (const field of BRANDING_FIELDS) {
+    const value = (stored as Record<string, unknown>)[field];
+    if (value === undefined) continue;
+    const parsed = brandingSchema.shape[field].safeParse(value);
+    if (parsed.success && parsed.data !== undefined) out[field] = parsed.data;
+  }
+  return out as Branding;
+}
+
+/**
+ * Why an account on `plan` may not have this branding, or null. The custom domain needs its plan
+ * even for test keys (spec part 5); the rest of branding is a Business plan feature (spec 2.9).
+ */
+export function brandingPlanProblem(branding: Branding, plan: PlanName): string | null {
+  if (branding.custom_domain !== undefined) {
+    const needed = missingPlanFor('custom_domain', plan, true);
+    if (needed) return `A custom domain needs the ${needed} plan or above (the account is on ${plan})`;
+  }
+  if (Object.keys(branding).length > 0 && PLANS[plan].rank < PLANS[BRANDING_PLAN].rank) {
+    return `Branding needs the ${BRANDING_PLAN} plan or above (the account is on ${plan})`;
+  }
+  return null;
+}

@@ -1,0 +1,268 @@
+import { sql } from 'kysely';
+import { ID_PREFIX } from '@tawqi/shared';
+import type { Clock } from '../clock.js';
+import { newId } from '../ids.js';
+import type { Tx } from './db.js';
+import type { EventRecord } from './events.js';
+import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
+
+/**
+ * Webhook endpoints, their deliveries and each delivery's attempts. A delivery is one event for one
+ * endpoint; it is written in the event's transaction (the outbox) and moves pending → succeeded,
+ * failed or canceled. Its attempts are a JSON array on the row (one UPDATE per attempt, no extra
+ * B-tree). Only pending rows are in the due index, so the index stays as small as the backlog.
+ */
+
+export type EndpointStatus = 'enabled' | 'disabled';
+
+export interface WebhookEndpoint {
+  id: string;
+  account_id: string;
+  livemode: boolean;
+  url: string;
+  description: string | null;
+  enabled_events: string[];
+  status: EndpointStatus;
+  /** Signs every delivery; stored as issued, never returned after creation, erased on delete. */
+  secret: string | null;
+  /** The secret before the last rotation, still signing until previous_secret_expires_at. */
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  created_via: 'api' | 'cli';
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+const endpointCodec: Codec<WebhookEndpoint> = { json: ['enabled_events'], bool: ['livemode'] };
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
+
+export interface DeliveryAttempt {
+  attempt: number;
+  /** When the attempt started (Unix seconds, the server clock). */
+  created_at: number;
+  /** The receiver's HTTP status; null when it gave none (timeout, refused, TLS or address error). */
+  response_status: number | null;
+  duration_ms: number;
+  error: string | null;
+  /** When the delivery is tried again after this attempt; null when it succeeded, gave up or was canceled. */
+  next_retry_at: number | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  trigger: 'event' | 'redeliver';
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: number | null;
+  /** Set while a dispatcher holds the delivery (an attempt in flight); a crash leaves it set and start-up releases it. */
+  leased_until: number | null;
+  attempts: DeliveryAttempt[];
+  created_at: number;
+  updated_at: number;
+}
+
+const deliveryCodec: Codec<WebhookDelivery> = { json: ['attempts'], bool: [] };
+
+/** Shared ids have no delivery prefix: a time-ordered id with the body of the endpoint kind and its own prefix. */
+export const DELIVERY_PREFIX = 'whd_';
+export function newDeliveryId(clock: Clock): string {
+  return DELIVERY_PREFIX + newId('webhookEndpoint', clock).slice(ID_PREFIX.webhookEndpoint.length);
+}
+
+/** Predicates written as literals, so SQLite can use the partial index (a bound parameter cannot prove `status = 'pending'`). */
+const PENDING = sql<boolean>`status = 'pending'`;
+
+// ---------------------------------------------------------------------------------------------
+// Endpoints
+
+export async function insertEndpoint(tx: Tx, e: WebhookEndpoint): Promise<void> {
+  await tx.insertInto('webhook_endpoints').values(encodeRow(endpointCodec, e) as never).execute();
+}
+
+/** An endpoint that is not deleted, by id alone (the CLI). */
+export async function getEndpoint(tx: Tx, id: string): Promise<WebhookEndpoint | undefined> {
+  const row = await tx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return row ? decodeRow(endpointCodec, row) : undefined;
+}
+
+/** An endpoint of the account in the key's mode that is not deleted (the API). */
+export async function findEndpoint(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<WebhookEndpoint | undefined> {
+  const e = await getEndpoint(tx, id);
+  return e && e.account_id === accountId && e.livemode === livemode ? e : undefined;
+}
+
+export async function listEndpoints(tx: Tx, q: { accountId: string; livemode?: boolean; startingAfter?: string; limit: number }): Promise<WebhookEndpoint[]> {
+  let query = tx.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', q.accountId).where('deleted_at', 'is', null);
+  if (q.livemode !== undefined) query = query.where('livemode', '=', q.livemode ? 1 : 0);
+  if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
+  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  return rows.map((r) => decodeRow(endpointCodec, r));
+}
+
+export async function updateEndpoint(tx: Tx, id: string, changes: Partial<WebhookEndpoint>): Promise<void> {
+  await tx.updateTable('webhook_endpoints').set(encodeRow(endpointCodec, changes) as never).where('id', '=', id).execute();
+}
+
+/** The enabled endpoints an event of this account and mode may go to (fan-out reads this in the event's transaction). */
+export async function enabledEndpoints(tx: Tx, accountId: string, livemode: boolean): Promise<Pick<WebhookEndpoint, 'id' | 'enabled_events'>[]> {
+  const rows = await tx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'enabled_events'])
+    .where('account_id', '=', accountId)
+    .where('livemode', '=', livemode ? 1 : 0)
+    .where('status', '=', 'enabled')
+    .where('deleted_at', 'is', null)
+    .execute();
+  return rows.map((r) => ({ id: r.id, enabled_events: JSON.parse(r.enabled_events) as string[] }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deliveries
+
+export async function insertDeliveries(tx: Tx, rows: readonly WebhookDelivery[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.insertInto('webhook_deliveries').values(rows.map((d) => encodeRow(deliveryCodec, d) as never)).execute();
+}
+
+export async function listDeliveries(tx: Tx, eventId: string, q: { startingAfter?: string; limit: number }): Promise<WebhookDelivery[]> {
+  let query = tx.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId);
+  if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
+  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  return rows.map((r) => decodeRow(deliveryCodec, r));
+}
+
+/** Cancel an endpoint's pending deliveries (disabled or deleted): they are never sent. Returns how many. */
+export async function cancelPendingDeliveries(tx: Tx, endpointId: string, now: number): Promise<number> {
+  const r = await tx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'canceled', next_attempt_at: null, leased_until: null, updated_at: now })
+    .where(PENDING)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** A due delivery with everything its attempt needs: the event, the endpoint's address and secrets, the account's version pin. */
+export interface DueDelivery {
+  id: string;
+  endpoint_id: string;
+  attempt_count: number;
+  event: EventRecord;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+  version_pin: string | null;
+}
+
+/** Due deliveries, oldest first, skipping the endpoints named in `skipEndpoints` (those already at their concurrency limit). */
+export async function dueDeliveries(tx: Tx, now: number, skipEndpoints: readonly string[], limit: number): Promise<DueDelivery[]> {
+  let query = tx
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .innerJoin('accounts as a', 'a.id', 'w.account_id')
+    .select([
+      'd.id',
+      'd.endpoint_id',
+      'd.attempt_count',
+      'e.id as event_id',
+      'e.account_id as event_account_id',
+      'e.livemode as event_livemode',
+      'e.type as event_type',
+      'e.signature_request_id as event_signature_request_id',
+      'e.data as event_data',
+      'e.request_info as event_request_info',
+      'e.created_at as event_created_at',
+      'w.url',
+      'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_expires_at',
+      'a.version_pin',
+    ])
+    .where(sql<boolean>`d.status = 'pending'`)
+    .where('d.next_attempt_at', '<=', now);
+  if (skipEndpoints.length > 0) query = query.where('d.endpoint_id', 'not in', skipEndpoints);
+  const rows = await query.orderBy('d.next_attempt_at').limit(limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    endpoint_id: r.endpoint_id,
+    attempt_count: r.attempt_count,
+    // The same decoding as store/events.ts, so the body is exactly what GET /events/{id} returns.
+    event: {
+      id: r.event_id,
+      account_id: r.event_account_id,
+      livemode: r.event_livemode === 1,
+      type: r.event_type,
+      signature_request_id: r.event_signature_request_id,
+      data: JSON.parse(r.event_data) as EventRecord['data'],
+      request_info: r.event_request_info === null ? null : (JSON.parse(r.event_request_info) as EventRecord['request_info']),
+      created_at: r.event_created_at,
+    },
+    url: r.url,
+    secret: r.secret ?? '',
+    previous_secret: r.previous_secret,
+    previous_secret_expires_at: r.previous_secret_expires_at,
+    version_pin: r.version_pin,
+  }));
+}
+
+/** Take deliveries for an attempt: they stop being due until the lease ends (or start-up releases it). */
+export async function leaseDeliveries(tx: Tx, ids: readonly string[], until: number): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.updateTable('webhook_deliveries').set({ next_attempt_at: until, leased_until: until }).where('id', 'in', ids).execute();
+}
+
+export interface AttemptResult {
+  deliveryId: string;
+  entry: Omit<DeliveryAttempt, 'next_retry_at'>;
+  /** succeeded, or pending with a retry time, or failed (retries exhausted). */
+  outcome: { status: 'succeeded' } | { status: 'pending'; retryAt: number } | { status: 'failed' };
+  now: number;
+}
+
+/**
+ * Record attempts and their outcome. A delivery canceled while its attempt was in flight stays
+ * canceled (the attempt is still logged, with no retry). SET expressions see the row as it was.
+ */
+export async function recordAttempts(tx: Tx, results: readonly AttemptResult[]): Promise<void> {
+  for (const r of results) {
+    const retryAt = r.outcome.status === 'pending' ? r.outcome.retryAt : null;
+    const entry = JSON.stringify({ ...r.entry, next_retry_at: null });
+    await sql`
+      UPDATE webhook_deliveries SET
+        attempt_count = attempt_count + 1,
+        status = CASE WHEN status = 'pending' THEN ${r.outcome.status} ELSE status END,
+        next_attempt_at = CASE WHEN status = 'pending' THEN ${retryAt} ELSE NULL END,
+        leased_until = NULL,
+        attempts = json_insert(attempts, '$[#]', json_set(json(${entry}), '$.next_retry_at', CASE WHEN status = 'pending' THEN ${retryAt} ELSE NULL END)),
+        updated_at = ${r.now}
+      WHERE id = ${r.deliveryId}`.execute(tx);
+  }
+}
+
+/**
+ * Start-up: deliveries leased by a process that is gone (killed mid-attempt) are due again at once.
+ * One server process per database (as for idempotency claims), so every lease found is stale.
+ */
+export async function releaseLeases(tx: Tx, now: number): Promise<number> {
+  const r = await tx
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: now, leased_until: null })
+    .where(PENDING)
+    .where('leased_until', 'is not', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** Counts by status, for the CLI and the benchmark. */
+export async function deliveryCounts(tx: Tx): Promise<Record<DeliveryStatus, number>> {
+  const rows = await tx.selectFrom('webhook_deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+  const counts: Record<DeliveryStatus, number> = { pending: 0, succeeded: 0, failed: 0, canceled: 0 };
+  for (const r of rows) counts[r.status as DeliveryStatus] = Number(r.n);
+  return counts;
+}
