@@ -30,9 +30,5 @@ const app = express();
 app.use(express.json());
 app.post('/api/v1/signature_requests', (req, res) => void res.status(201).json(create(req.body as Body)));
 const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`listening ${(server.address() as AddressInfo).port}`));
-process.on('SIGTERM', () => {
-  server.closeAllConnections();
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(0);
-});
+const stop = () => (server.closeAllConnections(), db.close(), rmSync(dir, { recursive: true, force: true }), process.exit(0));
+process.on('SIGTERM', stop).on('SIGINT', stop);

@@ -106,8 +106,8 @@ function killAllNow(): void {
 process.on('exit', killAllNow);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    killAllNow();
-    process.exit(130);
+    // Children clean up their temp data on SIGTERM; SIGKILL (on exit) only if they hang.
+    void Promise.all([...children].map(stopChild)).finally(() => process.exit(130));
   });
 }
 

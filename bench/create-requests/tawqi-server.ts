@@ -22,28 +22,39 @@ import { updateAccount } from '../../server/src/store/accounts.js';
 import { SIGNERS } from './workload.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-'));
-const running = await startServer(
-  loadConfig({
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: process.env.PORT ?? '0',
-    TAWQI_LOG_LEVEL: 'silent',
-    TAWQI_RATE_LIMIT: '100000000',
-    TAWQI_IP_RATE_LIMIT: '100000000',
-  }),
-);
+async function setUp() {
+  const running = await startServer(
+    loadConfig({
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: process.env.PORT ?? '0',
+      TAWQI_LOG_LEVEL: 'silent',
+      TAWQI_RATE_LIMIT: '100000000',
+      TAWQI_IP_RATE_LIMIT: '100000000',
+    }),
+  );
+  const created = await createAccount(running.ctx.store, systemClock, {
+    name: 'Benchmark Co',
+    plan: 'enterprise',
+    planExpiresAt: Math.floor(Date.now() / 1000) + 365 * 86400,
+    kyb: 'approved',
+    balanceSends: 100_000_000,
+    walletMinor: 0,
+    currency: running.ctx.config.TAWQI_CURRENCY,
+  });
+  // Test keys may only send to team emails; live keys do not need this, but the account is the same for both.
+  await running.ctx.store.tx((trx) => updateAccount(trx, created.account.id, { team_emails: SIGNERS.map((s) => s.email) }));
+  return { running, keys: created.keys };
+}
 
-const created = await createAccount(running.ctx.store, systemClock, {
-  name: 'Benchmark Co',
-  plan: 'enterprise',
-  planExpiresAt: Math.floor(Date.now() / 1000) + 365 * 86400,
-  kyb: 'approved',
-  balanceSends: 100_000_000,
-  walletMinor: 0,
-  currency: running.ctx.config.TAWQI_CURRENCY,
-});
-// Test keys may only send to team emails; live keys do not need this, but the account is the same for both.
-await running.ctx.store.tx((trx) => updateAccount(trx, created.account.id, { team_emails: SIGNERS.map((s) => s.email) }));
+let setup: Awaited<ReturnType<typeof setUp>>;
+try {
+  setup = await setUp();
+} catch (err) {
+  rmSync(dataDir, { recursive: true, force: true });
+  throw err;
+}
+const { running, keys } = setup;
 
 let stopping = false;
 async function stop(): Promise<void> {
@@ -60,4 +71,4 @@ process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
 
 const port = Number(new URL(running.url).port);
-console.log(JSON.stringify({ listening: port, key: created.keys.secret_live, test_key: created.keys.secret_test }));
+console.log(JSON.stringify({ listening: port, key: keys.secret_live, test_key: keys.secret_test }));

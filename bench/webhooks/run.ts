@@ -10,6 +10,7 @@
  *            throughput, deliveries/s = deliveries ÷ (last receipt − first commit);
  *   paced  — events committed at BENCH_WEBHOOK_RATE events/s (default 350, i.e. 1,050 deliveries/s):
  *            the delay from an event's commit to its receipt when the dispatcher keeps up.
+ * BENCH_WEBHOOK_PROFILE_DIR=<dir> writes a CPU profile of the server process (node --cpu-prof).
  * Output: one JSON line per phase, then a summary line with the targets (≥ 1,000 deliveries/s in
  * the burst; p50 < 50 ms in the paced phase). Exit 1 when a delivery is missing or malformed.
  */
@@ -35,8 +36,8 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-function start(file: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(file, import.meta.url)), ...args], { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+function start(file: string, args: string[], env: NodeJS.ProcessEnv = process.env, nodeArgs: string[] = []): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  const child = spawn(process.execPath, [...process.execArgv, ...nodeArgs, fileURLToPath(new URL(file, import.meta.url)), ...args], { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return new Promise((resolve, reject) => {
@@ -83,7 +84,9 @@ try {
     }
   });
   const urls = ports.map((p) => `https://localhost:${p}/hooks`);
-  const server = await start('./server.ts', urls, { ...process.env, NODE_EXTRA_CA_CERTS: ca.caFile });
+  // BENCH_WEBHOOK_PROFILE_DIR: write a CPU profile of the server process there (--cpu-prof).
+  const profile = process.env.BENCH_WEBHOOK_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WEBHOOK_PROFILE_DIR}`] : [];
+  const server = await start('./server.ts', urls, { ...process.env, NODE_EXTRA_CA_CERTS: ca.caFile }, profile);
   note(`server and ${RECEIVERS} receivers ready; ${EVENTS} events per phase`);
 
   const results: Record<string, Record<string, unknown>> = {};

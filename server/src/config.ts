@@ -65,6 +65,13 @@ export const configSchema = z.object({
   TAWQI_SMTP_ACCOUNT_FROM: bool
     .default(false)
     .describe("Send from an account's branding from_email (From header); only when the relay may send for those domains (SPF, DKIM, DMARC). Otherwise from_email is the Reply-To and From is TAWQI_SMTP_FROM with the brand name"),
+  // Trust material (server/src/sealing/pki/README.md). Unset: the built-in seal and TSA under DATA_DIR/pki.
+  TAWQI_SEAL_P12: z.string().min(1).optional().describe('PKCS#12 file (.p12/.pfx) with the seal certificate, its key and chain, used instead of the built-in seal'),
+  TAWQI_SEAL_P12_PASSWORD: z.string().min(1).optional().describe('Password of TAWQI_SEAL_P12'),
+  TAWQI_TSA_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('External RFC 3161 time-stamping authority used instead of the built-in TSA (POST application/timestamp-query)'),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -89,6 +96,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const identity = [parsed.data.TAWQI_IDENTITY_PROVIDER_URL, parsed.data.TAWQI_IDENTITY_PROVIDER_KEY, parsed.data.TAWQI_IDENTITY_CALLBACK_SECRET];
   if (identity.some(Boolean) && !identity.every(Boolean)) {
     throw new ConfigError('Invalid setting:\n  TAWQI_IDENTITY_PROVIDER_URL, TAWQI_IDENTITY_PROVIDER_KEY and TAWQI_IDENTITY_CALLBACK_SECRET must be set together');
+  }
+  if (Boolean(parsed.data.TAWQI_SEAL_P12) !== Boolean(parsed.data.TAWQI_SEAL_P12_PASSWORD)) {
+    throw new ConfigError('Invalid setting:\n  TAWQI_SEAL_P12 and TAWQI_SEAL_P12_PASSWORD must be set together');
   }
   const smtp = smtpProblems(parsed.data);
   if (smtp.length > 0) throw new ConfigError(`Invalid setting:\n${smtp.map((l) => `  ${l}`).join('\n')}`);

@@ -6,13 +6,20 @@ import path from 'node:path';
 export interface ServerSecrets {
   /** HMAC key for signing-link tokens: links are derived, so no token is stored at all. */
   linkKey: Buffer;
+  /** HMAC key for document hashes (verification compares the stored text against it). */
+  documentKey: Buffer;
 }
 
 export function loadSecrets(dataDir: string): ServerSecrets {
   const file = path.join(dataDir, 'secrets.json');
   if (!existsSync(file)) {
-    writeFileSync(file, JSON.stringify({ link_key: randomBytes(32).toString('hex') }), { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, JSON.stringify({ link_key: randomBytes(32).toString('hex'), document_key: randomBytes(32).toString('hex') }), { mode: 0o600, flag: 'wx' });
   }
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as { link_key: string };
-  return { linkKey: Buffer.from(raw.link_key, 'hex') };
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as { link_key: string; document_key?: string };
+  if (!raw.document_key) {
+    // Secrets added by later versions are created on the next start, keeping the existing ones.
+    raw.document_key = randomBytes(32).toString('hex');
+    writeFileSync(file, JSON.stringify(raw), { mode: 0o600 });
+  }
+  return { linkKey: Buffer.from(raw.link_key, 'hex'), documentKey: Buffer.from(raw.document_key, 'hex') };
 }

@@ -20,6 +20,7 @@ import { transportFromConfig } from './delivery/index.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { loadOrCreatePki, Pkcs12Error, pkiOptionsFromConfig, type Pki } from './sealing/pki/index.js';
 
 export interface RunningServer {
   url: string;
@@ -64,6 +65,22 @@ export interface StartOptions {
   webhookCa?: string;
 }
 
+/**
+ * Load or create DATA_DIR/pki. Until the listen address is known (PORT 0), certificates name the
+ * configured address; startServer corrects that with setPublicUrl once listening.
+ */
+async function startPki(config: Config, store: Store, clock: Clock, log: Logger): Promise<Pki> {
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  const provisional = config.TAWQI_PUBLIC_URL ?? `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${config.PORT}`;
+  try {
+    return await loadOrCreatePki(config.DATA_DIR, clock, provisional, pkiOptionsFromConfig(config, log));
+  } catch (err) {
+    await store.close();
+    if (err instanceof Pkcs12Error) throw new ConfigError(`Invalid setting:\n  TAWQI_SEAL_P12: ${err.message}`);
+    throw err;
+  }
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   checkTransport(config);
   const clock = options.clock ?? systemClock;
@@ -83,7 +100,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     });
   }
 
-  const ctx: AppContext = { config, store, clock, log, secrets: loadSecrets(config.DATA_DIR), publicUrl: config.TAWQI_PUBLIC_URL ?? '', afterCommit: () => {} };
+  const pki = await startPki(config, store, clock, log);
+  const ctx: AppContext = { config, store, clock, log, secrets: loadSecrets(config.DATA_DIR), publicUrl: config.TAWQI_PUBLIC_URL ?? '', afterCommit: () => {}, pki };
   // SMTP when configured; otherwise undefined, and outgoing messages are kept as 'held' (tawqi mail list).
   ctx.transport = transportFromConfig(config);
   const jobs = new JobRunner(ctx, JOB_HANDLERS);
@@ -117,6 +135,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${addr.port}`;
   if (!ctx.publicUrl) ctx.publicUrl = url;
+  // Without TAWQI_PUBLIC_URL the leaf certificates' AIA/CRL URLs name the address actually listened on.
+  await pki.setPublicUrl(ctx.publicUrl);
   return {
     url,
     ctx,

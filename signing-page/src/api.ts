@@ -81,8 +81,9 @@ export class Api {
   verifyOtp(code: string): Promise<State> {
     return this.call('POST', '/otp/verify', { code });
   }
-  startIdentity(): Promise<{ url: string }> {
-    return this.call('POST', '/identity/start');
+  /** `returnUrl`: where the provider (or the test simulation) sends the signer back — this page. */
+  startIdentity(returnUrl: string): Promise<{ url: string }> {
+    return this.call('POST', '/identity/start', { return_url: returnUrl });
   }
   sign(signature: string): Promise<State> {
     return this.call('POST', '/sign', { signature, consent: true });

@@ -15,10 +15,13 @@ import { signerRoutes } from './routes/signers.js';
 import { eventRoutes } from './routes/events.js';
 import { signingSessionRoutes } from './routes/signingSessions.js';
 import { signingRouter } from './signing/router.js';
+import { verificationRoutes } from './routes/verifications.js';
+import { documentRoutes } from './routes/documents.js';
 import { identityRouter, identityRoutes } from './routes/identity.js';
 import { webhookEndpointRoutes } from './routes/webhookEndpoints.js';
+import { pkiRouter } from './pkiRouter.js';
 
-export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes, ...identityRoutes, ...webhookEndpointRoutes];
+export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes, ...documentRoutes, ...verificationRoutes, ...identityRoutes, ...webhookEndpointRoutes];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
 
 /** Assemble the Express app: one router serves /api/v1 and its English alias /en/api/v1. */
@@ -34,6 +37,7 @@ export function createApp(ctx: AppContext): express.Express {
   const openapi = buildOpenApi(API_ROUTES);
   const publicRouter = express.Router();
   publicRouter.get('/openapi.json', (_req, res) => void res.json(openapi));
+  mountRoutes(publicRouter, ctx, API_ROUTES.filter((r) => r.access === 'public'));
 
   const api = express.Router({ strict: false });
   api.use(ipRateLimit(ctx));
@@ -43,12 +47,13 @@ export function createApp(ctx: AppContext): express.Express {
   api.use(publishableQuota(ctx));
   api.use(express.json({ limit: ctx.config.TAWQI_BODY_LIMIT_BYTES, type: () => true }));
   api.use(idempotency(ctx));
-  mountRoutes(api, ctx, API_ROUTES);
+  mountRoutes(api, ctx, API_ROUTES.filter((r) => r.access !== 'public'));
   api.use(unmatched(API_ROUTES));
 
   for (const prefix of API_PREFIXES) app.use(prefix, api);
   app.use('/sign', ipRateLimit(ctx), signingRouter(ctx));
   app.use(identityRouter(ctx));
+  app.use(pkiRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   app.use(errorHandler(ctx));
   return app;

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { ServerSecrets } from '../secrets.js';
 import type { Store } from '../store/db.js';
 import type { MessageTransport } from '../delivery/transport.js';
+import type { Pki } from '../sealing/pki/index.js';
 
 /** What services need: no HTTP. The HTTP layer's AppContext extends it. */
 export interface ServiceContext {
@@ -18,4 +19,6 @@ export interface ServiceContext {
   afterCommit: () => void;
   /** Outbound messages; absent when no transport is configured (messages are then held). */
   transport?: MessageTransport;
+  /** Local CA, seal, TSA, OCSP/CRL and the evidence key (server/src/sealing/pki). */
+  pki: Pki;
 }

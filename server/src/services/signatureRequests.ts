@@ -24,6 +24,7 @@ import {
 } from '../store/signatureRequests.js';
 import { findTemplate } from '../store/templates.js';
 import { hashCode } from './codes.js';
+import { recordCompletion } from './completion.js';
 import type { ServiceContext } from './context.js';
 import { emitEvent } from './events.js';
 import { invitationMessage } from './invitations.js';
@@ -374,6 +375,7 @@ export async function applyRequestMove(ctx: ServiceContext, trx: Db, current: Re
   }
   Object.assign(current.request, changes);
   await updateRequest(trx, current.request.id, changes);
+  if (move.to === 'completed') await recordCompletion(ctx, trx, current.request, current.signers);
   for (const type of move.events) await emitRequestEvent(ctx, trx, type, current.request, current.signers);
 }
 

@@ -142,6 +142,8 @@ export async function pageState(ctx: ServiceContext, p: PageContext) {
   return {
     language: p.request.language,
     livemode: p.request.livemode,
+    /** The server's clock (Unix seconds), for countdowns that must agree with the server. */
+    server_time: now,
     step,
     closed_reason: step === 'closed' ? p.request.status : null,
     request: { id: p.request.id, title: p.request.title, status: p.request.status, legal_level: p.request.legal_level },

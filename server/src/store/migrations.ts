@@ -293,8 +293,36 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL
       ) STRICT;
-      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, endpoint_id) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, endpoint_id, id) WHERE status = 'pending';
       CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
+    `,
+  },
+  {
+    id: 5,
+    name: 'sealing: stored documents, final PDFs, evidence records, verifications',
+    sql: `
+      CREATE TABLE sealed_documents (
+        signature_request_id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        livemode INTEGER NOT NULL,
+        reference TEXT NOT NULL UNIQUE,
+        document_text TEXT NOT NULL,
+        document_hash TEXT NOT NULL,
+        pdf_status TEXT NOT NULL CHECK (pdf_status IN ('pending','ready','unavailable')),
+        pdf_file TEXT,
+        pdf_sha256 TEXT,
+        error TEXT,
+        created_at INTEGER NOT NULL,
+        sealed_at INTEGER
+      ) STRICT;
+      CREATE TABLE evidence_records (
+        signature_request_id TEXT PRIMARY KEY,
+        record_raw TEXT NOT NULL,
+        signature TEXT NOT NULL,
+        public_key TEXT NOT NULL,
+        timestamp_token TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
     `,
   },
 ];

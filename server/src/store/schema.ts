@@ -277,7 +277,33 @@ export interface WebhookDeliveriesTable {
   updated_at: number;
 }
 
+export interface SealedDocumentsTable {
+  signature_request_id: string;
+  account_id: string;
+  livemode: number;
+  reference: string;
+  document_text: string;
+  document_hash: string;
+  pdf_status: 'pending' | 'ready' | 'unavailable';
+  pdf_file: string | null;
+  pdf_sha256: string | null;
+  error: string | null;
+  created_at: number;
+  sealed_at: number | null;
+}
+
+export interface EvidenceRecordsTable {
+  signature_request_id: string;
+  record_raw: string;
+  signature: string;
+  public_key: string;
+  timestamp_token: string;
+  created_at: number;
+}
+
 export interface Database {
+  sealed_documents: SealedDocumentsTable;
+  evidence_records: EvidenceRecordsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   page_sessions: PageSessionsTable;

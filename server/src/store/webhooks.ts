@@ -146,7 +146,23 @@ export async function cancelPendingDeliveries(tx: Tx, endpointId: string, now: n
   return Number(r.numUpdatedRows);
 }
 
-/** A due delivery with everything its attempt needs: the event, the endpoint's address and secrets, the account's version pin. */
+/** A due delivery: which endpoint it goes to (read from the due index alone, to pick within the concurrency limits). */
+export interface DueCandidate {
+  id: string;
+  endpoint_id: string;
+}
+
+/**
+ * Due deliveries, oldest first, skipping the endpoints named in `skipEndpoints` (those already at
+ * their concurrency limit). A scan of the partial due index only (it covers these columns).
+ */
+export async function dueCandidates(tx: Tx, now: number, skipEndpoints: readonly string[], limit: number): Promise<DueCandidate[]> {
+  let query = tx.selectFrom('webhook_deliveries').select(['id', 'endpoint_id']).where(PENDING).where('next_attempt_at', '<=', now);
+  if (skipEndpoints.length > 0) query = query.where('endpoint_id', 'not in', skipEndpoints);
+  return query.orderBy('next_attempt_at').limit(limit).execute();
+}
+
+/** A claimed delivery with everything its attempt needs: the event, the endpoint's address and secrets, the account's version pin. */
 export interface DueDelivery {
   id: string;
   endpoint_id: string;
@@ -159,9 +175,9 @@ export interface DueDelivery {
   version_pin: string | null;
 }
 
-/** Due deliveries, oldest first, skipping the endpoints named in `skipEndpoints` (those already at their concurrency limit). */
-export async function dueDeliveries(tx: Tx, now: number, skipEndpoints: readonly string[], limit: number): Promise<DueDelivery[]> {
-  let query = tx
+export async function deliveriesToSend(tx: Tx, ids: readonly string[]): Promise<DueDelivery[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
@@ -184,10 +200,8 @@ export async function dueDeliveries(tx: Tx, now: number, skipEndpoints: readonly
       'w.previous_secret_expires_at',
       'a.version_pin',
     ])
-    .where(sql<boolean>`d.status = 'pending'`)
-    .where('d.next_attempt_at', '<=', now);
-  if (skipEndpoints.length > 0) query = query.where('d.endpoint_id', 'not in', skipEndpoints);
-  const rows = await query.orderBy('d.next_attempt_at').limit(limit).execute();
+    .where('d.id', 'in', ids)
+    .execute();
   return rows.map((r) => ({
     id: r.id,
     endpoint_id: r.endpoint_id,
@@ -225,23 +239,31 @@ export interface AttemptResult {
   now: number;
 }
 
+/** Rows per UPDATE when recording attempts (5 bound values each, well under SQLite's limit). */
+const RECORD_CHUNK = 500;
+
 /**
- * Record attempts and their outcome. A delivery canceled while its attempt was in flight stays
- * canceled (the attempt is still logged, with no retry). SET expressions see the row as it was.
+ * Record attempts and their outcome, one UPDATE … FROM (VALUES …) per chunk. A delivery canceled
+ * while its attempt was in flight stays canceled (the attempt is still logged, with no retry).
+ * SET expressions see the row as it was before the update.
  */
 export async function recordAttempts(tx: Tx, results: readonly AttemptResult[]): Promise<void> {
-  for (const r of results) {
-    const retryAt = r.outcome.status === 'pending' ? r.outcome.retryAt : null;
-    const entry = JSON.stringify({ ...r.entry, next_retry_at: null });
+  for (let i = 0; i < results.length; i += RECORD_CHUNK) {
+    const values = results.slice(i, i + RECORD_CHUNK).map((r) => {
+      const retryAt = r.outcome.status === 'pending' ? r.outcome.retryAt : null;
+      return sql`(${r.deliveryId}, ${r.outcome.status}, ${retryAt}, ${JSON.stringify({ ...r.entry, next_retry_at: null })}, ${r.now})`;
+    });
     await sql`
-      UPDATE webhook_deliveries SET
-        attempt_count = attempt_count + 1,
-        status = CASE WHEN status = 'pending' THEN ${r.outcome.status} ELSE status END,
-        next_attempt_at = CASE WHEN status = 'pending' THEN ${retryAt} ELSE NULL END,
+      WITH r(id, outcome, retry_at, entry, now) AS (VALUES ${sql.join(values)})
+      UPDATE webhook_deliveries AS d SET
+        attempt_count = d.attempt_count + 1,
+        status = CASE WHEN d.status = 'pending' THEN r.outcome ELSE d.status END,
+        next_attempt_at = CASE WHEN d.status = 'pending' THEN r.retry_at ELSE NULL END,
         leased_until = NULL,
-        attempts = json_insert(attempts, '$[#]', json_set(json(${entry}), '$.next_retry_at', CASE WHEN status = 'pending' THEN ${retryAt} ELSE NULL END)),
-        updated_at = ${r.now}
-      WHERE id = ${r.deliveryId}`.execute(tx);
+        attempts = json_insert(d.attempts, '$[#]', json_set(json(r.entry), '$.next_retry_at', CASE WHEN d.status = 'pending' THEN r.retry_at ELSE NULL END)),
+        updated_at = r.now
+      FROM r
+      WHERE d.id = r.id`.execute(tx);
   }
 }
 

@@ -2,7 +2,7 @@ import type https from 'node:https';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../services/context.js';
 import { presentEvent } from '../services/events.js';
-import { dueDeliveries, leaseDeliveries, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
+import { dueCandidates, deliveriesToSend, leaseDeliveries, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
 import { signingSecrets } from './endpoints.js';
 import { systemResolver, type Resolver } from './reachability.js';
 import { nextRetryAt } from './schedule.js';
@@ -29,8 +29,11 @@ export interface DispatcherOptions {
 }
 
 const USER_AGENT = 'Tawqi-Webhooks/1';
-/** How many due deliveries one claim reads at most. */
-const CLAIM_BATCH = 200;
+/**
+ * How many due deliveries one claim reads at most. Small: in the steady state a claim fills the one
+ * slot an answer freed, and the loop claims again while slots and due deliveries remain.
+ */
+const CLAIM_BATCH = 32;
 /** A lease outlives any attempt: the deadline plus a minute. */
 const LEASE_MARGIN_SECONDS = 60;
 
@@ -128,17 +131,17 @@ export class WebhookDispatcher {
       const full = [...this.perEndpoint].filter(([, n]) => n >= this.opts.endpointConcurrency).map(([id]) => id);
       const room = this.opts.concurrency - this.active;
       const taken = await this.ctx.store.tx(async (trx) => {
-        const due = await dueDeliveries(trx, now, full, Math.min(room, CLAIM_BATCH));
+        const due = await dueCandidates(trx, now, full, Math.min(room, CLAIM_BATCH));
         const counts = new Map(this.perEndpoint);
-        const picked: DueDelivery[] = [];
+        const picked: string[] = [];
         for (const d of due) {
           const n = counts.get(d.endpoint_id) ?? 0;
           if (n >= this.opts.endpointConcurrency) continue;
           counts.set(d.endpoint_id, n + 1);
-          picked.push(d);
+          picked.push(d.id);
         }
-        await leaseDeliveries(trx, picked.map((d) => d.id), now + Math.ceil(this.opts.timeoutMs / 1000) + LEASE_MARGIN_SECONDS);
-        return picked;
+        await leaseDeliveries(trx, picked, now + Math.ceil(this.opts.timeoutMs / 1000) + LEASE_MARGIN_SECONDS);
+        return deliveriesToSend(trx, picked);
       });
       if (taken.length === 0) break;
       for (const d of taken) this.begin(d);

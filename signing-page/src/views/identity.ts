@@ -14,7 +14,8 @@ const HIDDEN_POLL_MS = 15_000;
 
 /** Ask the server for the verification URL and go there (same window: in a frame, the frame). */
 function startVerification(ctx: ViewContext, trigger: HTMLButtonElement): void {
-  void ctx.act([trigger], () => ctx.api.startIdentity()).then((answer) => {
+  const back = window.location.href.split('#')[0] ?? window.location.href;
+  void ctx.act([trigger], () => ctx.api.startIdentity(back)).then((answer) => {
     if (!answer) return;
     const url = safeUrl(answer.url, { allowRelative: true });
     if (!url) {

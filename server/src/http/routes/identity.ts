@@ -214,7 +214,9 @@ function sendPage(res: Response, status: number, html: string): void {
   res.status(status);
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+  // same-origin: the token in the URL never leaves the site, and the page's own POST still carries
+  // its Origin (no-referrer would make browsers send `Origin: null`, which refuseCrossSite refuses).
+  res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");

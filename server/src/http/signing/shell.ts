@@ -38,7 +38,7 @@ export function sendShell(res: Response, o: ShellOptions, status = 200): void {
   const title = o.language === 'ar' ? 'توقيع المستند' : 'Sign the document';
   const body = o.message
     ? `<main id="app" class="message"><h1>${escapeHtml(o.message.title)}</h1><p>${escapeHtml(o.message.text)}</p></main>`
-    : `<main id="app" aria-live="polite"></main>
+    : `<main id="app"></main>
   <noscript>${o.language === 'ar' ? 'تحتاج هذه الصفحة إلى JavaScript.' : 'This page needs JavaScript.'}</noscript>
   <script type="module" src="/sign/assets/app.js"></script>`;
   res.status(status).type('html').send(`<!doctype html>

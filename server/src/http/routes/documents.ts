@@ -1,0 +1,133 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { ApiError } from '../../errors.js';
+import { loadOwned } from '../../services/signatureRequests.js';
+import { documentHtml } from '../../sealing/documentHtml.js';
+import { finalDocumentInput } from '../../sealing/input.js';
+import { renderCertificatePdf } from '../../sealing/pdf/index.js';
+import { getEvidence, getSealedDocument, type SealedDocument } from '../../store/sealing.js';
+import type { AppContext } from '../context.js';
+import { defineRoute } from './registry.js';
+import type { Request } from 'express';
+
+const downloadSchema = z.object({
+  object: z.literal('download'),
+  pdf_url: z.string().nullable(),
+  pdf_status: z.enum(['pending', 'ready', 'unavailable']),
+  pdf_sha256: z.string().nullable(),
+  final_document_url: z.string(),
+  reference: z.string(),
+});
+
+/** The sealed document of a completed request of this key's account and mode; 400 before completion. */
+async function completedDocument(ctx: AppContext, req: Request): Promise<SealedDocument> {
+  const { request } = await loadOwned(ctx.store.db, req.tawqi.auth!, String(req.params.id));
+  const sealed = request.status === 'completed' ? await getSealedDocument(ctx.store.db, request.id) : undefined;
+  if (!sealed) throw new ApiError('request_not_completed', 'id');
+  return sealed;
+}
+
+export function pdfPath(dataDir: string, requestId: string): string {
+  return path.join(dataDir, 'documents', `${requestId}.pdf`);
+}
+
+export const documentRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/signature_requests/:id/download',
+    summary: 'Where the final document is: pdf_status pending → ready (or unavailable: use final_document_url)',
+    tag: 'documents',
+    access: 'key',
+    status: 200,
+    response: downloadSchema,
+    errors: ['not_found', 'request_not_completed'],
+    handle: async (ctx, { req, res }) => {
+      const d = await completedDocument(ctx, req);
+      const base = `${ctx.publicUrl}/api/v1/signature_requests/${d.signature_request_id}`;
+      res.json({
+        object: 'download',
+        pdf_url: d.pdf_status === 'ready' ? `${base}/download/pdf` : null,
+        pdf_status: d.pdf_status,
+        pdf_sha256: d.pdf_sha256,
+        final_document_url: `${base}/document`,
+        reference: d.reference,
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/signature_requests/:id/download/pdf',
+    summary: 'The final PDF (secret key); X-File-Sha256 equals pdf_sha256',
+    tag: 'documents',
+    access: 'secret',
+    status: 200,
+    produces: 'application/pdf',
+    errors: ['not_found', 'request_not_completed', 'pdf_not_ready', 'pdf_unavailable', 'forbidden'],
+    handle: async (ctx, { req, res }) => {
+      const d = await completedDocument(ctx, req);
+      if (d.pdf_status === 'pending') throw new ApiError('pdf_not_ready', 'id', {}, { 'Retry-After': '2' });
+      if (d.pdf_status === 'unavailable') throw new ApiError('pdf_unavailable', 'id', { final_document_url: `${ctx.publicUrl}/api/v1/signature_requests/${d.signature_request_id}/document` });
+      const bytes = await readFile(pdfPath(ctx.config.DATA_DIR, d.signature_request_id));
+      res.setHeader('X-File-Sha256', d.pdf_sha256!);
+      res.setHeader('Content-Disposition', `attachment; filename="${d.reference}.pdf"`);
+      res.type('application/pdf').send(bytes);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/signature_requests/:id/document',
+    summary: 'The final document as HTML (final_document_url): served even when the PDF is unavailable (secret key)',
+    tag: 'documents',
+    access: 'secret',
+    status: 200,
+    produces: 'text/html',
+    errors: ['not_found', 'request_not_completed', 'forbidden'],
+    handle: async (ctx, { req, res }) => {
+      const d = await completedDocument(ctx, req);
+      const input = await finalDocumentInput(ctx, ctx.store.db, d);
+      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+      res.type('html').send(documentHtml(input));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/signature_requests/:id/certificate',
+    summary: 'The completion certificate alone, as PDF (secret key)',
+    tag: 'documents',
+    access: 'secret',
+    status: 200,
+    produces: 'application/pdf',
+    errors: ['not_found', 'request_not_completed', 'forbidden'],
+    handle: async (ctx, { req, res }) => {
+      const d = await completedDocument(ctx, req);
+      const bytes = await renderCertificatePdf(await finalDocumentInput(ctx, ctx.store.db, d));
+      res.setHeader('Content-Disposition', `attachment; filename="${d.reference}-certificate.pdf"`);
+      res.type('application/pdf').send(Buffer.from(bytes));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/signature_requests/:id/evidence',
+    summary: 'The sealed evidence record (live requests; 404 until sealed): record_raw (RFC 8785), Ed25519 signature, public key, RFC 3161 token',
+    tag: 'documents',
+    access: 'secret',
+    status: 200,
+    errors: ['not_found', 'forbidden'],
+    handle: async (ctx, { req, res }) => {
+      const { request } = await loadOwned(ctx.store.db, req.tawqi.auth!, String(req.params.id));
+      const e = await getEvidence(ctx.store.db, request.id);
+      if (!e) throw new ApiError('not_found', 'id', {}, {}, { en: 'No sealed evidence record for this request (yet).', ar: 'لا يوجد سجل أدلة مختوم لهذا الطلب (بعد).' });
+      res.json({
+        object: 'evidence_record',
+        signature_request: request.id,
+        reference: request.reference,
+        record_raw: e.record_raw,
+        signature: { algorithm: 'Ed25519', value: e.signature },
+        public_key: e.public_key,
+        timestamp: { format: 'rfc3161', hash_alg: 'sha-256', token: e.timestamp_token },
+        created_at: e.created_at,
+      });
+    },
+  }),
+];

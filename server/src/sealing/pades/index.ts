@@ -1,0 +1,18 @@
+/** PAdES baseline B-T / B-LT signing: the public surface of sealing/pades. */
+export { appendSignature, completePades, completePadesFromCms, preparePades, signPades } from './pades.js';
+export { appendDss } from './dss.js';
+export { MIN_PLACEHOLDER_BYTES, SUBFILTER } from './placeholder.js';
+export {
+  PadesError,
+  type CompletePadesOptions,
+  type PadesErrorCode,
+  type PadesKeyAlgorithm,
+  type PadesLevel,
+  type PadesPlaceholderOptions,
+  type PadesSigner,
+  type PreparePadesOptions,
+  type PreparedPades,
+  type RevocationData,
+  type SignPadesOptions,
+  type TimestampFn,
+} from './types.js';

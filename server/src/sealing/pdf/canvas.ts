@@ -1,0 +1,172 @@
+/**
+ * Drawing on pdf-lib pages with our own content streams: shaped text (glyph by glyph, GPOS offsets
+ * honoured), rules, boxes, images and transparency. pdf-lib's drawText is not used — it places
+ * glyphs by their advance only (Arabic dots and hamzas land in the wrong place) and writes a
+ * ToUnicode map by glyph (see documentFont.ts).
+ */
+import { deflateSync } from 'node:zlib';
+import { PDFName, PDFRawStream, type PDFDict, type PDFDocument, type PDFPage, type PDFRef } from 'pdf-lib';
+import { DocumentFont } from './documentFont.js';
+import type { Face } from './fonts.js';
+import type { TextLine } from './text.js';
+
+export interface Rgb {
+  readonly r: number;
+  readonly g: number;
+  readonly b: number;
+}
+
+export const rgbHex = (hex: string): Rgb => ({
+  r: parseInt(hex.slice(1, 3), 16) / 255,
+  g: parseInt(hex.slice(3, 5), 16) / 255,
+  b: parseInt(hex.slice(5, 7), 16) / 255,
+});
+
+/** A number for a content stream: at most three decimals, never exponent notation or "-0". */
+export function num(v: number): string {
+  const r = Math.round(v * 1000) / 1000;
+  return r === 0 ? '0' : String(r);
+}
+
+const color = (c: Rgb) => `${num(c.r)} ${num(c.g)} ${num(c.b)}`;
+
+/** The document being drawn: its pages, and the fonts, images and graphics states they share. */
+export class RenderDoc {
+  readonly pages: PageCanvas[] = [];
+  private readonly fonts = new Map<Face, DocumentFont>();
+  private readonly alphas = new Map<number, PDFRef>();
+
+  constructor(
+    readonly pdf: PDFDocument,
+    readonly width: number,
+    readonly height: number,
+  ) {}
+
+  addPage(): PageCanvas {
+    const page = new PageCanvas(this, this.pdf.addPage([this.width, this.height]));
+    this.pages.push(page);
+    return page;
+  }
+
+  font(face: Face): DocumentFont {
+    let font = this.fonts.get(face);
+    if (!font) {
+      font = new DocumentFont(face, this.pdf.context, `F${this.fonts.size + 1}`);
+      this.fonts.set(face, font);
+    }
+    return font;
+  }
+
+  /** An ExtGState with fill and stroke opacity alpha, shared by every page that uses it. */
+  alpha(alpha: number): PDFRef {
+    let ref = this.alphas.get(alpha);
+    if (!ref) {
+      ref = this.pdf.context.register(this.pdf.context.obj({ Type: 'ExtGState', ca: alpha, CA: alpha }));
+      this.alphas.set(alpha, ref);
+    }
+    return ref;
+  }
+
+  /** Write every page's content stream and every font; the document can then be saved. */
+  finish(): void {
+    for (const page of this.pages) page.finish();
+    for (const font of this.fonts.values()) font.finish();
+  }
+}
+
+export class PageCanvas {
+  private readonly ops: string[] = [];
+  private readonly fonts = new Set<DocumentFont>();
+  private readonly xobjects = new Map<string, PDFRef>();
+  private readonly states = new Map<string, PDFRef>();
+
+  constructor(
+    private readonly doc: RenderDoc,
+    readonly page: PDFPage,
+  ) {}
+
+  /** Draw a laid-out line with its left edge at x and its baseline at y. */
+  text(line: TextLine, x: number, y: number, fill: Rgb): void {
+    if (line.runs.length === 0) return;
+    const ops = this.ops;
+    ops.push('BT', `${color(fill)} rg`);
+    let pen = x;
+    for (const run of line.runs) {
+      const font = this.doc.font(run.face);
+      this.fonts.add(font);
+      const scale = line.size / run.face.unitsPerEm;
+      const toText = 1000 / run.face.unitsPerEm;
+      ops.push(`${font.resourceName.asString()} ${num(line.size)} Tf`);
+      // One TJ array per stretch of unoffset glyphs: hex strings merged, numbers where the shaped
+      // advance differs from the width the viewer will use. An offset glyph (a mark) gets its own Tm.
+      let items: string[] | null = null;
+      let hex = '';
+      const flush = () => {
+        if (hex) items?.push(`<${hex}>`);
+        hex = '';
+        if (items && items.length > 0) ops.push(`[${items.join(' ')}] TJ`);
+        items = null;
+      };
+      for (const g of run.glyphs) {
+        const cid = font.cidHex(g);
+        if (g.dx === 0 && g.dy === 0) {
+          if (!items) {
+            ops.push(`1 0 0 1 ${num(pen)} ${num(y)} Tm`);
+            items = [];
+          }
+          hex += cid;
+          const adjust = (g.advance - run.face.glyphAdvance(g.gid)) * toText;
+          if (Math.abs(adjust) > 0.001) {
+            items.push(`<${hex}>`, num(-adjust));
+            hex = '';
+          }
+        } else {
+          flush();
+          ops.push(`1 0 0 1 ${num(pen + g.dx * scale)} ${num(y + g.dy * scale)} Tm <${cid}> Tj`);
+        }
+        pen += g.advance * scale;
+      }
+      flush();
+    }
+    ops.push('ET');
+  }
+
+  rect(x: number, y: number, w: number, h: number, style: { fill?: Rgb; stroke?: Rgb; lineWidth?: number }): void {
+    const { fill, stroke } = style;
+    if (!fill && !stroke) return;
+    this.ops.push('q');
+    if (fill) this.ops.push(`${color(fill)} rg`);
+    if (stroke) this.ops.push(`${color(stroke)} RG ${num(style.lineWidth ?? 0.5)} w`);
+    this.ops.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re ${fill && stroke ? 'B' : fill ? 'f' : 'S'}`, 'Q');
+  }
+
+  line(x1: number, y1: number, x2: number, y2: number, stroke: Rgb, width: number): void {
+    this.ops.push('q', `${color(stroke)} RG ${num(width)} w`, `${num(x1)} ${num(y1)} m ${num(x2)} ${num(y2)} l S`, 'Q');
+  }
+
+  /** Draw an image XObject (embedded once per document) into the box (x, y, w, h). */
+  image(name: string, ref: PDFRef, x: number, y: number, w: number, h: number): void {
+    this.xobjects.set(name, ref);
+    this.ops.push('q', `${num(w)} 0 0 ${num(h)} ${num(x)} ${num(y)} cm`, `/${name} Do`, 'Q');
+  }
+
+  /** Run draw() with fill/stroke opacity alpha and the transformation [a b c d e f] applied. */
+  transformed(alpha: number, matrix: readonly number[], draw: () => void): void {
+    const name = `GS${Math.round(alpha * 100)}`;
+    this.states.set(name, this.doc.alpha(alpha));
+    this.ops.push('q', `/${name} gs`, `${matrix.map(num).join(' ')} cm`);
+    draw();
+    this.ops.push('Q');
+  }
+
+  finish(): void {
+    const node = this.page.node;
+    for (const font of this.fonts) node.setFontDictionary(font.resourceName, font.ref);
+    for (const [name, ref] of this.xobjects) node.setXObject(PDFName.of(name), ref);
+    for (const [name, ref] of this.states) node.setExtGState(PDFName.of(name), ref);
+    const ctx = this.doc.pdf.context;
+    const dict = ctx.obj({ Filter: 'FlateDecode' }) as PDFDict;
+    const contents = deflateSync(Buffer.from(this.ops.join('\n'), 'latin1'));
+    node.addContentStream(ctx.register(PDFRawStream.of(dict, contents)));
+  }
+}

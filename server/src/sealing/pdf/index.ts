@@ -1,0 +1,84 @@
+/**
+ * The final PDF of a completed request (spec part 1 point 4): the contract with its field values and
+ * signatures, then the completion certificate; and the certificate on its own.
+ *
+ * Same input, same bytes: no document ID is written, the dates are the completion time, and every
+ * name and subset tag is derived from the content.
+ */
+import { PDFDocument, ReadingDirection } from 'pdf-lib';
+import type { FinalDocumentInput } from '../types.js';
+import { RenderDoc } from './canvas.js';
+import { drawCertificate } from './certificate.js';
+import { drawContract } from './contract.js';
+import { Flow } from './flow.js';
+import { BANNER_RESERVE, drawFrame } from './frame.js';
+import { labelsFor, type Labels } from './labels.js';
+import { embedPng } from './png.js';
+import type { SignatureImage } from './signatures.js';
+import { PAGE } from './theme.js';
+import { drawWatermark } from './watermark.js';
+
+/** The contract pages followed by the completion certificate. */
+export function renderFinalPdf(input: FinalDocumentInput): Promise<Uint8Array> {
+  return render(input, true);
+}
+
+/** The completion certificate alone. */
+export function renderCertificatePdf(input: FinalDocumentInput): Promise<Uint8Array> {
+  return render(input, false);
+}
+
+async function render(input: FinalDocumentInput, withContract: boolean): Promise<Uint8Array> {
+  const t = labelsFor(input.language);
+  const pdf = await PDFDocument.create({ updateMetadata: false });
+  describe(pdf, input, t, withContract);
+  const doc = new RenderDoc(pdf, PAGE.width, PAGE.height);
+  const reserve = input.livemode ? 0 : BANNER_RESERVE;
+
+  if (withContract) {
+    const images = await embedSignatures(pdf, input);
+    drawContract(new Flow(doc, t.rtl, reserve), input, images, t);
+  }
+  drawCertificate(new Flow(doc, t.rtl, reserve), input, t);
+
+  const frame = { title: input.title, reference: input.reference, test: !input.livemode };
+  doc.pages.forEach((page, i) => {
+    drawFrame(page, i, doc.pages.length, frame, t);
+    if (!input.livemode) drawWatermark(page, t);
+  });
+  doc.finish();
+  return pdf.save({ useObjectStreams: true, addDefaultPage: false, updateFieldAppearances: false, objectsPerTick: Infinity });
+}
+
+/** Each signer's PNG, embedded once. A drawn signature whose image cannot be read is shown as such. */
+async function embedSignatures(pdf: PDFDocument, input: FinalDocumentInput): Promise<Map<string, SignatureImage>> {
+  const images = new Map<string, SignatureImage>();
+  for (const signer of input.signers) {
+    if (signer.method === 'token') images.set(signer.id, 'none');
+    else if (!signer.signature_png || signer.signature_png.length === 0) images.set(signer.id, 'unreadable');
+    else {
+      try {
+        images.set(signer.id, await embedPng(pdf, signer.signature_png));
+      } catch {
+        images.set(signer.id, 'unreadable');
+      }
+    }
+  }
+  return images;
+}
+
+function describe(pdf: PDFDocument, input: FinalDocumentInput, t: Labels, withContract: boolean): void {
+  const completed = new Date(input.completed_at * 1000);
+  pdf.setTitle(withContract ? input.title : `${t.certificate.title} — ${input.title}`, { showInWindowTitleBar: true });
+  pdf.setSubject(`${t.reference}: ${input.reference}`);
+  pdf.setAuthor(input.sender.brand_name ?? input.sender.account_name);
+  pdf.setKeywords([input.reference, input.request_id]);
+  pdf.setProducer('Tawqi');
+  pdf.setCreator('Tawqi');
+  if (!Number.isNaN(completed.getTime())) {
+    pdf.setCreationDate(completed);
+    pdf.setModificationDate(completed);
+  }
+  pdf.setLanguage(input.language);
+  if (t.rtl) pdf.catalog.getOrCreateViewerPreferences().setReadingDirection(ReadingDirection.R2L);
+}

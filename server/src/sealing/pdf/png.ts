@@ -1,0 +1,130 @@
+/**
+ * Signature images: a PNG as an image XObject, embedded once per document.
+ *
+ * pdf-lib decodes and re-compresses every PNG in JavaScript (about 11 ms for a 600×200 RGBA
+ * signature). Here the common cases use node:zlib: 8-bit grey or RGB data passes through as is
+ * (PDF understands PNG predictors), 8-bit grey+alpha or RGBA is inflated, unfiltered and split into
+ * colour and soft mask. Anything else (16-bit, interlaced, palette, fewer bits) goes to pdf-lib.
+ */
+import { deflateSync, inflateSync } from 'node:zlib';
+import { PDFName, PDFRawStream, type PDFDocument, type PDFRef } from 'pdf-lib';
+
+export interface EmbeddedImage {
+  readonly ref: PDFRef;
+  readonly width: number;
+  readonly height: number;
+}
+
+interface PngInfo {
+  width: number;
+  height: number;
+  bitDepth: number;
+  colorType: number;
+  interlace: number;
+  idat: Buffer;
+}
+
+const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function readPng(bytes: Uint8Array): PngInfo {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf.length < 33 || !buf.subarray(0, 8).equals(SIGNATURE)) throw new Error('signature image: not a PNG');
+  const idat: Buffer[] = [];
+  let header: Omit<PngInfo, 'idat'> | null = null;
+  let at = 8;
+  while (at + 8 <= buf.length) {
+    const length = buf.readUInt32BE(at);
+    const type = buf.toString('latin1', at + 4, at + 8);
+    const data = buf.subarray(at + 8, at + 8 + length);
+    if (data.length !== length) throw new Error('signature image: truncated PNG');
+    if (type === 'IHDR') {
+      header = { width: data.readUInt32BE(0), height: data.readUInt32BE(4), bitDepth: data[8]!, colorType: data[9]!, interlace: data[12]! };
+    } else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  if (!header || header.width === 0 || header.height === 0 || idat.length === 0) throw new Error('signature image: PNG without image data');
+  return { ...header, idat: Buffer.concat(idat) };
+}
+
+/** Undo the PNG row filters (None, Sub, Up, Average, Paeth) in place; returns the pixel rows without filter bytes. */
+function unfilter(data: Buffer, width: number, height: number, bpp: number): Buffer {
+  const stride = width * bpp;
+  if (data.length < (stride + 1) * height) throw new Error('signature image: PNG data too short');
+  const out = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = data[y * (stride + 1)]!;
+    const src = y * (stride + 1) + 1;
+    const row = y * stride;
+    const prev = row - stride;
+    for (let x = 0; x < stride; x++) {
+      const raw = data[src + x]!;
+      const a = x >= bpp ? out[row + x - bpp]! : 0;
+      const b = y > 0 ? out[prev + x]! : 0;
+      let v: number;
+      switch (filter) {
+        case 0: v = raw; break;
+        case 1: v = raw + a; break;
+        case 2: v = raw + b; break;
+        case 3: v = raw + ((a + b) >> 1); break;
+        case 4: {
+          const c = y > 0 && x >= bpp ? out[prev + x - bpp]! : 0;
+          const p = a + b - c;
+          const pa = Math.abs(p - a);
+          const pb = Math.abs(p - b);
+          const pc = Math.abs(p - c);
+          v = raw + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+          break;
+        }
+        default: throw new Error(`signature image: bad PNG filter ${filter}`);
+      }
+      out[row + x] = v & 0xff;
+    }
+  }
+  return out;
+}
+
+interface ImageEntries {
+  Width: number;
+  Height: number;
+  ColorSpace: PDFName;
+  DecodeParms?: { Predictor: number; Colors: number; BitsPerComponent: number; Columns: number };
+  SMask?: PDFRef;
+}
+
+function imageStream(pdf: PDFDocument, contents: Uint8Array, entries: ImageEntries): PDFRef {
+  const ctx = pdf.context;
+  const dict = ctx.obj({ Type: 'XObject', Subtype: 'Image', BitsPerComponent: 8, Filter: 'FlateDecode', ...entries });
+  return ctx.register(PDFRawStream.of(dict, contents));
+}
+
+export async function embedPng(pdf: PDFDocument, bytes: Uint8Array): Promise<EmbeddedImage> {
+  const png = readPng(bytes);
+  const { width, height, colorType } = png;
+  if (png.bitDepth !== 8 || png.interlace !== 0 || ![0, 2, 4, 6].includes(colorType)) {
+    const image = await pdf.embedPng(bytes);
+    return { ref: image.ref, width: image.width, height: image.height };
+  }
+  const colors = colorType === 0 || colorType === 4 ? 1 : 3;
+  const colorSpace = PDFName.of(colors === 1 ? 'DeviceGray' : 'DeviceRGB');
+  if (colorType === 0 || colorType === 2) {
+    const ref = imageStream(pdf, png.idat, {
+      Width: width,
+      Height: height,
+      ColorSpace: colorSpace,
+      DecodeParms: { Predictor: 15, Colors: colors, BitsPerComponent: 8, Columns: width },
+    });
+    return { ref, width, height };
+  }
+  const bpp = colors + 1;
+  const pixels = unfilter(inflateSync(png.idat), width, height, bpp);
+  const color = Buffer.alloc(width * height * colors);
+  const alpha = Buffer.alloc(width * height);
+  for (let p = 0, c = 0, i = 0; p < alpha.length; p++, i += bpp) {
+    for (let k = 0; k < colors; k++) color[c++] = pixels[i + k]!;
+    alpha[p] = pixels[i + colors]!;
+  }
+  const smask = imageStream(pdf, deflateSync(alpha), { Width: width, Height: height, ColorSpace: PDFName.of('DeviceGray') });
+  const ref = imageStream(pdf, deflateSync(color), { Width: width, Height: height, ColorSpace: colorSpace, SMask: smask });
+  return { ref, width, height };
+}

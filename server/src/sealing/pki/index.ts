@@ -1,0 +1,30 @@
+/**
+ * The built-in PKI: local CA, seal, RFC 3161 TSA, OCSP, CRL and the Ed25519 evidence key.
+ * See README.md in this folder. Other modules import from here only.
+ */
+export { loadOrCreatePki, Pki, type CertifiedKey, type PkiOptions } from './pki.js';
+export { pkiOptionsFromConfig } from './options.js';
+export { pkiUrls, type PkiUrls } from './certificates.js';
+export type { SealSigner, EvidenceKey } from './signers.js';
+export type { SignatureAlgorithm, SignatureHash } from './keys.js';
+export {
+  timestamp,
+  timestampData,
+  respondToTimeStampQuery,
+  tokenFromResponse,
+  readTimeStampToken,
+  TimestampError,
+  type MessageImprintInput,
+  type TimestampOptions,
+  type TimeStampTokenInfo,
+} from './tsa.js';
+export { ExternalTsaError } from './externalTsa.js';
+export { ocspResponseFor, respondToOcspRequest, OcspError } from './ocsp.js';
+export { crlDer } from './crl.js';
+export { revokeCertificate, RevocationError } from './revoke.js';
+export { REVOCATION_REASONS, type Revocation, type RevocationReason } from './revocation.js';
+export { describePki, type PkiDescription, type CertificateSummary } from './publication.js';
+export { loadPkcs12, Pkcs12Error, type Pkcs12Seal } from './pkcs12.js';
+export { signingCertificateV2Attribute, signedAttributes, signedDataContentInfo, contentTypeAttribute, messageDigestAttribute, signingTimeAttribute, type SignedDataParts } from './cms.js';
+export { TSA_POLICY_OID, BUILT_IN_CERT_POLICY_OID, TAWQI_ARC } from './oids.js';
+export { toPem, fromPem } from './encoding.js';

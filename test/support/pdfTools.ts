@@ -1,0 +1,117 @@
+/**
+ * Real PDF tools for tests: poppler (pdftotext, pdftoppm, pdfinfo, pdffonts) and qpdf.
+ * Each helper writes the PDF to a temporary file, runs the tool and returns what it printed.
+ * A missing tool fails with the command that installs it.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const INSTALL = 'apt-get install -y poppler-utils qpdf';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(tool: string, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    execFile(tool, args, { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
+        reject(new Error(`${tool} is not installed (it comes with: ${INSTALL})`));
+        return;
+      }
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Run fn with the PDF written to a temporary file; the file is removed afterwards. */
+async function withPdfFile<T>(pdf: Uint8Array, fn: (file: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'tawqi-pdf-'));
+  try {
+    const file = path.join(dir, 'document.pdf');
+    await writeFile(file, pdf);
+    return await fn(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function mustRun(tool: string, args: string[]): Promise<string> {
+  const result = await run(tool, args);
+  if (result.code !== 0) throw new Error(`${tool} ${args.join(' ')} failed (exit ${result.code}): ${result.stderr || result.stdout}`);
+  return result.stdout;
+}
+
+export interface PageRange {
+  first?: number;
+  last?: number;
+}
+
+/** `pdftotext -layout` (or raw reading order with layout: false) of the whole PDF or a page range. */
+export async function pdfToText(pdf: Uint8Array, options: PageRange & { layout?: boolean } = {}): Promise<string> {
+  return withPdfFile(pdf, (file) => {
+    const args = options.layout === false ? [] : ['-layout'];
+    if (options.first) args.push('-f', String(options.first));
+    if (options.last) args.push('-l', String(options.last));
+    return mustRun('pdftotext', [...args, '-enc', 'UTF-8', file, '-']);
+  });
+}
+
+/** `qpdf --check`: ok when qpdf finds no errors and no warnings (exit 0); out is what it printed. */
+export async function qpdfCheck(pdf: Uint8Array): Promise<{ ok: boolean; out: string }> {
+  return withPdfFile(pdf, async (file) => {
+    const result = await run('qpdf', ['--check', file]);
+    return { ok: result.code === 0, out: `${result.stdout}${result.stderr}` };
+  });
+}
+
+/** `pdftoppm -png -r <dpi> -f <page> -l <page>`: writes one page as a PNG file at out (a path ending in .png). */
+export async function renderPagePng(pdf: Uint8Array, out: string, options: { page?: number; dpi?: number } = {}): Promise<string> {
+  const page = String(options.page ?? 1);
+  const prefix = out.replace(/\.png$/i, '');
+  await withPdfFile(pdf, (file) => mustRun('pdftoppm', ['-png', '-r', String(options.dpi ?? 60), '-f', page, '-l', page, '-singlefile', file, prefix]));
+  return `${prefix}.png`;
+}
+
+/** `pdfinfo`: the fields it prints (Pages, Producer, Title, Page size, …). */
+export async function pdfInfo(pdf: Uint8Array): Promise<Record<string, string>> {
+  const out = await withPdfFile(pdf, (file) => mustRun('pdfinfo', ['-enc', 'UTF-8', file]));
+  const info: Record<string, string> = {};
+  for (const line of out.split('\n')) {
+    const at = line.indexOf(':');
+    if (at > 0) info[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return info;
+}
+
+export async function pdfPageCount(pdf: Uint8Array): Promise<number> {
+  return Number((await pdfInfo(pdf)).Pages);
+}
+
+export interface PdfFont {
+  name: string;
+  type: string;
+  embedded: boolean;
+  subset: boolean;
+  unicode: boolean;
+}
+
+/** `pdffonts`: one entry per font object. */
+export async function pdfFonts(pdf: Uint8Array): Promise<PdfFont[]> {
+  const out = await withPdfFile(pdf, (file) => mustRun('pdffonts', [file]));
+  return out
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim().length > 0)
+    .map((line) => {
+      // name type... encoding emb sub uni object-id generation
+      const cols = line.trim().split(/\s+/);
+      const [emb, sub, uni] = cols.slice(-5, -2);
+      return { name: cols[0]!, type: cols.slice(1, -6).join(' '), embedded: emb === 'yes', subset: sub === 'yes', unicode: uni === 'yes' };
+    });
+}

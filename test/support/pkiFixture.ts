@@ -1,0 +1,242 @@
+/**
+ * A throwaway PKI for PAdES tests, made with the `openssl` CLI in a temporary directory — fully
+ * independent of the server's own PKI code:
+ *
+ *   root CA (RSA-2048) ─ issuing CA (P-256) ─┬─ seal certificate (P-256 or RSA-2048; KU digitalSignature,
+ *                                             │  nonRepudiation; no EKU, so NSS accepts it for signing)
+ *                                             ├─ TSA certificate (critical EKU timeStamping)
+ *                                             └─ OCSP responder (EKU OCSPSigning, ocsp-nocheck)
+ *
+ * plus an RFC 3161 TSA (`openssl ts -reply -token_out`, one process per stamp), a CRL from each CA
+ * (`openssl ca -gencrl`), an OCSP response for the seal certificate (`openssl ocsp -index … -respout`),
+ * an NSS database trusting the root (for `pdfsig -nssdir`), and PDFs made with pdf-lib.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { createPrivateKey, randomBytes, sign, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import type { PadesSigner, RevocationData, TimestampFn } from '../../server/src/sealing/pades/index.js';
+
+const execFileAsync = promisify(execFile);
+
+export type SealKeyType = 'ec' | 'rsa';
+
+export interface IssuedCertificate {
+  der: Uint8Array;
+  pemFile: string;
+  keyFile: string;
+}
+
+export interface PkiFixture {
+  dir: string;
+  root: IssuedCertificate;
+  issuingCa: IssuedCertificate;
+  seal: IssuedCertificate;
+  tsa: IssuedCertificate;
+  ocspResponder: IssuedCertificate;
+  /** PEM file of the root CA (the trust anchor for openssl -CAfile). */
+  caFile: string;
+  /** PEM file with the issuing CA and the TSA certificate (openssl -untrusted). */
+  untrustedFile: string;
+  /** The seal as a PadesSigner (node:crypto signs in process). */
+  signer: PadesSigner;
+  /** An RFC 3161 TSA: `openssl ts -reply`. */
+  timestamp: TimestampFn;
+  /** How many tokens the TSA issued. */
+  stamps: () => number;
+  /** CRLs of both CAs and an OCSP response for the seal certificate, plus the responder certificate. */
+  revocation: RevocationData;
+  /** `sql:DIR` of an NSS database trusting the root CA, for `pdfsig -nssdir`. */
+  nssDir: string;
+  close(): void;
+}
+
+const OPENSSL_CNF = `
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = unused
+
+[v3_root]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
+[v3_issuing]
+basicConstraints = critical, CA:TRUE, pathlen:0
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
+[v3_seal]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, nonRepudiation
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
+[v3_tsa]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = critical, timeStamping
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
+[v3_ocsp]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = OCSPSigning
+noCheck = ignored
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+
+[ca]
+default_ca = CA_issuing
+[CA_issuing]
+database = issuing-index.txt
+crlnumber = issuing-crlnumber
+default_md = sha256
+default_crl_days = 7
+[CA_root]
+database = root-index.txt
+crlnumber = root-crlnumber
+default_md = sha256
+default_crl_days = 30
+
+[tsa]
+default_tsa = tsa_config
+[tsa_config]
+serial = tsa-serial
+crypto_device = builtin
+signer_digest = sha256
+default_policy = 1.2.3.4.1
+digests = sha256, sha384, sha512
+accuracy = secs:1
+ordering = no
+tsa_name = yes
+ess_cert_id_chain = no
+ess_cert_id_alg = sha256
+`;
+
+const KEY_ARGS: Record<'rsa' | 'ec', string[]> = {
+  rsa: ['-newkey', 'rsa:2048'],
+  ec: ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'],
+};
+
+/** YYMMDDHHMMSSZ, the date format of an openssl CA index. */
+const indexDate = (date: Date): string => date.toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z';
+
+export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-pki-'));
+  const run = (args: string[]): string => execFileSync('openssl', args, { cwd: dir, encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
+  const file = (name: string): string => path.join(dir, name);
+  writeFileSync(file('openssl.cnf'), OPENSSL_CNF);
+  for (const ca of ['issuing', 'root']) {
+    writeFileSync(file(`${ca}-index.txt`), '');
+    writeFileSync(file(`${ca}-crlnumber`), '1000\n');
+  }
+  writeFileSync(file('tsa-serial'), '01\n');
+
+  const load = (name: string): IssuedCertificate => {
+    const pem = readFileSync(file(`${name}.pem`), 'latin1');
+    return { der: new Uint8Array(new X509Certificate(pem).raw), pemFile: file(`${name}.pem`), keyFile: file(`${name}.key`) };
+  };
+  const serial = (): string => `0x${randomBytes(12).toString('hex').replace(/^./, '4')}`;
+  const issue = (name: string, subject: string, key: 'rsa' | 'ec', profile: string, issuer: string): IssuedCertificate => {
+    run(['req', '-new', ...KEY_ARGS[key], '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject, '-config', 'openssl.cnf']);
+    run(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-set_serial', serial(), '-days', '825', '-sha256',
+      '-extfile', 'openssl.cnf', '-extensions', profile, '-out', `${name}.pem`]);
+    const issued = load(name);
+    // Known to the issuing CA's index: openssl ocsp answers "good" from it, openssl ca lists it.
+    if (issuer === 'issuing') {
+      const x509 = new X509Certificate(readFileSync(issued.pemFile));
+      const line = `V\t${indexDate(new Date(x509.validTo))}\t\t${x509.serialNumber.toUpperCase()}\tunknown\t${subject}\n`;
+      writeFileSync(file('issuing-index.txt'), readFileSync(file('issuing-index.txt'), 'latin1') + line);
+    }
+    return issued;
+  };
+
+  run(['req', '-x509', '-new', ...KEY_ARGS.rsa, '-nodes', '-keyout', 'root.key', '-out', 'root.pem', '-subj', '/O=Tawqi Tests/CN=Tawqi Test Root CA',
+    '-days', '3650', '-sha256', '-set_serial', serial(), '-config', 'openssl.cnf', '-extensions', 'v3_root']);
+  const root = load('root');
+  const issuingCa = issue('issuing', '/O=Tawqi Tests/CN=Tawqi Test Issuing CA', 'ec', 'v3_issuing', 'root');
+  const seal = issue('seal', `/O=Tawqi Tests/CN=Tawqi Test Seal (${sealKey.toUpperCase()})`, sealKey, 'v3_seal', 'issuing');
+  const tsa = issue('tsa', '/O=Tawqi Tests/CN=Tawqi Test TSA', 'ec', 'v3_tsa', 'issuing');
+  const ocspResponder = issue('ocsp', '/O=Tawqi Tests/CN=Tawqi Test OCSP Responder', 'ec', 'v3_ocsp', 'issuing');
+
+  writeFileSync(file('untrusted.pem'), readFileSync(issuingCa.pemFile, 'latin1') + readFileSync(tsa.pemFile, 'latin1'));
+
+  // CRLs (DER) of both CAs, and an OCSP response (DER) for the seal certificate.
+  const crls = (['issuing', 'root'] as const).map((ca) => {
+    run(['ca', '-gencrl', '-config', 'openssl.cnf', '-name', `CA_${ca}`, '-keyfile', `${ca}.key`, '-cert', `${ca}.pem`, '-out', `${ca}.crl.pem`]);
+    run(['crl', '-in', `${ca}.crl.pem`, '-outform', 'DER', '-out', `${ca}.crl`]);
+    return new Uint8Array(readFileSync(file(`${ca}.crl`)));
+  });
+  run(['ocsp', '-index', 'issuing-index.txt', '-rsigner', 'ocsp.pem', '-rkey', 'ocsp.key', '-CA', 'issuing.pem', '-issuer', 'issuing.pem',
+    '-cert', 'seal.pem', '-respout', 'seal.ocsp', '-ndays', '1', '-no_nonce']);
+  const ocsp = new Uint8Array(readFileSync(file('seal.ocsp')));
+
+  // NSS database trusting the root, for pdfsig.
+  const nss = file('nss');
+  execFileSync('mkdir', ['-p', nss]);
+  execFileSync('certutil', ['-N', '-d', `sql:${nss}`, '--empty-password']);
+  execFileSync('certutil', ['-A', '-d', `sql:${nss}`, '-n', 'tawqi-test-root', '-t', 'CT,C,C', '-i', root.pemFile]);
+
+  const privateKey = createPrivateKey(readFileSync(seal.keyFile));
+  const signer: PadesSigner = {
+    certificate: seal.der,
+    chain: [issuingCa.der, root.der],
+    keyAlgorithm: sealKey === 'rsa' ? 'RSA' : 'ECDSA-P256',
+    // RSA: PKCS#1 v1.5; ECDSA: DER (node's defaults).
+    sign: async (data) => new Uint8Array(sign('sha256', data, privateKey)),
+  };
+
+  let stamps = 0;
+  const timestamp: TimestampFn = async (digest) => {
+    stamps += 1;
+    const id = `${process.pid}-${stamps}-${randomBytes(4).toString('hex')}`;
+    await execFileAsync('openssl', ['ts', '-query', '-digest', Buffer.from(digest).toString('hex'), '-sha256', '-cert', '-no_nonce', '-out', `q-${id}.tsq`], { cwd: dir });
+    await execFileAsync('openssl', ['ts', '-reply', '-config', 'openssl.cnf', '-queryfile', `q-${id}.tsq`, '-signer', 'tsa.pem', '-inkey', 'tsa.key',
+      '-chain', 'issuing.pem', '-token_out', '-out', `t-${id}.der`], { cwd: dir });
+    return new Uint8Array(readFileSync(file(`t-${id}.der`)));
+  };
+
+  return {
+    dir,
+    root,
+    issuingCa,
+    seal,
+    tsa,
+    ocspResponder,
+    caFile: root.pemFile,
+    untrustedFile: file('untrusted.pem'),
+    signer,
+    timestamp,
+    stamps: () => stamps,
+    revocation: { certificates: [ocspResponder.der], crls, ocspResponses: [ocsp] },
+    nssDir: `sql:${nss}`,
+    close: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * A PDF made with pdf-lib: `pages` pages of text. pdf-lib's default save writes object streams and
+ * a cross-reference stream; `classicXref` saves without them (a classic xref table).
+ */
+export async function makeTestPdf(pages = 1, options: { classicXref?: boolean } = {}): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setTitle('Tawqi test contract');
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let p = 1; p <= pages; p += 1) {
+    const page = doc.addPage([595, 842]);
+    page.drawText(`Service agreement - page ${p} of ${pages}`, { x: 50, y: 780, size: 18, font });
+    for (let line = 0; line < 40; line += 1) {
+      page.drawText(`Clause ${p}.${line + 1}: the parties agree to the terms set out in this clause.`, { x: 50, y: 740 - line * 16, size: 10, font });
+    }
+  }
+  return doc.save({ useObjectStreams: !options.classicXref });
+}
