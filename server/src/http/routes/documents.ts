@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import { loadOwned } from '../../services/signatureRequests.js';
 import { documentHtml } from '../../sealing/documentHtml.js';
 import { finalDocumentInput } from '../../sealing/input.js';
 import { renderCertificatePdf } from '../../sealing/pdf/index.js';
+import { pdfFile } from '../../sealing/seal.js';
 import { getEvidence, getSealedDocument, type SealedDocument } from '../../store/sealing.js';
 import type { AppContext } from '../context.js';
 import { defineRoute } from './registry.js';
@@ -26,10 +26,6 @@ async function completedDocument(ctx: AppContext, req: Request): Promise<SealedD
   const sealed = request.status === 'completed' ? await getSealedDocument(ctx.store.db, request.id) : undefined;
   if (!sealed) throw new ApiError('request_not_completed', 'id');
   return sealed;
-}
-
-export function pdfPath(dataDir: string, requestId: string): string {
-  return path.join(dataDir, 'documents', `${requestId}.pdf`);
 }
 
 export const documentRoutes = [
@@ -68,7 +64,7 @@ export const documentRoutes = [
       const d = await completedDocument(ctx, req);
       if (d.pdf_status === 'pending') throw new ApiError('pdf_not_ready', 'id', {}, { 'Retry-After': '2' });
       if (d.pdf_status === 'unavailable') throw new ApiError('pdf_unavailable', 'id', { final_document_url: `${ctx.publicUrl}/api/v1/signature_requests/${d.signature_request_id}/document` });
-      const bytes = await readFile(pdfPath(ctx.config.DATA_DIR, d.signature_request_id));
+      const bytes = await readFile(pdfFile(ctx.config.DATA_DIR, d.signature_request_id));
       res.setHeader('X-File-Sha256', d.pdf_sha256!);
       res.setHeader('Content-Disposition', `attachment; filename="${d.reference}.pdf"`);
       res.type('application/pdf').send(bytes);
