@@ -15,6 +15,7 @@ import { signerRoutes } from './routes/signers.js';
 import { eventRoutes } from './routes/events.js';
 import { signingSessionRoutes } from './routes/signingSessions.js';
 import { signingRouter } from './signing/router.js';
+import { verifyPageRouter } from './verifyPage.js';
 import { verificationRoutes } from './routes/verifications.js';
 import { documentRoutes } from './routes/documents.js';
 import { identityRouter, identityRoutes } from './routes/identity.js';
@@ -52,6 +53,7 @@ export function createApp(ctx: AppContext): express.Express {
 
   for (const prefix of API_PREFIXES) app.use(prefix, api);
   app.use('/sign', ipRateLimit(ctx), signingRouter(ctx));
+  app.use(verifyPageRouter(ctx));
   app.use(identityRouter(ctx));
   app.use(pkiRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));

@@ -12,8 +12,12 @@ const WAIT_POLL_MS = 3_000;
 const HOLD_POLL_MS = 30_000;
 const HIDDEN_POLL_MS = 15_000;
 
-/** Ask the server for the verification URL and go there (same window: in a frame, the frame). */
-function startVerification(ctx: ViewContext, trigger: HTMLButtonElement): void {
+/**
+ * Ask the server for the verification URL and go there: the same window on a hosted page; a new
+ * window when the page is embedded (verification pages refuse to be framed), while this frame
+ * polls the state until the result arrives.
+ */
+function startVerification(ctx: ViewContext, trigger: HTMLButtonElement, onOpened: () => void): void {
   const back = window.location.href.split('#')[0] ?? window.location.href;
   void ctx.act([trigger], () => ctx.api.startIdentity(back)).then((answer) => {
     if (!answer) return;
@@ -24,6 +28,11 @@ function startVerification(ctx: ViewContext, trigger: HTMLButtonElement): void {
     }
     trigger.disabled = true;
     trigger.setAttribute('aria-busy', 'true');
+    if (window.top !== window.self) {
+      window.open(url, '_blank', 'noopener');
+      onOpened();
+      return;
+    }
     window.location.assign(url);
   });
 }
@@ -31,7 +40,8 @@ function startVerification(ctx: ViewContext, trigger: HTMLButtonElement): void {
 export function identityView(ctx: ViewContext, state: State): View {
   const { s } = ctx;
   const title = heading(s.t('idTitle'));
-  const start = button(s.t('idStart'), 'primary', () => startVerification(ctx, start));
+  let framedPoll: { stop: () => void } | null = null;
+  const start = button(s.t('idStart'), 'primary', () => startVerification(ctx, start, () => (framedPoll ??= poller(ctx, WAIT_POLL_MS))));
   const prep = h(
     'ul',
     { class: 'checklist' },
@@ -98,11 +108,13 @@ export function identityWaitView(ctx: ViewContext, state: State): View {
 export function identityDeclinedView(ctx: ViewContext, state: State): View {
   const { s } = ctx;
   const title = heading(s.t('idDeclinedTitle'));
-  const retry = button(s.t('idRetry'), 'primary', () => startVerification(ctx, retry));
+  let framedPoll: { stop: () => void } | null = null;
+  const retry = button(s.t('idRetry'), 'primary', () => startVerification(ctx, retry, () => (framedPoll ??= poller(ctx, WAIT_POLL_MS))));
   return {
     root: card({ tone: 'bad', icon: 'x', title, chip: docChip(s, state) }, p('lead', s.t('idDeclinedBody')), actions(retry)),
     heading: title,
     update: () => true,
+    destroy: () => framedPoll?.stop(),
   };
 }
 

@@ -237,7 +237,6 @@ function layout(titleAr: string, titleEn: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 <title>${escapeHtml(titleAr)} · ${escapeHtml(titleEn)}</title>
 <style>${STYLE}</style>
 </head>
