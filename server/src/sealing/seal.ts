@@ -71,11 +71,15 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
   const requestId = String(payload.signature_request_id);
   const sealed = await getSealedDocument(ctx.store.db, requestId);
   if (!sealed || sealed.pdf_status !== 'pending') return;
+  const file = pdfFile(ctx.config.DATA_DIR, requestId);
   let bytes: Uint8Array;
   let input: FinalDocumentInput;
   try {
     input = await finalDocumentInput(ctx, ctx.store.db, sealed);
     bytes = await produceFinalPdf(ctx, input);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(`${file}.tmp`, bytes, { mode: 0o600 });
+    await rename(`${file}.tmp`, file);
   } catch (err) {
     if (job.attempts + 1 >= MAX_JOB_ATTEMPTS) {
       await updateSealedDocument(ctx.store.db, requestId, { pdf_status: 'unavailable', error: String(err).slice(0, 500) });
@@ -84,10 +88,6 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
     }
     throw err;
   }
-  const file = pdfFile(ctx.config.DATA_DIR, requestId);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, bytes, { mode: 0o600 });
-  await rename(`${file}.tmp`, file);
   const pdfSha256 = createHash('sha256').update(bytes).digest('hex');
   const evidence = sealed.livemode === 1 ? await buildEvidence(ctx.pki, input, pdfSha256) : null;
 
