@@ -1,10 +1,10 @@
 /**
- * Real PDF tools for tests: poppler (pdftotext, pdftoppm, pdfinfo, pdffonts) and qpdf.
+ * Real PDF tools for tests: poppler (pdftotext, pdftoppm, pdfimages, pdfinfo, pdffonts) and qpdf.
  * Each helper writes the PDF to a temporary file, runs the tool and returns what it printed.
  * A missing tool fails with the command that installs it.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -76,6 +76,75 @@ export async function renderPagePng(pdf: Uint8Array, out: string, options: { pag
   const prefix = out.replace(/\.png$/i, '');
   await withPdfFile(pdf, (file) => mustRun('pdftoppm', ['-png', '-r', String(options.dpi ?? 60), '-f', page, '-l', page, '-singlefile', file, prefix]));
   return `${prefix}.png`;
+}
+
+export interface RgbImage {
+  width: number;
+  height: number;
+  /** Row-major RGB bytes, 3 per pixel. */
+  data: Buffer;
+}
+
+/** `pdftoppm -ppm`: one page as RGB pixels, to look at colours (what text extraction cannot see). */
+export async function renderPageRgb(pdf: Uint8Array, options: { page?: number; dpi?: number } = {}): Promise<RgbImage> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'tawqi-ppm-'));
+  try {
+    const page = String(options.page ?? 1);
+    const prefix = path.join(dir, 'page');
+    await withPdfFile(pdf, (file) => mustRun('pdftoppm', ['-r', String(options.dpi ?? 40), '-f', page, '-l', page, '-singlefile', file, prefix]));
+    return parsePnm(await readFile(`${prefix}.ppm`));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export interface PdfImageEntry {
+  page: number;
+  num: number;
+  /** image, smask, mask, stencil */
+  type: string;
+  width: number;
+  height: number;
+  color: string;
+  object: number;
+}
+
+/** `pdfimages -list`: every image drawn, per page (an image used twice is listed twice, same object). */
+export async function pdfImageList(pdf: Uint8Array): Promise<PdfImageEntry[]> {
+  const out = await withPdfFile(pdf, (file) => mustRun('pdfimages', ['-list', file]));
+  return out
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim().length > 0)
+    .map((line) => {
+      const c = line.trim().split(/\s+/);
+      return { page: Number(c[0]), num: Number(c[1]), type: c[2]!, width: Number(c[3]), height: Number(c[4]), color: c[5]!, object: Number(c[10]) };
+    });
+}
+
+/** `pdfimages` (raw PPM output): the decoded pixels of every image, in the order of pdfImageList, as RGB. */
+export async function pdfImagePixels(pdf: Uint8Array): Promise<RgbImage[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'tawqi-img-'));
+  try {
+    await withPdfFile(pdf, (file) => mustRun('pdfimages', [file, path.join(dir, 'img')]));
+    const names = (await readdir(dir)).filter((n) => /^img-\d+\.p[bgp]m$/.test(n)).sort();
+    return Promise.all(names.map(async (name) => parsePnm(await readFile(path.join(dir, name)))));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A binary PPM (P6) or PGM (P5, spread to RGB). */
+function parsePnm(file: Buffer): RgbImage {
+  const header = /^(P[56])\s+(\d+)\s+(\d+)\s+255\s/.exec(file.toString('latin1', 0, 64));
+  if (!header) throw new Error('not a binary PPM/PGM');
+  const width = Number(header[2]);
+  const height = Number(header[3]);
+  const body = file.subarray(header[0].length);
+  if (header[1] === 'P6') return { width, height, data: body };
+  const data = Buffer.alloc(width * height * 3);
+  for (let i = 0; i < width * height; i++) data.fill(body[i]!, 3 * i, 3 * i + 3);
+  return { width, height, data };
 }
 
 /** `pdfinfo`: the fields it prints (Pages, Producer, Title, Page size, …). */

@@ -136,6 +136,27 @@ export function messageDigestOf(signedAttributesDer: Uint8Array): Uint8Array {
   return new Uint8Array(value.getValue());
 }
 
+/**
+ * certHash of the first ESSCertIDv2 in signing-certificate-v2 (SHA-256 only: the hashAlgorithm
+ * must be absent, i.e. the default, or SHA-256).
+ */
+export function signingCertificateHashOf(signedAttributesDer: Uint8Array): Uint8Array {
+  const attribute = parseSignedAttributes(signedAttributesDer).find((a) => a.type === OID.signingCertificateV2);
+  try {
+    const essCertId = childrenOf(childrenOf(childrenOf(attribute?.values[0])[0])[0]);
+    let at = 0;
+    if (essCertId[0] instanceof asn1js.Sequence) {
+      if (oidOf(childrenOf(essCertId[0])[0]) !== OID.sha256) throw new Error('certHash is not SHA-256');
+      at = 1;
+    }
+    const certHash = essCertId[at];
+    if (!(certHash instanceof asn1js.OctetString)) throw new Error('no certHash');
+    return new Uint8Array(certHash.getValue());
+  } catch (error) {
+    throw new PadesError('invalid_cms', `signing-certificate-v2 is missing or malformed: ${(error as Error).message}`);
+  }
+}
+
 const RAW_ECDSA_LENGTH: Record<PadesKeyAlgorithm, number> = { RSA: 0, 'ECDSA-P256': 64, 'ECDSA-P384': 96 };
 
 function isDerEcdsa(signature: Uint8Array): boolean {
@@ -204,27 +225,51 @@ export interface TimestampTokenInfo {
   genTime: Date;
 }
 
-/** Checks that a TimeStampToken is a SignedData over a TSTInfo whose imprint is SHA-256 of `data`. */
+/**
+ * Checks that a TimeStampToken is a SignedData over a TSTInfo whose imprint is SHA-256 `digest`.
+ * The token's structure is walked with asn1js (pkijs's SignedData schema matching costs several
+ * milliseconds per token); the TSTInfo is read with pkijs. The TSA's signature is not verified
+ * here: verifiers check it, and the TSA is ours or configured by the operator.
+ */
 export function checkTimestampToken(token: Uint8Array, digest: Uint8Array): TimestampTokenInfo {
   try {
-    const contentInfo = new pkijs.ContentInfo({ schema: parseDer(token, 'timestamp token', 'invalid_timestamp') });
-    if (contentInfo.contentType !== OID.signedData) throw new Error('not a SignedData ContentInfo');
-    const signedData = new pkijs.SignedData({ schema: contentInfo.content });
-    if (signedData.encapContentInfo.eContentType !== OID.tstInfo) throw new Error('content is not a TSTInfo');
-    const eContent = signedData.encapContentInfo.eContent;
-    if (!eContent) throw new Error('TSTInfo is missing');
+    const contentInfo = childrenOf(parseDer(token, 'timestamp token', 'invalid_timestamp'));
+    if (oidOf(contentInfo[0]) !== OID.signedData) throw new Error('not a SignedData ContentInfo');
+    const signedData = childrenOf(explicitContent(contentInfo[1]));
+    // SignedData ::= SEQUENCE { version, digestAlgorithms, encapContentInfo, [0] certificates OPTIONAL, … }
+    const encap = childrenOf(signedData[2]);
+    if (oidOf(encap[0]) !== OID.tstInfo) throw new Error('content is not a TSTInfo');
+    const eContent = explicitContent(encap[1]);
+    if (!(eContent instanceof asn1js.OctetString)) throw new Error('TSTInfo is missing');
     const tstInfo = pkijs.TSTInfo.fromBER(eContent.getValue());
     if (tstInfo.messageImprint.hashAlgorithm.algorithmId !== OID.sha256) throw new Error('message imprint is not SHA-256');
     const imprint = tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView;
     if (compareBytes(imprint, digest) !== 0) throw new Error('message imprint does not match the signature value');
-    const certificates = (signedData.certificates ?? [])
-      .filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate)
-      .map((c) => der(c.toSchema()));
+    const certificateSet = signedData.slice(3).find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 0);
+    const certificates = (certificateSet ? childrenOf(certificateSet) : [])
+      .filter((c) => c.idBlock.tagClass === 1 && c.idBlock.tagNumber === 16) // plain X.509 certificates
+      .map((c) => new Uint8Array(c.valueBeforeDecodeView));
     return { certificates, genTime: tstInfo.genTime };
   } catch (error) {
     if (error instanceof PadesError) throw error;
     throw new PadesError('invalid_timestamp', `timestamp token rejected: ${(error as Error).message}`);
   }
+}
+
+function childrenOf(block: asn1js.AsnType | undefined): asn1js.AsnType[] {
+  const value = (block as asn1js.Constructed | undefined)?.valueBlock?.value;
+  if (!Array.isArray(value)) throw new Error('unexpected ASN.1 structure');
+  return value as asn1js.AsnType[];
+}
+
+function oidOf(block: asn1js.AsnType | undefined): string | undefined {
+  return block instanceof asn1js.ObjectIdentifier ? block.valueBlock.toString() : undefined;
+}
+
+/** The content of an explicit [0] tag. */
+function explicitContent(block: asn1js.AsnType | undefined): asn1js.AsnType | undefined {
+  if (!block || block.idBlock.tagClass !== 3 || block.idBlock.tagNumber !== 0) throw new Error('missing [0] content');
+  return childrenOf(block)[0];
 }
 
 export interface AssembleCmsInput {
@@ -293,11 +338,14 @@ export async function assembleCms(input: AssembleCmsInput): Promise<AssembledCms
   return { cms, timestampCertificates };
 }
 
-/** The signed attributes in the output must be exactly the signed bytes (tag [0] instead of SET). */
+/**
+ * The signed attributes in the output must be exactly the signed bytes, tagged [0] IMPLICIT instead
+ * of SET: the CMS must contain them byte for byte (cheaper than parsing the whole CMS again).
+ */
 function assertSignedAttributesKept(cms: Uint8Array, signedAttributesDer: Uint8Array): void {
-  const signerInfo = parseCms(cms).signerInfos[0];
-  const encoded = signerInfo?.signedAttrs ? new Uint8Array(signerInfo.signedAttrs.encodedValue) : new Uint8Array();
-  if (compareBytes(encoded, signedAttributesDer) !== 0) {
+  const tagged = Buffer.from(signedAttributesDer);
+  tagged[0] = 0xa0;
+  if (Buffer.from(cms.buffer, cms.byteOffset, cms.byteLength).indexOf(tagged) < 0) {
     throw new PadesError('invalid_cms', 'signed attributes changed while encoding the SignedData');
   }
 }

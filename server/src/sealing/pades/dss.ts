@@ -6,7 +6,7 @@
  * No /VRI dictionaries: they are optional in PAdES baseline and validators search /Certs, /CRLs
  * and /OCSPs directly. An existing /DSS (an earlier B-LT extension) is kept and added to.
  */
-import { PDFArray, PDFDict, PDFName, type PDFRef } from 'pdf-lib';
+import { PDFDict, PDFName, type PDFRef } from 'pdf-lib';
 import { IncrementalUpdate } from './incremental.js';
 import type { RevocationData } from './types.js';
 

@@ -18,6 +18,7 @@ import {
   normaliseSignatureValue,
   parseCms,
   sha256,
+  signingCertificateHashOf,
 } from './cms.js';
 import { addPlaceholder, embedCms, fillByteRange, signedBytes } from './placeholder.js';
 import {
@@ -115,6 +116,9 @@ export async function completePadesFromCms(
   if (types.includes(OID.signingTime)) throw new PadesError('invalid_cms', 'PAdES baseline signed attributes must not contain signing-time');
   if (!equal(messageDigestOf(signedAttributesDer), prepared.byteRangeDigest)) {
     throw new PadesError('digest_mismatch', 'the CMS signs a different document');
+  }
+  if (!equal(signingCertificateHashOf(signedAttributesDer), sha256(prepared.certificate))) {
+    throw new PadesError('invalid_cms', 'signing-certificate-v2 names another certificate than the prepared one');
   }
   return completePades(
     { ...prepared, signedAttributesDer },

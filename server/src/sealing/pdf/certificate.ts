@@ -10,7 +10,7 @@ import { drawTable, type Cell, type Column } from './table.js';
 import { layoutText } from './text.js';
 import { COLOR, leading, SIZE } from './theme.js';
 
-const MAX_CELL_LINES = 14;
+const MAX_CELL_LINES = 10;
 
 export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels): void {
   const c = t.certificate;
@@ -48,9 +48,9 @@ export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels
 
   heading(flow, c.signers, t);
   const columns: Column[] = [
-    { header: c.columns.order, weight: 4 },
-    { header: c.columns.name, weight: 15 },
-    { header: c.columns.contact, weight: 16 },
+    { header: c.columns.order, weight: 3 },
+    { header: c.columns.name, weight: 14 },
+    { header: c.columns.contact, weight: 18 },
     { header: c.columns.method, weight: 10 },
     { header: c.columns.signedAt, weight: 11 },
     { header: c.columns.ip, weight: 12 },
@@ -73,11 +73,11 @@ export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels
 
   heading(flow, c.trail, t);
   const trailColumns: Column[] = [
-    { header: c.trailColumns.time, weight: 15 },
-    { header: c.trailColumns.event, weight: 20 },
-    { header: c.trailColumns.actor, weight: 16 },
-    { header: c.trailColumns.ip, weight: 14 },
-    { header: c.trailColumns.userAgent, weight: 35 },
+    { header: c.trailColumns.time, weight: 14 },
+    { header: c.trailColumns.event, weight: 24 },
+    { header: c.trailColumns.actor, weight: 15 },
+    { header: c.trailColumns.ip, weight: 13 },
+    { header: c.trailColumns.userAgent, weight: 34 },
   ];
   const trailRows = [...input.trail]
     .sort((a, b) => a.at - b.at)

@@ -4,7 +4,7 @@
  */
 import type { FinalDocumentInput } from '../types.js';
 import type { Flow } from './flow.js';
-import { formatUtc, type Labels } from './labels.js';
+import { formatUtc, ltr, type Labels } from './labels.js';
 import { drawSignatures, type SignatureImage } from './signatures.js';
 import { layoutText } from './text.js';
 import { COLOR, leading, SIZE } from './theme.js';
@@ -17,7 +17,7 @@ export function drawContract(flow: Flow, input: FinalDocumentInput, images: Read
   const sender = input.sender.brand_name && input.sender.brand_name !== input.sender.account_name
     ? `${input.sender.brand_name} (${input.sender.account_name})`
     : input.sender.account_name;
-  const meta = [`${t.reference}: ${input.reference}`, `${t.completed}: ${formatUtc(input.completed_at)}`, `${t.sender}: ${sender}`].join('   ·   ');
+  const meta = [`${t.reference}: ${input.reference}`, `${t.completed}: ${ltr(formatUtc(input.completed_at))}`, `${t.sender}: ${sender}`].join('   ·   ');
   flow.lines(layoutText(meta, { size: SIZE.small }, width, dir), COLOR.muted, leading(SIZE.small, 'ar'));
   flow.gap(6);
   flow.rule(COLOR.rule);

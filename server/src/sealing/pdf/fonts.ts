@@ -33,13 +33,13 @@ export type FaceName = 'arabic' | 'arabicBold' | 'latin' | 'latinBold';
 
 // The parts of fontkit's font object used here. `layout` takes script, language and direction at run
 // time although the published typings stop at `features`; `_layoutEngine.engine.glyphInfos` is where
-// fontkit keeps the per-use code points, which its cached Glyph objects lose (see Face.shape).
-interface FkGlyphInfo {
+// fontkit keeps the per-use code points, which its cached Glyph objects lose (see Face.layout).
+interface FkGlyph {
   id: number;
   codePoints: number[];
 }
 interface FkEngine {
-  glyphInfos: FkGlyphInfo[] | null;
+  glyphInfos: FkGlyph[] | null;
   cleanup(): void;
 }
 interface FkFont {
@@ -51,9 +51,9 @@ interface FkFont {
   bbox: { minX: number; minY: number; maxX: number; maxY: number };
   postscriptName: string;
   hasGlyphForCodePoint(codePoint: number): boolean;
-  glyphForCodePoint(codePoint: number): { id: number };
+  glyphForCodePoint(codePoint: number): FkGlyph;
   layout(
-    text: string,
+    input: FkGlyph[],
     features: undefined,
     script: undefined,
     language: undefined,
@@ -73,8 +73,11 @@ const FILES: Record<FaceName, string> = {
 const CACHE_LIMIT = 20_000;
 const CACHED_LENGTH = 64;
 
-/** Unicode default-ignorable and bidi format characters: shaped (ZWJ/ZWNJ matter) but never extracted. */
-const IGNORABLE = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFE00-\uFE0F\uFEFF]/gu;
+/** A glyph text made only of combining marks (harakat, shadda, hamza above or below, superscript alef). */
+const COMBINING = /^\p{M}+$/u;
+
+/** Default-ignorable characters (joiners, bidi marks and isolates, variation selectors): shaped, never extracted. */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 
 export class Face {
   readonly unitsPerEm: number;
@@ -87,7 +90,7 @@ export class Face {
   private readonly cache = new Map<string, Shaped>();
   private readonly cmap = new Map<number, number>();
   private readonly hmtx: DataView;
-  private captured: FkGlyphInfo[] | null = null;
+  private captured: FkGlyph[] | null = null;
 
   constructor(
     readonly name: FaceName,
@@ -104,7 +107,7 @@ export class Face {
     this.hmtx = new DataView(sfnt.bytes.buffer, sfnt.bytes.byteOffset + sfnt.hmtxOffset, 4 * sfnt.numberOfHMetrics);
     // The layout engine is created on first use; keep the glyph infos of each layout before fontkit
     // clears them. A fontkit upgrade that moves them fails here, loudly, at the first document.
-    font.layout(' ', undefined, undefined, undefined, 'ltr');
+    font.layout([font.glyphForCodePoint(0x20)], undefined, undefined, undefined, 'ltr');
     const engine = font._layoutEngine?.engine;
     if (!engine || typeof engine.cleanup !== 'function') throw new Error('fontkit: OpenType layout engine not found (fontkit version changed?)');
     const cleanup = engine.cleanup.bind(engine);
@@ -143,24 +146,43 @@ export class Face {
     if (text.length === 0) return { glyphs: [], advance: 0 };
     const display = rtl ? mirrorAll(text) : text;
     if (this.name.startsWith('latin') && isSimple(display)) return this.direct(display, rtl);
+    // fontkit starts from its cached Glyph objects, whose code points are those of the first use of
+    // the glyph: Noto Naskh decomposes ي into the ى body plus dots, so after a word with ي every later
+    // ى would read back as ي. Each input glyph here carries its own code point instead.
+    const input: FkGlyph[] = [];
+    for (const ch of display) {
+      const cp = ch.codePointAt(0)!;
+      input.push(Object.assign(Object.create(this.font.glyphForCodePoint(cp)) as FkGlyph, { codePoints: [cp] }));
+    }
     this.captured = null;
-    const run = this.font.layout(display, undefined, undefined, undefined, rtl ? 'rtl' : 'ltr');
-    const infos = this.captured as FkGlyphInfo[] | null;
+    const run = this.font.layout(input, undefined, undefined, undefined, rtl ? 'rtl' : 'ltr');
+    const infos = this.captured as FkGlyph[] | null;
     this.captured = null;
     const n = run.glyphs.length;
     if (!infos || infos.length !== n) throw new Error('fontkit: the glyph infos of a shaped run were not captured');
+    // The text of each glyph, in logical order. fontkit reverses the glyphs and positions of a
+    // right-to-left run, not its glyph infos; a glyph whose id changed after substitution is a hidden
+    // default-ignorable (drawn as a zero-width space).
+    const texts: string[] = new Array(n);
+    let base = -1;
+    for (let k = 0; k < n; k++) {
+      const info = infos[k]!;
+      const glyph = run.glyphs[rtl ? n - 1 - k : k]!;
+      let chars = info.id === glyph.id ? String.fromCodePoint(...info.codePoints).replace(IGNORABLE, '') : '';
+      if (rtl) chars = mirrorAll(chars);
+      // A combining mark (a haraka, shadda, hamza, superscript alef) is drawn as its own glyph at
+      // an offset; text extraction keeps it with its letter only if the letter's glyph carries it.
+      if (base >= 0 && chars.length > 0 && COMBINING.test(chars)) {
+        texts[base] += chars;
+        chars = '';
+      } else if (chars.length > 0) base = k;
+      texts[k] = chars;
+    }
     const glyphs: ShapedGlyph[] = new Array(n);
     let advance = 0;
     for (let i = 0; i < n; i++) {
-      const glyph = run.glyphs[i]!;
       const pos = run.positions[i]!;
-      // fontkit reverses glyphs and positions of a right-to-left run, not its glyph infos.
-      // A glyph whose id changed after substitution is a hidden default-ignorable (shown as a space).
-      const info = infos[rtl ? n - 1 - i : i]!;
-      const codePoints = info.id === glyph.id ? info.codePoints : [];
-      let chars = String.fromCodePoint(...codePoints).replace(IGNORABLE, '');
-      if (rtl) chars = mirrorAll(chars);
-      glyphs[i] = { gid: glyph.id, text: chars, advance: pos.xAdvance, dx: pos.xOffset, dy: pos.yOffset };
+      glyphs[i] = { gid: run.glyphs[i]!.id, text: texts[rtl ? n - 1 - i : i]!, advance: pos.xAdvance, dx: pos.xOffset, dy: pos.yOffset };
       advance += pos.xAdvance;
     }
     return { glyphs, advance };
@@ -168,8 +190,8 @@ export class Face {
 
   /**
    * Text that needs no shaping (Latin letters, digits, punctuation, no combining marks) maps straight
-   * through the cmap, which is two orders of magnitude faster than fontkit's OpenType pass; what it
-   * gives up is pair kerning and the fi/ffi ligatures.
+   * through the cmap, far cheaper than fontkit's OpenType pass (which runs every lookup of the font
+   * over every glyph); what it gives up is pair kerning and the fi/ffi ligatures.
    */
   private direct(display: string, rtl: boolean): Shaped {
     const glyphs: ShapedGlyph[] = [];
@@ -195,6 +217,10 @@ function isSimple(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x20 || (c >= 0x2b0 && c < 0x2000) || c >= 0x2c00) return false;
+    // Invisible format characters (zero-width space, joiners, bidi marks, isolates) are hidden by fontkit.
+    if ((c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f)) return false;
+    // Combining marks for symbols.
+    if (c >= 0x20d0 && c <= 0x20ff) return false;
   }
   return true;
 }

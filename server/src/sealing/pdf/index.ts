@@ -11,12 +11,12 @@ import { RenderDoc } from './canvas.js';
 import { drawCertificate } from './certificate.js';
 import { drawContract } from './contract.js';
 import { Flow } from './flow.js';
-import { BANNER_RESERVE, drawFrame } from './frame.js';
+import { BANNER_RESERVE, Frame } from './frame.js';
 import { labelsFor, type Labels } from './labels.js';
 import { embedPng } from './png.js';
 import type { SignatureImage } from './signatures.js';
 import { PAGE } from './theme.js';
-import { drawWatermark } from './watermark.js';
+import { watermark } from './watermark.js';
 
 /** The contract pages followed by the completion certificate. */
 export function renderFinalPdf(input: FinalDocumentInput): Promise<Uint8Array> {
@@ -31,7 +31,7 @@ export function renderCertificatePdf(input: FinalDocumentInput): Promise<Uint8Ar
 async function render(input: FinalDocumentInput, withContract: boolean): Promise<Uint8Array> {
   const t = labelsFor(input.language);
   const pdf = await PDFDocument.create({ updateMetadata: false });
-  describe(pdf, input, t, withContract);
+  setMetadata(pdf, input, t, withContract);
   const doc = new RenderDoc(pdf, PAGE.width, PAGE.height);
   const reserve = input.livemode ? 0 : BANNER_RESERVE;
 
@@ -41,10 +41,11 @@ async function render(input: FinalDocumentInput, withContract: boolean): Promise
   }
   drawCertificate(new Flow(doc, t.rtl, reserve), input, t);
 
-  const frame = { title: input.title, reference: input.reference, test: !input.livemode };
+  const frame = new Frame({ title: input.title, reference: input.reference, test: !input.livemode }, t);
+  const mark = input.livemode ? null : watermark(t);
   doc.pages.forEach((page, i) => {
-    drawFrame(page, i, doc.pages.length, frame, t);
-    if (!input.livemode) drawWatermark(page, t);
+    frame.draw(page, i, doc.pages.length);
+    mark?.(page);
   });
   doc.finish();
   return pdf.save({ useObjectStreams: true, addDefaultPage: false, updateFieldAppearances: false, objectsPerTick: Infinity });
@@ -67,7 +68,7 @@ async function embedSignatures(pdf: PDFDocument, input: FinalDocumentInput): Pro
   return images;
 }
 
-function describe(pdf: PDFDocument, input: FinalDocumentInput, t: Labels, withContract: boolean): void {
+function setMetadata(pdf: PDFDocument, input: FinalDocumentInput, t: Labels, withContract: boolean): void {
   const completed = new Date(input.completed_at * 1000);
   pdf.setTitle(withContract ? input.title : `${t.certificate.title} — ${input.title}`, { showInWindowTitleBar: true });
   pdf.setSubject(`${t.reference}: ${input.reference}`);

@@ -3,6 +3,7 @@
  *
  * Times are UTC, written "2026-07-01 09:00:05 UTC" with Western digits in both languages (the
  * digits used across the Arabic UI and in contracts; they also read the same to every verifier).
+ * Labels are written without optional diacritics (harakat), as Arabic interface text usually is.
  */
 import type { FinalDocumentInput, SignerOnDocument } from '../types.js';
 
@@ -82,7 +83,7 @@ const en: Labels = {
     verification: 'Verification',
     signers: 'Signers',
     columns: { order: '#', name: 'Name', contact: 'Email / phone', method: 'Method', signedAt: 'Signed at', ip: 'IP address', userAgent: 'User agent', identity: 'Identity' },
-    methods: { draw: 'Drawn signature', token: 'Hardware token (qualified certificate)' },
+    methods: { draw: 'Drawn', token: 'Hardware token' },
     identity: {
       not_required: 'Not required',
       required: 'Required',
@@ -114,15 +115,15 @@ const ar: Labels = {
   signatures: 'التوقيعات',
   signedAt: 'وقت التوقيع',
   drawnSignature: 'توقيع مرسوم',
-  tokenSignature: 'موقّع بشهادة رقمية مؤهلة (رمز أمان مادي)',
-  imageUnreadable: 'تعذّرت قراءة صورة التوقيع',
-  testBanner: 'مستند تجريبي — أُنشئ بمفتاح اختبار وليس له أي أثر قانوني.',
+  tokenSignature: 'موقع بشهادة رقمية مؤهلة (رمز أمان مادي)',
+  imageUnreadable: 'تعذرت قراءة صورة التوقيع',
+  testBanner: 'مستند تجريبي — أنشئ بمفتاح اختبار وليس له أي أثر قانوني.',
   watermark: 'TEST — اختبار',
   none: '—',
   certificate: {
     title: 'شهادة إتمام التوقيع',
-    intro: 'تسجّل هذه الشهادة من وقّع على المستند وكيف ومتى. تُحسب بصمة المستند على نص المستند، ويمكن التحقق من المرجع عبر رابط التحقق.',
-    requestId: 'معرّف الطلب',
+    intro: 'تسجل هذه الشهادة من وقع على المستند وكيف ومتى. تحسب بصمة المستند على نص المستند، ويمكن التحقق من المرجع عبر رابط التحقق.',
+    requestId: 'معرف الطلب',
     documentTitle: 'عنوان المستند',
     legalLevel: 'المستوى القانوني',
     levels: { ses: 'توقيع إلكتروني بسيط (SES)', aes: 'توقيع إلكتروني متقدم (AES)', qes: 'توقيع إلكتروني مؤهل (QES)' },
@@ -133,16 +134,16 @@ const ar: Labels = {
     created: 'تاريخ الإنشاء',
     hash: 'بصمة المستند (HMAC-SHA256)',
     verification: 'رابط التحقق',
-    signers: 'الموقّعون',
+    signers: 'الموقعون',
     columns: { order: '#', name: 'الاسم', contact: 'البريد / الهاتف', method: 'الطريقة', signedAt: 'وقت التوقيع', ip: 'عنوان IP', userAgent: 'المتصفح (User agent)', identity: 'الهوية' },
-    methods: { draw: 'توقيع مرسوم', token: 'رمز مادي (شهادة مؤهلة)' },
+    methods: { draw: 'توقيع مرسوم', token: 'رمز مادي' },
     identity: {
       not_required: 'غير مطلوب',
       required: 'مطلوب',
       in_review: 'قيد المراجعة',
       resubmission_requested: 'مطلوب إعادة التقديم',
       declined: 'مرفوض',
-      match_hold: 'مطابقة الاسم معلّقة',
+      match_hold: 'مطابقة الاسم معلقة',
       match_rejected: 'مطابقة الاسم مرفوضة',
       approved: 'تم التحقق',
     },
@@ -150,14 +151,23 @@ const ar: Labels = {
     nameMatchLabel: 'الاسم',
     notRequired: 'غير مطلوب',
     trail: 'سجل الأحداث',
-    trailColumns: { time: 'الوقت', event: 'الحدث', actor: 'المنفّذ', ip: 'عنوان IP', userAgent: 'المتصفح (User agent)' },
-    actors: { system: 'النظام', sender: 'المرسل', signer: 'موقّع' },
+    trailColumns: { time: 'الوقت', event: 'الحدث', actor: 'المنفذ', ip: 'عنوان IP', userAgent: 'المتصفح (User agent)' },
+    actors: { system: 'النظام', sender: 'المرسل', signer: 'موقع' },
     truncated: '…',
   },
 };
 
 export function labelsFor(language: 'ar' | 'en'): Labels {
   return language === 'ar' ? ar : en;
+}
+
+/**
+ * Text that must read left to right inside any line (a time, an id), as a left-to-right isolate:
+ * in Arabic text, "2026-07-01 09:00" would otherwise show its parts in right-to-left order (bidi
+ * rule W2 turns the digits after Arabic letters into Arabic numbers, which hyphens do not join).
+ */
+export function ltr(text: string): string {
+  return `\u2066${text}\u2069`;
 }
 
 /** "2026-07-01 09:00:05 UTC" for Unix seconds ("—" for a value no date can have). */

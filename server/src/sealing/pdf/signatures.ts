@@ -6,7 +6,7 @@
 import type { SignerOnDocument } from '../types.js';
 import type { PageCanvas } from './canvas.js';
 import type { Flow } from './flow.js';
-import { formatUtc, type Labels } from './labels.js';
+import { formatUtc, ltr, type Labels } from './labels.js';
 import type { EmbeddedImage } from './png.js';
 import { layoutText, type TextLine } from './text.js';
 import { baseline, COLOR, leading, SIZE } from './theme.js';
@@ -46,7 +46,7 @@ export function drawSignatures(flow: Flow, signers: readonly SignerOnDocument[],
       const image = images.get(signer.id) ?? 'none';
       let name = layoutText(signer.name, { size: SIZE.body, bold: true }, width, 'auto');
       if (name.length > NAME_LINES) name = name.slice(0, NAME_LINES);
-      const details = layoutText(`${t.signedAt}: ${formatUtc(signer.signed_at)}`, { size: SIZE.small }, width, dir);
+      const details = layoutText(`${t.signedAt}: ${ltr(formatUtc(signer.signed_at))}`, { size: SIZE.small }, width, dir);
       const noteText = signer.method === 'token' ? t.tokenSignature : image === 'unreadable' ? t.imageUnreadable : '';
       const note = noteText ? layoutText(noteText, { size: SIZE.small, bold: true }, width - 2 * BOX_PAD, dir) : [];
       const height = BOX_HEIGHT + 6 + name.length * nameHeight + details.length * detailHeight;
@@ -58,10 +58,11 @@ export function drawSignatures(flow: Flow, signers: readonly SignerOnDocument[],
     page.rect(left, top - BOX_HEIGHT, width, BOX_HEIGHT, { fill: COLOR.faint, stroke: COLOR.rule, lineWidth: 0.6 });
     const image = images.get(block.signer.id) ?? 'none';
     if (typeof image === 'object' && block.signer.method !== 'token') {
-      // Fit (contain) inside the box, centred.
+      // Fit (contain) inside the box, centred; never more than a point per pixel, so a tiny image
+      // stays small rather than becoming a block.
       const boxW = width - 2 * BOX_PAD;
       const boxH = BOX_HEIGHT - 2 * BOX_PAD;
-      const scale = Math.min(boxW / image.width, boxH / image.height);
+      const scale = Math.min(boxW / image.width, boxH / image.height, 1);
       const w = image.width * scale;
       const h = image.height * scale;
       page.image(block.imageName, image.ref, left + (width - w) / 2, top - BOX_HEIGHT / 2 - h / 2, w, h);

@@ -58,7 +58,7 @@ export function drawTable(flow: Flow, columns: readonly Column[], rows: readonly
 
   const lay = (row: readonly Cell[]): LaidRow => {
     const cells = row.map((cell, i) => {
-      let lines = layoutText(cell.text, { size: options.size, bold: cell.bold }, widths[i]! - 2 * PAD_X, 'auto');
+      let lines = layoutText(cell.text, { size: options.size, bold: cell.bold }, widths[i]! - 2 * PAD_X, 'auto', options.maxLines + 1);
       if (lines.length > options.maxLines) {
         lines = lines.slice(0, options.maxLines - 1);
         lines.push(...layoutText('…', { size: options.size }, widths[i]!, 'auto'));

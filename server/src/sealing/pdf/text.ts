@@ -22,6 +22,7 @@ export interface TextStyle {
 /** A run of one face, glyphs in visual order. */
 export interface GlyphRun {
   readonly face: Face;
+  readonly rtl: boolean;
   readonly glyphs: readonly ShapedGlyph[];
   /** Points. */
   readonly width: number;
@@ -37,19 +38,22 @@ export interface TextLine {
 }
 
 /**
- * Make user text safe to lay out: tabs and breaking spaces of other widths become spaces, other control characters and the explicit bidi
- * embeddings, overrides and isolates (which could make a name or an address read as something else)
- * are removed, lone surrogates become U+FFFD. LRM/RLM/ALM stay: they only steer neutral characters.
+ * Make user text safe to lay out: tabs and other breaking spaces become spaces; other control
+ * characters and the explicit bidi embeddings and overrides (an override makes "gnp.exe" read as
+ * "exe.png") are removed; lone surrogates become U+FFFD. Isolates and LRM/RLM/ALM stay: they only
+ * set the direction of their own content or steer neutral characters, never reverse letters.
  */
 export function cleanText(text: string): string {
   return text
     .replace(/[\t\u1680\u2000-\u2006\u2008-\u200A\u205F\u3000]/g, ' ')
-    .replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g, '')
+    .replace(/[\p{Cc}\u202A-\u202E]/gu, (c) => (c === '\n' || c === '\r' ? c : ''))
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 const ARABIC = /[\u0600-\u06FF\u0750-\u077F\u0870-\u089F\u08A0-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
 const MARK = /\p{M}/u;
+/** Characters after which a token too wide for its line breaks best. */
+const BREAK_AFTER = /[./_\-@?&=,;:]/;
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** One bidi paragraph (no line feeds) with its levels and the face of each UTF-16 unit. */
@@ -107,8 +111,9 @@ class Paragraph {
   line(start: number, end: number): TextLine {
     const runs: GlyphRun[] = [];
     if (end > start) {
-      // Rule L2 over this line: reverse each segment bidi-js reports, in order. (Lines never end in
-      // whitespace here, so bidi-js's rule L1 — whose line-relative indexing is off — has no work.)
+      // Rule L2 over this line: reverse each segment bidi-js reports, in order. Lines never end in a
+      // space here, so bidi-js's rule L1 (whose indices are off on lines after the first) can at most
+      // miss an invisible isolate mark at the end of a wrapped line.
       const order: number[] = [];
       for (let i = start; i < end; i++) order.push(i);
       for (const [a, b] of bidi.getReorderSegments(this.text, this.levels, start, end - 1)) {
@@ -129,7 +134,7 @@ class Paragraph {
         const from = Math.min(first, last);
         const to = Math.max(first, last) + 1;
         const shaped = shapeRun(face, this.text.slice(from, to), (level & 1) === 1);
-        runs.push({ face, glyphs: shaped.glyphs, width: shaped.advance * this.scale(face) });
+        runs.push({ face, rtl: (level & 1) === 1, glyphs: shaped.glyphs, width: shaped.advance * this.scale(face) });
         k = m;
       }
     }
@@ -153,13 +158,14 @@ function shapeRun(face: Face, text: string, rtl: boolean): { glyphs: ShapedGlyph
 
 /**
  * Lay out text in lines no wider than maxWidth (points). Line feeds end bidi paragraphs; each gives at
- * least one line (an empty line for an empty paragraph).
+ * least one line (an empty line for an empty paragraph). Stops after maxLines lines.
  */
-export function layoutText(text: string, style: TextStyle, maxWidth: number, direction: BaseDirection): TextLine[] {
+export function layoutText(text: string, style: TextStyle, maxWidth: number, direction: BaseDirection, maxLines = Infinity): TextLine[] {
   const lines: TextLine[] = [];
   for (const raw of cleanText(text).split(/\r\n|\r|\n|\u2028|\u2029/)) {
+    if (lines.length >= maxLines) break;
     const para = new Paragraph(raw, style, direction);
-    for (const [start, end] of breakLines(para, maxWidth)) lines.push(para.line(start, end));
+    for (const [start, end] of breakLines(para, maxWidth, maxLines - lines.length)) lines.push(para.line(start, end));
   }
   return lines;
 }
@@ -187,8 +193,8 @@ export function fitLine(text: string, style: TextStyle, maxWidth: number, direct
   return cut(lo);
 }
 
-/** Greedy line breaking: [start, end) ranges of the paragraph, trailing spaces left out. */
-function breakLines(para: Paragraph, maxWidth: number): [number, number][] {
+/** Greedy line breaking: [start, end) ranges of the paragraph, trailing spaces left out; at most limit lines. */
+function breakLines(para: Paragraph, maxWidth: number, limit: number): [number, number][] {
   const text = para.text;
   const out: [number, number][] = [];
   const words: [number, number][] = [];
@@ -204,6 +210,7 @@ function breakLines(para: Paragraph, maxWidth: number): [number, number][] {
     lineWidth = 0;
   };
   for (const [ws, we] of words) {
+    if (out.length >= limit) return out;
     const width = para.width(ws, we);
     if (lineStart >= 0) {
       const gap = para.width(lineEnd, ws);
@@ -221,12 +228,18 @@ function breakLines(para: Paragraph, maxWidth: number): [number, number][] {
       continue;
     }
     // A token wider than the line (a long URL, a user agent, a hostile string): break between graphemes.
+    const bounds: number[] = [];
+    for (const g of graphemes.segment(text.slice(ws, we))) bounds.push(ws + g.index + g.segment.length);
     let start = ws;
+    let from = 0;
     while (start < we) {
-      const end = fitGraphemes(para, start, we, maxWidth);
+      if (out.length >= limit) return out;
+      const k = fitGraphemes(para, start, bounds, from, maxWidth);
+      const end = bounds[k]!;
       if (end < we) {
         out.push([start, end]);
         start = end;
+        from = k + 1;
       } else {
         lineStart = start;
         lineEnd = we;
@@ -235,22 +248,31 @@ function breakLines(para: Paragraph, maxWidth: number): [number, number][] {
       }
     }
   }
-  flush();
+  if (out.length < limit) flush();
   return out;
 }
 
-/** The furthest grapheme boundary after start whose prefix fits maxWidth (at least one grapheme). */
-function fitGraphemes(para: Paragraph, start: number, end: number, maxWidth: number): number {
-  const bounds: number[] = [];
-  for (const g of graphemes.segment(para.text.slice(start, end))) bounds.push(start + g.index + g.segment.length);
-  let lo = 0;
-  let hi = bounds.length - 1;
-  if (para.width(start, bounds[hi]!) <= maxWidth) return end;
-  // bounds[lo] is assumed to fit (one grapheme always goes on the line); find the last that does.
+/**
+ * Index into bounds (grapheme ends, from `from` on) of the furthest end after start whose prefix fits
+ * maxWidth; at least one grapheme always goes on the line. Probes are limited to about a line's worth
+ * of graphemes, so breaking a token of n characters costs O(n), not O(n²).
+ */
+function fitGraphemes(para: Paragraph, start: number, bounds: readonly number[], from: number, maxWidth: number): number {
+  const last = bounds.length - 1;
+  // Printing graphemes are wider than a tenth of an em (a space or an "i" is about a quarter), so no
+  // more than this many fit on a line; a zero-width one only makes the line end a little early.
+  let hi = Math.min(last, from + Math.ceil(maxWidth / (para.style.size * 0.1)));
+  if (hi === last && para.width(start, bounds[last]!) <= maxWidth) return last;
+  let lo = from;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
     if (para.width(start, bounds[mid]!) <= maxWidth) lo = mid;
     else hi = mid - 1;
   }
-  return bounds[lo]!;
+  // Prefer to break after a separator (a URL's slash, an event type's dot, an e-mail's @) when
+  // one falls in the last two thirds of what fits.
+  for (let k = lo; k > from + (lo - from) / 3; k--) {
+    if (BREAK_AFTER.test(para.text[bounds[k]! - 1]!)) return k;
+  }
+  return lo;
 }

@@ -9,13 +9,12 @@ import { COLOR, PAGE, SIZE } from './theme.js';
 
 const OPACITY = 0.14;
 
-export function drawWatermark(page: PageCanvas, t: Labels): void {
+const ANGLE = Math.atan2(PAGE.height, PAGE.width);
+const MATRIX = [Math.cos(ANGLE), Math.sin(ANGLE), -Math.sin(ANGLE), Math.cos(ANGLE), PAGE.width / 2, PAGE.height / 2];
+
+/** Lay out the watermark once per document; returns the function that draws it on a page. */
+export function watermark(t: Labels): (page: PageCanvas) => void {
   // Written as it reads in both languages: "TEST" on the left, the Arabic word on the right.
   const line = layoutLine(t.watermark, { size: SIZE.watermark, bold: true }, 'ltr');
-  const angle = Math.atan2(PAGE.height, PAGE.width);
-  const cos = Math.cos(angle);
-  const sin = Math.sin(angle);
-  page.transformed(OPACITY, [cos, sin, -sin, cos, PAGE.width / 2, PAGE.height / 2], () => {
-    page.text(line, -line.width / 2, -SIZE.watermark * 0.3, COLOR.test);
-  });
+  return (page) => page.transformed(OPACITY, MATRIX, () => page.text(line, -line.width / 2, -SIZE.watermark * 0.3, COLOR.test));
 }
