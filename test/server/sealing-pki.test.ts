@@ -5,7 +5,7 @@
  * `openssl dgst` for the seal — plus an operator's PKCS#12 seal and an external TSA.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,22 @@ interface Run {
 function openssl(args: string[], cwd: string): Run {
   const r = spawnSync('openssl', args, { cwd, encoding: 'utf8' });
   return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
+}
+
+/** The same, without blocking the event loop: for commands that talk to the server in this process. */
+function opensslOnline(args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, out });
+    });
+  });
 }
 
 function pem(der: Uint8Array): string {
@@ -105,7 +121,8 @@ describe('built-in PKI: files, restart, re-issue', () => {
   test('a new public URL re-issues the seal and TSA certificates for the same keys; the old ones stay known to OCSP', async () => {
     const dataDir = tempDir('url');
     dirs.push(dataDir);
-    const clock = new ManualClock();
+    // openssl checks OCSP response times against the real clock.
+    const clock = new ManualClock(Date.now());
     const pki = await loadOrCreatePki(dataDir, clock, FIXED_URL);
     const oldSeal = pki.seal.certificate;
     const oldSpki = new X509Certificate(Buffer.from(oldSeal)).publicKey.export({ format: 'der', type: 'spki' });
@@ -205,7 +222,6 @@ describe('built-in PKI: files, restart, re-issue', () => {
 describe('built-in PKI over HTTP (real server, real openssl)', () => {
   let s: TestServer;
   let work: string;
-  const at = () => String(Math.floor(s.clock.nowMs() / 1000));
 
   before(async () => {
     s = await startTestServer();
@@ -312,7 +328,7 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
     writeFileSync(path.join(work, 'rejected.tsr'), garbage.body);
     let text = openssl(['ts', '-reply', '-in', 'rejected.tsr', '-text'], work).out;
     assert.match(text, /Status: Rejected/, text);
-    assert.match(text, /unrecognized or unsupported data format/, text);
+    assert.match(text, /the data submitted has the wrong format/, text);
     assert.throws(() => tokenFromResponse(garbage.body), TimestampError);
 
     const q = openssl(['ts', '-query', '-data', 'contract.txt', '-sha256', '-tspolicy', '1.2.3.4', '-out', 'policy.tsq'], work);
@@ -321,7 +337,12 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
     writeFileSync(path.join(work, 'policy.tsr'), policy.body);
     text = openssl(['ts', '-reply', '-in', 'policy.tsr', '-text'], work).out;
     assert.match(text, /Status: Rejected/, text);
-    assert.match(text, /unaccepted policy/i, text);
+    assert.match(text, /the requested TSA policy is not supported by the TSA/, text);
+
+    const ours = openssl(['ts', '-query', '-data', 'contract.txt', '-sha256', '-tspolicy', TSA_POLICY_OID, '-out', 'ours.tsq'], work);
+    assert.equal(ours.status, 0, ours.out);
+    const granted = await post(`${s.url}/tsa`, 'application/timestamp-query', readFileSync(path.join(work, 'ours.tsq')));
+    assert.equal(readTimeStampToken(granted.body).policy, TSA_POLICY_OID, 'asking for our own policy is granted');
 
     const q1 = openssl(['ts', '-query', '-data', 'contract.txt', '-sha1', '-out', 'sha1.tsq'], work);
     assert.equal(q1.status, 0, q1.out);
@@ -340,7 +361,7 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
   });
 
   test('OCSP: openssl ocsp gets "good" for the seal with "Response verify OK", over POST and GET', async () => {
-    let r = openssl(['ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem', '-resp_text'], work);
+    let r = await opensslOnline(['ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem', '-resp_text'], work);
     assert.match(r.out, /Response verify OK/, r.out);
     assert.match(r.out, /seal\.pem: good/, r.out);
     assert.match(r.out, /OCSP Nonce:/, 'the nonce is echoed');
@@ -357,9 +378,13 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
     r = openssl(['ocsp', '-respin', 'get.ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-CAfile', 'ca.pem'], work);
     assert.match(r.out, /Response verify OK/, r.out);
     assert.match(r.out, /seal\.pem: good/, r.out);
+    // Clients that leave '/' and '+' of the base64 unencoded are understood too.
+    const raw = await fetch(`${s.url}/pki/ocsp/${b64}`);
+    writeFileSync(path.join(work, 'get-raw.ocsp'), new Uint8Array(await raw.arrayBuffer()));
+    assert.match(openssl(['ocsp', '-respin', 'get-raw.ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-CAfile', 'ca.pem'], work).out, /seal\.pem: good/);
 
     // A serial the CA never issued is "unknown"; a malformed request gets malformedRequest.
-    r = openssl(['ocsp', '-issuer', 'ca.pem', '-serial', '0x1234', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'], work);
+    r = await opensslOnline(['ocsp', '-issuer', 'ca.pem', '-serial', '0x1234', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'], work);
     assert.match(r.out, /0x1234: unknown/, r.out);
     const bad = await post(`${s.url}/pki/ocsp`, 'application/ocsp-request', new Uint8Array([1, 2, 3]));
     assert.equal(bad.status, 200);
@@ -400,7 +425,7 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
     assert.deepEqual(await revokeCertificate(s.ctx.pki, serial), rev, 'revoking twice keeps the first record');
     await assert.rejects(revokeCertificate(s.ctx.pki, 'abcdef'), /has not issued/);
 
-    let r = openssl(['ocsp', '-issuer', 'ca.pem', '-cert', 'old-seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'], work);
+    let r = await opensslOnline(['ocsp', '-issuer', 'ca.pem', '-cert', 'old-seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'], work);
     assert.match(r.out, /Response verify OK/, r.out);
     assert.match(r.out, /old-seal\.pem: revoked/, r.out);
     assert.match(r.out, /Reason: keyCompromise/, r.out);
@@ -413,7 +438,7 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
       'a revoked seal gets a new key',
     );
     writeFileSync(path.join(work, 'new-seal.pem'), pem(newSeal));
-    r = openssl(['ocsp', '-issuer', 'ca.pem', '-cert', 'new-seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'], work);
+    r = await opensslOnline(['ocsp', '-issuer', 'ca.pem', '-cert', 'new-seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'], work);
     assert.match(r.out, /new-seal\.pem: good/, r.out);
 
     const res = await fetch(`${s.url}/pki/crl`);
@@ -511,7 +536,10 @@ describe('operator replacements', () => {
   });
 
   test('TAWQI_SEAL_P12: the server seals with the operator certificate (RSA PKCS#1 v1.5), built_in false', async () => {
-    const s = await startTestServer({ TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'correct horse' });
+    // The operator certificate starts now (real time): run the server's clock from now.
+    const dataDir = tempDir('p12-server');
+    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'correct horse' });
+    const s = await startServer(config, { clock: new ManualClock(Date.now()), manualJobs: true });
     try {
       const seal = s.ctx.pki.seal;
       assert.equal(seal.builtIn, false);
@@ -527,17 +555,22 @@ describe('operator replacements', () => {
       assert.equal(info.seal.built_in, false);
       assert.equal(info.seal.publicly_trusted, null);
       assert.equal(info.seal.chain_length, 1);
+      assert.match(JSON.stringify(info), /"built_in":true/, 'the CA, TSA and OCSP stay built-in');
     } finally {
       await s.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
   test('TAWQI_SEAL_P12 settings are checked at start', async () => {
     assert.throws(() => loadConfig({ TAWQI_SEAL_P12: path.join(work, 'seal.p12') }), (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12 and TAWQI_SEAL_P12_PASSWORD/.test(e.message));
-    await assert.rejects(
-      startTestServer({ TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'wrong' }),
-      (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12: cannot open/.test(e.message),
-    );
+    const dataDir = tempDir('p12-wrong');
+    try {
+      const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'wrong' });
+      await assert.rejects(startServer(config, { clock: new ManualClock(Date.now()), manualJobs: true }), (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12: cannot open/.test(e.message));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
     assert.throws(() => loadConfig({ TAWQI_TSA_URL: 'ftp://tsa.example.test' }), ConfigError);
   });
 

@@ -37,9 +37,10 @@ export function pkiRouter(ctx: AppContext): express.Router {
     sendDer(res, 'application/ocsp-response', await respondToOcspRequest(ctx.pki, bytesOf(req)), 'no-store');
   });
   router.get('/pki/ocsp/*request', limit, async (req: Request, res: Response) => {
-    // The path is the URL-encoded base64 of the DER request; '/' inside base64 splits it into segments.
+    // The path is the URL-encoded base64 of the DER request (Express has decoded it); a '/' of the
+    // base64 left unencoded splits it into segments.
     const segments = (req.params as { request?: string[] }).request ?? [];
-    const der = Buffer.from(decodeURIComponent(segments.join('/')), 'base64');
+    const der = Buffer.from(segments.join('/'), 'base64');
     sendDer(res, 'application/ocsp-response', await respondToOcspRequest(ctx.pki, der), 'public, max-age=300');
   });
   router.all('/pki/ocsp', methodNotAllowed('POST'));

@@ -16,6 +16,7 @@ import { finalDocumentInput } from './input.js';
 import { signPades, type PadesSigner } from './pades/index.js';
 import { renderFinalPdf } from './pdf/index.js';
 import { crlDer, ocspResponseFor, timestamp, tokenFromResponse, type Pki } from './pki/index.js';
+import { qesFinalPdf } from './qes/index.js';
 import type { FinalDocumentInput } from './types.js';
 import { verificationFor } from './verification.js';
 
@@ -38,11 +39,14 @@ export function sealPadesSigner(pki: Pki): PadesSigner {
   };
 }
 
-/** The final PDF for the request's format: platform-evidence embeds no signature; pades-t/-lt are sealed. */
+/** The final PDF for the request's format: platform-evidence embeds no signature; pades-t/-lt are sealed; qes is token-signed. */
 export async function produceFinalPdf(ctx: ServiceContext, input: FinalDocumentInput): Promise<Uint8Array> {
+  // qes: the signers' tokens signed the document; it is final as they left it (a /DSS added for pades-lt).
+  if (input.legal_level === 'qes') return qesFinalPdf(ctx, input);
   const pdf = await renderFinalPdf(input);
   if (input.format !== 'pades-t' && input.format !== 'pades-lt') return pdf;
   const pki = ctx.pki;
+  await pki.maintain(); // renews leaf certificates that are due; cheap otherwise
   const level = input.format === 'pades-lt' ? 'B-LT' : 'B-T';
   const seal = pki.seal;
   const revocation =

@@ -52,7 +52,8 @@ export async function respondToOcspRequest(pki: Pki, der: Uint8Array): Promise<U
 export async function ocspResponseFor(pki: Pki, certificate: Uint8Array): Promise<Uint8Array> {
   const cert = new X509Certificate(Buffer.from(certificate));
   const ca = new X509Certificate(Buffer.from(pki.ca.certificate));
-  if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) throw new OcspError('the certificate was not issued by the built-in CA');
+  const isCa = Buffer.from(cert.raw).equals(Buffer.from(ca.raw));
+  if (isCa || !cert.checkIssued(ca) || !cert.verify(ca.publicKey)) throw new OcspError('the certificate was not issued by the built-in CA');
   const parsed = parseCertificate(certificate);
   const ids = caIdentity(pki);
   const certId = new pkijs.CertID({

@@ -41,6 +41,18 @@ export const OID_CRL_NUMBER = '2.5.29.20';
 export const OID_CRL_DISTRIBUTION_POINTS = '2.5.29.31';
 export const OID_AUTHORITY_INFO_ACCESS = '1.3.6.1.5.5.7.1.1';
 
+/**
+ * asn1js prints an arc above 2^53 (like the UUID arc above) as "{hex}", the hex being its base-128
+ * digits one per byte; turn such arcs back into decimal so OIDs read by pkijs compare equal to ours.
+ */
+export function normaliseOid(oid: string): string {
+  return oid.replace(/\{([0-9a-fA-F]+)\}/g, (_m, hex: string) => {
+    let value = 0n;
+    for (const byte of Buffer.from(hex, 'hex')) value = value * 128n + BigInt(byte & 0x7f);
+    return value.toString(10);
+  });
+}
+
 /** Hash names (node:crypto spelling) by OID, and the digest length each must have. */
 export const HASHES: Readonly<Record<string, { node: string; name: string; length: number }>> = {
   [OID_SHA1]: { node: 'sha1', name: 'SHA-1', length: 20 },

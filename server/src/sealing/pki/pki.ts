@@ -128,9 +128,9 @@ export class Pki {
   }
 
   /** The root CA: publish it for verifiers; it is built-in and never publicly trusted. */
-  get ca(): { readonly certificate: Uint8Array; readonly pem: string; readonly serialHex: string; readonly notAfter: Date; readonly subject: string } {
+  get ca(): { readonly certificate: Uint8Array; readonly pem: string; readonly serialHex: string; readonly notAfter: Date } {
     const raw = new Uint8Array(this.caCert.raw);
-    return { certificate: raw, pem: toPem(raw, 'CERTIFICATE'), serialHex: normaliseSerialHex(this.caCert.serialNumber), notAfter: new Date(this.caCert.validTo), subject: this.caCert.subject };
+    return { certificate: raw, pem: toPem(raw, 'CERTIFICATE'), serialHex: normaliseSerialHex(this.caCert.serialNumber), notAfter: new Date(this.caCert.validTo) };
   }
 
   /** What sealing signs with: the operator's PKCS#12 seal when configured, else the built-in one. */
@@ -165,8 +165,7 @@ export class Pki {
     const urls = pkiUrls(publicUrl);
     if (urls.base === this.currentUrls.base) return;
     this.currentUrls = urls;
-    this.nextCheckMs = 0;
-    await this.maintain();
+    await this.maintain({ force: true });
   }
 
   /**
@@ -174,7 +173,11 @@ export class Pki {
    * clock's time, or name another public URL. Cheap when nothing is due (called before each signature).
    */
   async maintain(options: { force?: boolean } = {}): Promise<void> {
-    if (options.force) this.nextCheckMs = 0;
+    if (options.force) {
+      // A run already under way may have read the state before the change that forces this one.
+      await this.maintaining?.catch(() => undefined);
+      this.nextCheckMs = 0;
+    }
     if (this.clock.nowMs() < this.nextCheckMs) return;
     this.maintaining ??= this.renewDue().finally(() => {
       this.maintaining = null;

@@ -34,11 +34,14 @@ export const NOT_TRUSTED_NOTICE =
   'The CA, seal, TSA and OCSP certificates marked built_in were created by this Tawqi server. They are not publicly trusted: ' +
   'a verifier must add this CA as a trust anchor on purpose, after checking its fingerprint with the operator.';
 
+/** Node's "O=Tawqi\nCN=a\, b" as "O=Tawqi, CN=a, b": for people to read, not to parse. */
+const readable = (name: string): string => name.split('\n').map((rdn) => rdn.replace(/\\(.)/g, '$1')).join(', ');
+
 function summary(der: Uint8Array, builtIn: boolean): CertificateSummary {
   const c = new X509Certificate(Buffer.from(der));
   return {
-    subject: c.subject.replace(/\n/g, ', '),
-    issuer: c.issuer.replace(/\n/g, ', '),
+    subject: readable(c.subject),
+    issuer: readable(c.issuer),
     serial: normaliseSerialHex(c.serialNumber),
     not_before: Math.floor(new Date(c.validFrom).getTime() / 1000),
     not_after: Math.floor(new Date(c.validTo).getTime() / 1000),

@@ -5,7 +5,7 @@ import { contentTypeAttribute, messageDigestAttribute, signedAttributes, signedD
 import { toArrayBuffer } from './encoding.js';
 import { requestExternalTimestamp } from './externalTsa.js';
 import { signatureAlgorithmFor, signWithKey } from './keys.js';
-import { HASHES, hashOid, OID_CT_TST_INFO, OID_SIGNED_DATA } from './oids.js';
+import { HASHES, hashOid, normaliseOid, OID_CT_TST_INFO, OID_SIGNED_DATA } from './oids.js';
 import type { Pki } from './pki.js';
 
 /**
@@ -58,7 +58,7 @@ export async function respondToTimeStampQuery(pki: Pki, der: Uint8Array): Promis
   }
   if (req.version !== 1) return rejection(FAIL.badRequest, 'only version 1 requests are supported');
   if (req.extensions?.length) return rejection(FAIL.unacceptedExtension, 'request extensions are not supported');
-  if (req.reqPolicy && req.reqPolicy !== pki.tsa.policyOid) return rejection(FAIL.unacceptedPolicy, `the only policy is ${pki.tsa.policyOid}`);
+  if (req.reqPolicy && normaliseOid(req.reqPolicy) !== pki.tsa.policyOid) return rejection(FAIL.unacceptedPolicy, `the only policy is ${pki.tsa.policyOid}`);
   const problem = imprintProblem(req.messageImprint);
   if (problem) return rejection(problem.bit, problem.text);
   try {
@@ -184,7 +184,7 @@ export function readTimeStampToken(der: Uint8Array): TimeStampTokenInfo {
   return {
     genTime: tst.genTime,
     serialHex: tst.serialNumber.toBigInt().toString(16),
-    policy: tst.policy,
+    policy: normaliseOid(tst.policy),
     hashAlgorithm: tst.messageImprint.hashAlgorithm.algorithmId,
     hashedMessage: new Uint8Array(tst.messageImprint.hashedMessage.valueBlock.valueHexView),
     nonce: tst.nonce ? tst.nonce.toBigInt() : null,
