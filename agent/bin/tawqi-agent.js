@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `tawqi-agent` command: runs the compiled CLI (agent/dist/cli/main.js).
+import { existsSync } from 'node:fs';
+
+const cli = new URL('../dist/cli/main.js', import.meta.url);
+
+if (existsSync(cli)) {
+  await import(cli.href);
+} else {
+  process.stderr.write('tawqi-agent: the agent is not built yet; run `npm run build` in the repository root first.\n');
+  process.exitCode = 1;
+}
