@@ -1,15 +1,23 @@
 /**
- * Runs every benchmark under bench/, one after another, each in its own process so one cannot
- * disturb the next: `npm run bench` (node --conditions=tawqi-source --import tsx bench/run.ts).
+ * Runs every benchmark under bench/ (each folder with a run.ts), one after another, each in its
+ * own process so one cannot disturb the next: `npm run bench`
+ * (node --conditions=tawqi-source --import tsx bench/run.ts).
  * Pass names to run only some: `npm run bench -- create-requests`. Exit code 1 if any failed.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['create-requests'] as const;
+/** Every folder under bench/ with a run.ts is a benchmark, run in name order. */
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BENCHMARKS = readdirSync(here, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(path.join(here, d.name, 'run.ts')))
+  .map((d) => d.name)
+  .sort();
 
 const wanted = process.argv.slice(2);
-const unknown = wanted.filter((w) => !(BENCHMARKS as readonly string[]).includes(w));
+const unknown = wanted.filter((w) => !BENCHMARKS.includes(w));
 if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.join(', ')}`);
   process.exit(2);
@@ -18,7 +26,7 @@ if (unknown.length > 0) {
 let failed = 0;
 for (const name of BENCHMARKS) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
-  const file = fileURLToPath(new URL(`./${name}/run.ts`, import.meta.url));
+  const file = path.join(here, name, 'run.ts');
   console.error(`== bench ${name}`);
   const code = await new Promise<number>((resolve) => {
     const child = spawn(process.execPath, [...process.execArgv, file], { stdio: 'inherit' });

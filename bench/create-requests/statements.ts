@@ -1,11 +1,13 @@
 /**
  * Diagnostic, not a load test: how many SQL statements and transactions one
- * POST /api/v1/signature_requests (with an Idempotency-Key, live key, 3 signers) costs on Tawqi,
+ * POST /api/v1/signature_requests (with an Idempotency-Key, test key, 3 signers) costs on Tawqi,
  * and how many more the background jobs it schedules cost. It starts the server in this process
- * (jobs run by hand), counts every statement Kysely prepares on the store's better-sqlite3
- * connection, and prints one JSON line. With --list it also prints the statements.
+ * (jobs run by hand), counts every statement run on the store's better-sqlite3 connection, and
+ * prints one JSON line. With --list it also prints the statements.
  *
  *   node --conditions=tawqi-source --import tsx bench/create-requests/statements.ts [--list]
+ *
+ * BENCH_KEY=live counts a create with the live key instead (it adds the charge).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,7 +17,8 @@ import { systemClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
-import { API_PATH, createBody, TEMPLATE } from './workload.js';
+import { updateAccount } from '../../server/src/store/accounts.js';
+import { API_PATH, createBody, SIGNERS, TEMPLATE } from './workload.js';
 
 interface Phase {
   statements: string[];
@@ -26,7 +29,7 @@ const WRITE = /^(INSERT|UPDATE|DELETE|REPLACE)/i;
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-sql-'));
 const running = await startServer(loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', TAWQI_LOG_LEVEL: 'silent' }), { manualJobs: true });
 try {
-  const { keys } = await createAccount(running.ctx.store, systemClock, {
+  const { account, keys } = await createAccount(running.ctx.store, systemClock, {
     name: 'Benchmark Co',
     plan: 'enterprise',
     planExpiresAt: Math.floor(Date.now() / 1000) + 365 * 86400,
@@ -35,10 +38,12 @@ try {
     walletMinor: 0,
     currency: running.ctx.config.TAWQI_CURRENCY,
   });
+  // A test key may only send to team emails: the workload's signers are this account's team.
+  await running.ctx.store.tx((trx) => updateAccount(trx, account.id, { team_emails: SIGNERS.map((s) => s.email) }));
   const post = async (p: string, body: string) => {
     const res = await fetch(running.url + p, {
       method: 'POST',
-      headers: { authorization: `Bearer ${keys.secret_live}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: { authorization: `Bearer ${process.env.BENCH_KEY === 'live' ? keys.secret_live : keys.secret_test}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
       body,
     });
     return { status: res.status, body: (await res.json()) as { id?: string } };
@@ -49,13 +54,19 @@ try {
   await post(API_PATH, body); // the first create (and its jobs) warms caches; the second is counted
   await running.jobs.runDue();
 
+  // Count executions, not preparations: the store caches prepared statements (statementCache.ts),
+  // so a statement is prepared once and run many times. Every Statement of the store's connection
+  // shares one prototype; its run/all/get/iterate are wrapped for the counted phases.
   const raw = running.ctx.store.raw;
-  const prepare = raw.prepare.bind(raw);
   let phase: Phase | null = null;
-  raw.prepare = ((source: string) => {
-    phase?.statements.push(source.replace(/\s+/g, ' ').trim());
-    return prepare(source);
-  }) as typeof raw.prepare;
+  const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as Record<'run' | 'all' | 'get' | 'iterate', (...args: unknown[]) => unknown>;
+  for (const method of ['run', 'all', 'get', 'iterate'] as const) {
+    const original = proto[method];
+    proto[method] = function (this: { source: string; database: unknown }, ...args: unknown[]) {
+      if (this.database === raw) phase?.statements.push(this.source.replace(/\s+/g, ' ').trim());
+      return original.apply(this, args);
+    };
+  }
 
   const request: Phase = { statements: [] };
   phase = request;
@@ -79,21 +90,29 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-/** Statements, explicit transactions, and writes outside them (each its own implicit transaction). */
+/**
+ * Statements, explicit transactions, and writes outside them (each its own implicit transaction).
+ * SAVEPOINT/RELEASE (store.tx's group commit gives each member one) count as `savepoints`, not reads.
+ */
 function summarise(statements: readonly string[]) {
   let inTx = false;
   let transactions = 0;
   let inTransactions = 0;
   let writes = 0;
   let autocommitWrites = 0;
+  let savepoints = 0;
   for (const s of statements) {
     if (/^BEGIN/i.test(s)) {
       inTx = true;
       transactions++;
       continue;
     }
-    if (/^(COMMIT|ROLLBACK)/i.test(s)) {
+    if (/^(COMMIT|ROLLBACK$)/i.test(s)) {
       inTx = false;
+      continue;
+    }
+    if (/^(SAVEPOINT|RELEASE|ROLLBACK TO)/i.test(s)) {
+      savepoints++;
       continue;
     }
     const write = WRITE.test(s);
@@ -106,7 +125,8 @@ function summarise(statements: readonly string[]) {
     explicit_transactions: transactions,
     statements_in_transactions: inTransactions,
     writes,
-    reads: statements.length - writes - 2 * transactions,
+    reads: statements.length - writes - 2 * transactions - savepoints,
+    savepoints,
     autocommit_writes: autocommitWrites,
   };
 }

@@ -4,12 +4,11 @@
  * {"listening": port, "key": "<secret live key>", "test_key": "<secret test key>"}, then serves
  * until SIGTERM/SIGINT (it closes the server and removes its data directory).
  *
- * Why the LIVE key: the issue asks for a test key, but test mode allows 20 creates and 50 emails
- * per account and UTC day (TEST_DAILY_REQUESTS / TEST_DAILY_EMAILS in
- * server/src/services/signatureRequests.ts) and the server has no setting to lift that; a
- * benchmark makes thousands of creates. So the load uses the live secret key of an enterprise
- * account with a huge send balance, which adds the charge (a guarded balance UPDATE and a ledger
- * row) to each create. The test key is printed too so the driver can show the limit.
+ * The driver loads it with the test secret key (as the issue asks): test mode allows 20 creates
+ * and 50 emails per account and UTC day by default, so this server raises TAWQI_TEST_DAILY_REQUESTS
+ * and TAWQI_TEST_DAILY_EMAILS out of the way (operator settings for private installations and
+ * benchmarks). The live key (BENCH_KEY=live) loads an enterprise account with a huge send balance,
+ * which adds the charge (a guarded balance UPDATE and a ledger row) to each create.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +30,8 @@ async function setUp() {
       TAWQI_LOG_LEVEL: 'silent',
       TAWQI_RATE_LIMIT: '100000000',
       TAWQI_IP_RATE_LIMIT: '100000000',
+      TAWQI_TEST_DAILY_REQUESTS: '100000000',
+      TAWQI_TEST_DAILY_EMAILS: '1000000000',
     }),
   );
   const created = await createAccount(running.ctx.store, systemClock, {

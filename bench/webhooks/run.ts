@@ -10,7 +10,8 @@
  *            throughput, deliveries/s = deliveries ÷ (last receipt − first commit);
  *   paced  — events committed at BENCH_WEBHOOK_RATE events/s (default 350, i.e. 1,050 deliveries/s):
  *            the delay from an event's commit to its receipt when the dispatcher keeps up.
- * BENCH_WEBHOOK_PROFILE_DIR=<dir> writes a CPU profile of the server process (node --cpu-prof).
+ * BENCH_WEBHOOK_PROFILE_DIR=<dir> writes a CPU profile of the server process (node --cpu-prof);
+ * BENCH_WEBHOOK_TIMELINE=1 adds a line per second of each phase (deliveries, p50, max delay).
  * Output: one JSON line per phase, then a summary line with the targets (≥ 1,000 deliveries/s in
  * the burst; p50 < 50 ms in the paced phase). Exit 1 when a delivery is missing or malformed.
  */
@@ -127,6 +128,22 @@ try {
     };
     results[phase] = line;
     out(line);
+    if (process.env.BENCH_WEBHOOK_TIMELINE) {
+      // Per second of committing: deliveries and their median and worst delay (to see stalls).
+      const bySecond = new Map<number, number[]>();
+      for (const [id, committed] of commits) {
+        for (let r = 0; r < RECEIVERS; r++) {
+          const at = receipts.get(`${r}:${id}`);
+          if (at === undefined) continue;
+          const sec = Math.floor((committed - firstCommit) / 1000);
+          bySecond.set(sec, [...(bySecond.get(sec) ?? []), at - committed]);
+        }
+      }
+      for (const [sec, list] of bySecond) {
+        list.sort((x, y) => x - y);
+        out({ bench: 'webhooks', phase, second: sec, deliveries: list.length, p50_ms: round(percentile(list, 50)), max_ms: round(list.at(-1)!) });
+      }
+    }
     if (line.missing > 0) ok = false;
   }
   const counts = await request(server.child, { cmd: 'counts' }, (m) => m.counts as Record<string, number> | undefined);

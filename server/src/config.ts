@@ -27,6 +27,8 @@ export const configSchema = z.object({
   TAWQI_IP_RATE_LIMIT: z.coerce.number().int().min(1).default(300).describe('Requests per window per client address before authentication'),
   TAWQI_PUBLISHABLE_HOURLY_QUOTA: z.coerce.number().int().min(1).default(5),
   TAWQI_PUBLISHABLE_DAILY_CAP: z.coerce.number().int().min(1).default(200).describe('Default daily cap of a publishable key'),
+  TAWQI_TEST_DAILY_REQUESTS: z.coerce.number().int().min(1).default(20).describe('Test-mode signature requests per account and UTC day (private installations, benchmarks)'),
+  TAWQI_TEST_DAILY_EMAILS: z.coerce.number().int().min(1).default(50).describe('Test-mode emails per account and UTC day (private installations, benchmarks)'),
   TAWQI_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('EGP'),
   TAWQI_DEFAULT_VERSION: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).default('2026-07-01'),
   TAWQI_DOCS_URL: z.string().default('/api/v1/openapi.json'),
@@ -65,6 +67,23 @@ export const configSchema = z.object({
   TAWQI_SMTP_ACCOUNT_FROM: bool
     .default(false)
     .describe("Send from an account's branding from_email (From header); only when the relay may send for those domains (SPF, DKIM, DMARC). Otherwise from_email is the Reply-To and From is TAWQI_SMTP_FROM with the brand name"),
+  // WhatsApp Business Cloud API (server/src/delivery/whatsapp.ts). Token and phone-number id unset: WhatsApp is not enabled on the platform.
+  TAWQI_WHATSAPP_API_URL: z
+    .url({ protocol: /^https?$/ })
+    .refine((u) => u.startsWith('https:') || /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'must be https (plain http only on loopback)')
+    .default('https://graph.facebook.com')
+    .describe('Base address of the WhatsApp Cloud API (Graph API)'),
+  TAWQI_WHATSAPP_API_VERSION: z.string().regex(/^v\d+\.\d+$/, 'a Graph API version such as v21.0').default('v21.0').describe('Graph API version in the path'),
+  TAWQI_WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d{1,30}$/, 'the numeric phone-number id from WhatsApp Manager').optional().describe('Phone-number id messages are sent from'),
+  TAWQI_WHATSAPP_TOKEN: z.string().min(1).optional().describe('Access token (system user) sent as Authorization: Bearer'),
+  TAWQI_WHATSAPP_TEMPLATE_INVITATION: z.string().regex(/^[a-z0-9_]{1,512}$/).default('tawqi_signing_invitation').describe('Approved template of invitations: body {{1}} name, {{2}} title, {{3}} link'),
+  TAWQI_WHATSAPP_TEMPLATE_REMINDER: z.string().regex(/^[a-z0-9_]{1,512}$/).default('tawqi_signing_reminder').describe('Approved template of reminders: body {{1}} name, {{2}} title, {{3}} link'),
+  TAWQI_WHATSAPP_TEMPLATE_OTP: z
+    .string()
+    .regex(/^[a-z0-9_]{1,512}$/)
+    .optional()
+    .describe('Approved authentication template (copy-code button) for one-time codes; unset: codes go by email'),
+  TAWQI_WHATSAPP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000).describe('The Cloud API must answer within this many ms'),
   // Trust material (server/src/sealing/pki/README.md). Unset: the built-in seal and TSA under DATA_DIR/pki.
   TAWQI_SEAL_P12: z.string().min(1).optional().describe('PKCS#12 file (.p12/.pfx) with the seal certificate, its key and chain, used instead of the built-in seal'),
   TAWQI_SEAL_P12_PASSWORD: z.string().min(1).optional().describe('Password of TAWQI_SEAL_P12'),
@@ -72,6 +91,13 @@ export const configSchema = z.object({
     .url({ protocol: /^https?$/ })
     .optional()
     .describe('External RFC 3161 time-stamping authority used instead of the built-in TSA (POST application/timestamp-query)'),
+  // Qualified signatures with a token (server/src/sealing/qes/README.md).
+  TAWQI_QES_TRUSTED_ROOTS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('PEM bundle of the root certificates a token (qes) signing certificate must chain to; unset: no token certificate is accepted'),
+  TAWQI_AGENT_DOWNLOAD_URL: z.url({ protocol: /^https?$/ }).optional().describe('Where signers download the desktop signing agent (shown on the signing page when the agent is not running)'),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -99,6 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (Boolean(parsed.data.TAWQI_SEAL_P12) !== Boolean(parsed.data.TAWQI_SEAL_P12_PASSWORD)) {
     throw new ConfigError('Invalid setting:\n  TAWQI_SEAL_P12 and TAWQI_SEAL_P12_PASSWORD must be set together');
+  }
+  if (Boolean(parsed.data.TAWQI_WHATSAPP_TOKEN) !== Boolean(parsed.data.TAWQI_WHATSAPP_PHONE_NUMBER_ID)) {
+    throw new ConfigError('Invalid setting:\n  TAWQI_WHATSAPP_TOKEN and TAWQI_WHATSAPP_PHONE_NUMBER_ID must be set together');
   }
   const smtp = smtpProblems(parsed.data);
   if (smtp.length > 0) throw new ConfigError(`Invalid setting:\n${smtp.map((l) => `  ${l}`).join('\n')}`);

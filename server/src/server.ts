@@ -85,7 +85,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   checkTransport(config);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
-  const store = openStore(config.DATA_DIR);
+  const store = openStore(config.DATA_DIR, {
+    checkpointWorker: true,
+    onCheckpointFailure: (err) => log.error({ err }, 'WAL checkpoint worker failed; automatic checkpoints are back on'),
+  });
   await prepareStore(store, clock);
 
   let operator: CreatedAccount | null = null;

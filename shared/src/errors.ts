@@ -44,10 +44,14 @@ export const ERRORS = {
   otp_invalid: def(400, 'invalid_request_error', 'رمز التحقق غير صحيح.', 'The verification code is not correct.'),
   otp_expired: def(400, 'invalid_request_error', 'انتهت صلاحية رمز التحقق؛ اطلب رمزًا جديدًا.', 'The verification code has expired; request a new one.'),
   channel_unavailable: def(400, 'invalid_request_error', 'قناة واتساب غير مفعّلة لهذا الحساب.', 'The WhatsApp channel is not enabled.'),
+  // ours: qualified signatures with a token (signing-page/API.md, token calls); `reason` says which check failed
+  certificate_invalid: def(400, 'invalid_request_error', 'لا تصلح هذه الشهادة للتوقيع المؤهل: يجب أن تكون سارية، للتوقيع، وصادرة عن جهة موثوقة.', 'This certificate cannot make a qualified signature: it must be valid now, meant for signing, and chain to a trusted root.'),
+  cms_invalid: def(400, 'invalid_request_error', 'التوقيع المرسل من برنامج التوقيع لا يطابق المستند أو الشهادة.', 'The signature from the signing agent does not match the document or the certificate.'),
   // 401
   api_key_missing: def(401, 'authentication_error', 'لم يُرسل مفتاح الواجهة. أرسل Authorization: Bearer ومفتاحك.', 'No API key was sent. Send Authorization: Bearer <API_KEY>.'),
   invalid_api_key: def(401, 'authentication_error', 'مفتاح الواجهة غير صالح أو منتهٍ.', 'The API key is invalid or has expired.'),
   page_session_invalid: def(401, 'authentication_error', 'انتهت جلسة التوقيع؛ افتح الرابط من جديد.', 'The signing session has ended; open the link again.'),
+  ticket_invalid: def(401, 'authentication_error', 'تذكرة التوقيع غير صالحة أو منتهية أو مستخدمة؛ ابدأ التوقيع من جديد.', 'The sign ticket is invalid, expired or already used; start the signature again.'),
   // 402
   plan_required: def(402, 'billing_error', 'الوضع الحي يحتاج باقة مدفوعة فعّالة.', 'Live mode needs an active paid plan.'),
   plan_expired: def(402, 'billing_error', 'انتهت سنة الاشتراك دون تجديد.', 'The subscription year has ended without renewal.'),

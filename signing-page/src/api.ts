@@ -2,7 +2,7 @@
  * The page API client (signing-page/API.md): every call carries the page token in the
  * `X-Tawqi-Page-Token` header; answers are a State or the API's error envelope.
  */
-import type { ErrorBody, State } from './types.js';
+import type { ErrorBody, State, TokenPrepared } from './types.js';
 
 const TIMEOUT_MS = 30_000;
 
@@ -91,6 +91,14 @@ export class Api {
   /** The reason is sent only when given (the server refuses null). */
   decline(reason: string | null): Promise<State> {
     return this.call('POST', '/decline', reason ? { reason } : {});
+  }
+  /** Token signing, step 1: the chosen certificate (and its chain) → a sign ticket for the agent. */
+  tokenPrepare(certificate: string, chain: readonly string[]): Promise<TokenPrepared> {
+    return this.call('POST', '/token/prepare', { certificate, chain });
+  }
+  /** Token signing, step 2: the agent's CMS for that ticket → the State (signed). */
+  tokenComplete(cms: string, ticket: string): Promise<State> {
+    return this.call('POST', '/token/complete', { cms, ticket });
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

@@ -51,6 +51,17 @@ export interface State {
   };
   embed: { origin: string } | null;
   finish: { redirect_url: string | null } | null;
+  /** Method token: the desktop agent's ports and protocol versions, and where to download it; else null. */
+  token?: { agent_ports: number[]; protocol_versions: number[]; download_url: string | null } | null;
+}
+
+/** POST /token/prepare: the sign ticket the page hands to the agent. */
+export interface TokenPrepared {
+  ticket: string;
+  preview_url: string;
+  digest: string;
+  cert_sha256: string;
+  expires_at: number;
 }
 
 /** The API's error envelope; extra fields (attempts_left, reason, …) sit beside the standard ones. */

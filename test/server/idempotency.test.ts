@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
 import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
+import { databasePath } from '../../server/src/store/db.js';
 import { call } from '../support/server.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -101,29 +108,90 @@ describe('Idempotency-Key', () => {
 });
 
 describe('Idempotency across a restart', () => {
-  test('the response is stored with the effect: a restarted server replays it; an unfinished claim is released', async () => {
-    const s = await startTestServer();
-    const config = loadConfig({ DATA_DIR: s.dataDir, PORT: '0', TAWQI_LOG_LEVEL: 'silent' });
-    const headers = { 'idempotency-key': 'durable' };
-    const first = await s.call('POST', '/templates', { key: s.keys.secret_live, headers, body: body('Durable') });
-    assert.equal(first.status, 201);
-    // A claim left by a process that died mid-request.
-    const account = (await s.call('GET', '/', { key: s.keys.secret_live })).body.account.id as string;
-    await s.ctx.store.db
-      .insertInto('idempotency')
-      .values({ account_id: account, mode: 'live', idem_key: 'orphan', method: 'POST', path: '/api/v1/templates', state: 'in_progress', response_status: null, response_body: null, created_at: Math.floor(s.clock.nowMs() / 1000) })
-      .execute();
-    assertError(await s.call('POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'orphan' }, body: body('Orphan') }), 'idempotency_in_progress');
-    await s.stop();
-    const restarted = await startServer(config, { clock: s.clock });
+  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+  /** `server/src/main.ts` in its own process on dataDir (system clock): resolves with its API base and the operator's live key. */
+  function startServerProcess(dataDir: string): Promise<{ proc: ChildProcess; api: string; key: string }> {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of Object.keys(env)) if (name.startsWith('TAWQI_') || name === 'NODE_TEST_CONTEXT') delete env[name];
+    Object.assign(env, { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' });
+    const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), 30_000);
+      proc.once('exit', (code, signal) => reject(new Error(`the server exited early (${code ?? signal})`)));
+      let key = '';
+      createInterface({ input: proc.stdout! }).on('line', (line) => {
+        key ||= /secret live\s+(sk_\S+)/.exec(line)?.[1] ?? '';
+        const m = /^Tawqi API listening at (http:\/\/\S+)\/api\/v1$/.exec(line);
+        if (m) {
+          clearTimeout(timer);
+          resolve({ proc, api: m[1]!, key });
+        }
+      });
+    });
+  }
+
+  test('a process killed mid-request left nothing: the restarted server replays the completed response and runs the unfinished one', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-idem-crash-'));
+    const server = await startServerProcess(dataDir);
+    const lock = new SQLite(databasePath(dataDir), { timeout: 5000 });
     try {
-      const replay = await call(restarted.url, 'POST', '/templates', { key: s.keys.secret_live, headers, body: body('Durable') });
-      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-      assert.deepEqual(replay.body, first.body);
-      const orphan = await call(restarted.url, 'POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'orphan' }, body: body('Orphan') });
-      assert.equal(orphan.status, 201);
+      const { api, key } = server;
+      const durable = await call(api, 'POST', '/templates', { key, headers: { 'idempotency-key': 'durable' }, body: body('Durable') });
+      assert.equal(durable.status, 201, durable.text);
+      // Hold the database's write lock, so the next request claims its key and then waits in its transaction…
+      lock.exec('BEGIN IMMEDIATE');
+      const orphan = call(api, 'POST', '/templates', { key, headers: { 'idempotency-key': 'orphan' }, body: body('Orphan') }).then(
+        (r) => r.status,
+        () => 'no response',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // …and kill the process there: its claim (in memory) dies with it, and it committed nothing.
+      const exited = new Promise((resolve) => server.proc.once('exit', (_code, signal) => resolve(signal)));
+      server.proc.kill('SIGKILL');
+      assert.equal(await exited, 'SIGKILL');
+      assert.equal(await orphan, 'no response', 'the request was still in flight when the process died');
+      lock.exec('ROLLBACK');
+      lock.close();
+
+      const restarted = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' }));
+      try {
+        const replay = await call(restarted.url, 'POST', '/templates', { key, headers: { 'idempotency-key': 'durable' }, body: body('Durable') });
+        assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+        assert.deepEqual(replay.body, durable.body);
+        const again = await call(restarted.url, 'POST', '/templates', { key, headers: { 'idempotency-key': 'orphan' }, body: body('Orphan') });
+        assert.equal(again.status, 201, again.text);
+        assert.equal(again.headers.get('idempotent-replayed'), null, 'nothing was stored for the unfinished request: it runs now');
+        const orphans = await restarted.ctx.store.db.selectFrom('templates').select('id').where('title', '=', 'Orphan').execute();
+        assert.equal(orphans.length, 1, 'the killed request created nothing');
+      } finally {
+        await restarted.close();
+      }
     } finally {
-      await restarted.close();
+      if (lock.open) lock.close();
+      if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("an 'in_progress' row written by an earlier version (claims were rows then) is released at start", async () => {
+    const s = await startTestServer();
+    try {
+      const account = (await s.call('GET', '/', { key: s.keys.secret_live })).body.account.id as string;
+      await s.ctx.store.db
+        .insertInto('idempotency')
+        .values({ account_id: account, mode: 'live', idem_key: 'legacy', method: 'POST', path: '/api/v1/templates', state: 'in_progress', response_status: null, response_body: null, created_at: Math.floor(s.clock.nowMs() / 1000) })
+        .execute();
+      assertError(await s.call('POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'legacy' }, body: body('Legacy') }), 'idempotency_in_progress');
+      await s.stop();
+      const restarted = await startServer(loadConfig({ DATA_DIR: s.dataDir, PORT: '0', TAWQI_LOG_LEVEL: 'silent' }), { clock: s.clock });
+      try {
+        const r = await call(restarted.url, 'POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'legacy' }, body: body('Legacy') });
+        assert.equal(r.status, 201, r.text);
+      } finally {
+        await restarted.close();
+      }
+    } finally {
       rmSync(s.dataDir, { recursive: true, force: true });
     }
   });

@@ -198,7 +198,7 @@ describe('identity verification (spec 3.2)', () => {
       assert.equal(shown.status, 200);
       assert.match(shown.headers.get('content-type') ?? '', /^text\/html; charset=utf-8/);
       assert.match(shown.headers.get('content-security-policy') ?? '', /default-src 'none'.*form-action 'self'.*frame-ancestors 'none'/);
-      assert.equal(shown.headers.get('referrer-policy'), 'no-referrer');
+      assert.equal(shown.headers.get('referrer-policy'), 'same-origin');
       assert.equal(shown.headers.get('cache-control'), 'no-store');
       assert.match(shown.text, /<html lang="ar" dir="rtl">/);
       assert.match(shown.text, /محاكاة التحقق من الهوية/);

@@ -10,6 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { emitEvent } from '../../server/src/services/events.js';
+import { createWorkflow } from '../../server/src/services/workflows.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { getEndpoint } from '../../server/src/store/webhooks.js';
 import { rotateEndpointSecret } from '../../server/src/webhooks/endpoints.js';
@@ -21,7 +22,7 @@ import { makeTestCa, startWebhookTestServer, WebhookReceiver, type Received, typ
 const TEAM = ['amira@example.com', 'bassem@example.com'];
 const WHERE = { ip: '198.51.100.23', user_agent: 'webhooks-test/1.0' };
 /** The answer deadline of this server: short, so the hang and timeout tests wait little real time. */
-const TIMEOUT_MS = 400;
+const TIMEOUT_MS = 1000;
 const TOLERANCE_SECONDS = 300;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -187,6 +188,38 @@ describe('webhook delivery', () => {
     assert.equal(last.headers['svc-version'], '2026-01-01');
   });
 
+  test('deliveries are written in the event’s own transaction: they commit or roll back with it', async () => {
+    const a = await account();
+    const k = a.keys.secret_test;
+    const rx = await receiver();
+    const ep = await endpoint(k, rx.url(), ['signature_request.sent']);
+    await endpoint(a.keys.secret_live, rx.url('/live'));
+    const rows = (trx: Parameters<Parameters<typeof s.ctx.store.tx>[0]>[0], eventId: string) =>
+      trx.selectFrom('webhook_deliveries').select(['endpoint_id', 'status', 'next_attempt_at']).where('event_id', '=', eventId).execute();
+
+    let seen: unknown[] = [];
+    let eventId = '';
+    await assert.rejects(
+      s.ctx.store.tx(async (trx) => {
+        const e = await emitEvent(trx, s.clock, { accountId: a.id, livemode: false, type: 'signature_request.sent', object: { id: 'sr_rollback' } });
+        eventId = e.id;
+        seen = await rows(trx, e.id);
+        throw new Error('the state change fails after its event');
+      }),
+      /state change fails/,
+    );
+    assert.deepEqual(seen, [{ endpoint_id: ep.id, status: 'pending', next_attempt_at: now() }], 'inside the transaction: one pending delivery, due now');
+    assert.deepEqual(await rows(s.ctx.store.db, eventId), [], 'rolled back with the event');
+    assert.equal(await s.webhooks.runDue(), 0);
+    assert.equal(rx.received.length, 0);
+
+    const kept = await emit(a, false);
+    assert.deepEqual(await rows(s.ctx.store.db, kept.id), [{ endpoint_id: ep.id, status: 'pending', next_attempt_at: now() }], 'committed with the event, before any attempt');
+    // A type the endpoint does not subscribe to makes no delivery.
+    const other = await emit(a, false, { object: 'signer', id: 'sgr_x' }, 'signer.sent');
+    assert.deepEqual(await rows(s.ctx.store.db, other.id), []);
+  });
+
   test('workflow fields in a payload (spec 6.4) reach the receiver exactly as GET /events shows them', async () => {
     const a = await account();
     const k = a.keys.secret_test;
@@ -201,6 +234,24 @@ describe('webhook delivery', () => {
     const listed = (await s.call('GET', '/events?type=signer.signed', { key: k })).body.data[0];
     assert.deepEqual(eventOf(got), listed, 'GET /events carries the same payload');
     assert.deepEqual(eventOf(got).data.object, object);
+
+    // A real request from a published workflow (POST /sessions): its events carry workflow_id,
+    // workflow_version, vendor_data (and channel on the request), byte for byte as GET /events/{id}.
+    const { workflow } = await createWorkflow(s.ctx.store, s.clock, a.id, `Flow ${++n}`, { document_mode: 'fixed', template_id: a.template }, true);
+    const wfRx = await receiver();
+    await endpoint(k, wfRx.url('/wf'), ['signature_request.sent', 'signer.sent']);
+    const session = await s.call('POST', '/sessions', { key: k, body: { workflow_id: workflow.id, vendor_data: 'order-88', signers: [{ name: 'Amira', email: TEAM[0] }] } });
+    assert.equal(session.status, 201, session.text);
+    await s.webhooks.runDue();
+    assert.equal(wfRx.received.length, 2);
+    for (const r of wfRx.received) {
+      const body = eventOf(r);
+      assert.equal(r.rawBody, (await s.call('GET', `/events/${body.id}`, { key: k })).text, body.type);
+      assert.equal(body.data.object.workflow_id, workflow.id, body.type);
+      assert.equal(body.data.object.workflow_version, 1);
+      assert.equal(body.data.object.vendor_data, 'order-88');
+    }
+    assert.equal(wfRx.received.map(eventOf).find((e) => e.type === 'signature_request.sent').data.object.channel, 'email');
   });
 
   test('a failure (500) is retried on the schedule: not before its time, then succeeds', async () => {

@@ -7,7 +7,9 @@ import { signingUrl } from '../services/signingLinks.js';
 import type { Tx } from '../store/db.js';
 import type { MessagesTable } from '../store/schema.js';
 import type { Selectable } from 'kysely';
-import type { OutboundMessage } from './transport.js';
+import type { OutboundMessage, WhatsAppTemplate } from './transport.js';
+import { fillTemplate } from './whatsapp.js';
+import type { JobOutcome } from '../jobs/runner.js';
 
 export type MessageRow = Selectable<MessagesTable>;
 
@@ -24,6 +26,8 @@ export interface RenderedMessage {
   fromName: string | null;
   /** The account's own address (branding from_email), for Reply-To or From. */
   fromEmail: string | null;
+  /** The signer's link as put in (null when the message has none). */
+  signingUrl: string | null;
 }
 
 /**
@@ -32,7 +36,7 @@ export interface RenderedMessage {
  */
 export async function renderMessage(db: Tx, message: MessageRow, publicUrl: string, linkKey: Buffer): Promise<RenderedMessage> {
   let link: string | null = null;
-  const stored = message.body + (message.html ?? '');
+  const stored = message.body + (message.html ?? '') + (message.template ?? '');
   if (message.signer_id && stored.includes(LINK_PLACEHOLDER)) {
     const signer = await db.selectFrom('signers').select(['id', 'link_version']).where('id', '=', message.signer_id).executeTakeFirst();
     if (signer) link = signingUrl(publicUrl, linkKey, signer.id, signer.link_version);
@@ -41,7 +45,7 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
   const branding = brandingOf(account ? (JSON.parse(account.branding) as unknown) : {});
   const values = { language: (message.language === 'en' ? 'en' : 'ar') as Language, signingUrl: link, branding, accountName: account?.name ?? 'Tawqi' };
   const filled = fillMessage({ text: message.body, html: message.html }, values);
-  return { subject: message.subject, text: filled.text, html: filled.html, brandName: brandName(values), fromName: branding.brand_name ?? null, fromEmail: branding.from_email ?? null };
+  return { subject: message.subject, text: filled.text, html: filled.html, brandName: brandName(values), fromName: branding.brand_name ?? null, fromEmail: branding.from_email ?? null, signingUrl: link };
 }
 
 /**
@@ -49,17 +53,29 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
  * 'queued' message is sent). Without a transport for its channel the message stays in the database
  * as 'held', intact, for `tawqi mail show` (local use without SMTP). After an SMTP send the stored
  * parts of a one-time code message are replaced by a note, so the code does not stay at rest.
+ * The message's new state is returned as the job's outcome: it commits with the job's done mark.
  */
-export async function deliverMessage(ctx: ServiceContext, messageId: number): Promise<void> {
+export async function deliverMessage(ctx: ServiceContext, messageId: number): Promise<JobOutcome | undefined> {
   const message = await ctx.store.db.selectFrom('messages').selectAll().where('id', '=', messageId).executeTakeFirst();
-  if (!message || message.state !== 'queued') return;
+  if (!message || message.state !== 'queued') return undefined;
   const channel = message.channel as OutboundMessage['channel'];
   const transport = ctx.transport;
   if (!transport || (transport.channels && !transport.channels.includes(channel))) {
-    await ctx.store.db.updateTable('messages').set({ state: 'held' }).where('id', '=', messageId).where('state', '=', 'queued').execute();
-    return;
+    return async (trx) => {
+      await trx.updateTable('messages').set({ state: 'held' }).where('id', '=', messageId).where('state', '=', 'queued').execute();
+    };
+  }
+  // A live WhatsApp message leaves only while the account has the channel on; otherwise it is kept (held).
+  if (channel === 'whatsapp' && message.livemode === 1) {
+    const account = await ctx.store.db.selectFrom('accounts').select('whatsapp_enabled').where('id', '=', message.account_id).executeTakeFirst();
+    if (account?.whatsapp_enabled !== 1) {
+      return async (trx) => {
+        await trx.updateTable('messages').set({ state: 'held' }).where('id', '=', messageId).where('state', '=', 'queued').execute();
+      };
+    }
   }
   const out = await renderMessage(ctx.store.db, message, ctx.publicUrl, ctx.secrets.linkKey);
+  const template = message.template ? fillTemplate(JSON.parse(message.template) as WhatsAppTemplate, out.signingUrl) : undefined;
   await transport.send({
     channel,
     to: message.recipient,
@@ -68,12 +84,15 @@ export async function deliverMessage(ctx: ServiceContext, messageId: number): Pr
     html: out.html ?? undefined,
     from: { ...(out.fromName ? { name: out.fromName } : {}), ...(out.fromEmail ? { address: out.fromEmail } : {}) },
     replyTo: out.fromEmail ?? undefined,
+    ...(template ? { template } : {}),
   });
   const sent = { state: 'sent', sent_at: nowSeconds(ctx.clock) };
-  const scrub = message.kind === 'otp' ? { body: SCRUBBED_NOTE, html: null } : {};
-  await ctx.store.db
-    .updateTable('messages')
-    .set({ ...sent, ...scrub })
-    .where('id', '=', messageId)
-    .execute();
+  const scrub = message.kind === 'otp' ? { body: SCRUBBED_NOTE, html: null, template: null } : {};
+  return async (trx) => {
+    await trx
+      .updateTable('messages')
+      .set({ ...sent, ...scrub })
+      .where('id', '=', messageId)
+      .execute();
+  };
 }

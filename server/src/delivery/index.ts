@@ -1,8 +1,9 @@
 import { parseMailbox, type Config } from '../config.js';
 import { SmtpTransport, type SmtpSettings } from './smtp.js';
-import type { MessageTransport } from './transport.js';
+import type { MessageTransport, OutboundMessage } from './transport.js';
+import { WhatsAppTransport, whatsappSettings } from './whatsapp.js';
 
-export type { MessageTransport, OutboundMessage } from './transport.js';
+export type { MessageTransport, OutboundMessage, WhatsAppTemplate } from './transport.js';
 
 /**
  * The SMTP settings named by the configuration, or null when no relay is configured. The config
@@ -41,11 +42,34 @@ export function smtpSettings(config: Config): SmtpSettings | null {
   };
 }
 
+/** Several transports behind one: each message goes to the transport of its channel. */
+export class ChannelRouter implements MessageTransport {
+  readonly channels: readonly OutboundMessage['channel'][];
+
+  constructor(private readonly transports: readonly (MessageTransport & { channels: readonly OutboundMessage['channel'][] })[]) {
+    this.channels = transports.flatMap((t) => t.channels);
+  }
+
+  send(m: OutboundMessage): Promise<void> {
+    const t = this.transports.find((x) => x.channels.includes(m.channel));
+    if (!t) return Promise.reject(new Error(`no transport for ${m.channel} messages`));
+    return t.send(m);
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.transports) await t.close?.();
+  }
+}
+
 /**
- * The transport the server delivers messages with: SMTP for email when configured. Undefined when
- * nothing is configured: every message is then kept in the database as 'held', for `tawqi mail`.
+ * The transport the server delivers messages with: SMTP for email and the WhatsApp Cloud API for
+ * WhatsApp, each when configured. Undefined when nothing is configured: every message is then kept
+ * in the database as 'held', for `tawqi mail`; a channel without a transport keeps its messages held.
  */
 export function transportFromConfig(config: Config): MessageTransport | undefined {
-  const settings = smtpSettings(config);
-  return settings ? new SmtpTransport(settings) : undefined;
+  const smtp = smtpSettings(config);
+  const whatsapp = whatsappSettings(config);
+  const transports = [...(smtp ? [new SmtpTransport(smtp)] : []), ...(whatsapp ? [new WhatsAppTransport(whatsapp)] : [])];
+  if (transports.length === 0) return undefined;
+  return transports.length === 1 ? transports[0] : new ChannelRouter(transports);
 }

@@ -11,6 +11,16 @@ export interface OutboundMessage {
   from?: { name?: string; address?: string };
   /** Where replies go (the account's from_email when it is not used as From). */
   replyTo?: string;
+  /** WhatsApp: the approved template and its parameters (see whatsapp.ts); without it a text message is sent. */
+  template?: WhatsAppTemplate;
+}
+
+/** A WhatsApp template message: its name, language, body parameters in order, and the URL button's parameter (if any). */
+export interface WhatsAppTemplate {
+  name: string;
+  language: 'ar' | 'en';
+  body: string[];
+  button: string | null;
 }
 
 export interface MessageTransport {

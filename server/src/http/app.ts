@@ -20,9 +20,12 @@ import { verificationRoutes } from './routes/verifications.js';
 import { documentRoutes } from './routes/documents.js';
 import { identityRouter, identityRoutes } from './routes/identity.js';
 import { webhookEndpointRoutes } from './routes/webhookEndpoints.js';
+import { workflowRoutes } from './routes/workflows.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { bulkRoutes } from './routes/bulk.js';
 import { pkiRouter } from './pkiRouter.js';
 
-export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes, ...documentRoutes, ...verificationRoutes, ...identityRoutes, ...webhookEndpointRoutes];
+export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes, ...documentRoutes, ...verificationRoutes, ...identityRoutes, ...webhookEndpointRoutes, ...workflowRoutes, ...sessionRoutes, ...bulkRoutes];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
 
 /** Assemble the Express app: one router serves /api/v1 and its English alias /en/api/v1. */
@@ -95,6 +98,8 @@ function errorHandler(ctx: AppContext) {
 /** One JSON log line per request: never the key, body or query string. */
 function accessLog(ctx: AppContext) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    // Nothing to build per request when the line would be dropped (TAWQI_LOG_LEVEL above info).
+    if (!ctx.log.isLevelEnabled('info')) return next();
     res.on('finish', () => {
       const auth = req.tawqi.auth;
       ctx.log.info(

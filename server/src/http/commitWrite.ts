@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { completeIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/db.js';
 import type { AppContext } from './context.js';
+import { idempotencyInProgress } from './middleware/idempotency.js';
 
 export interface WriteResult {
   status: number;
@@ -13,11 +14,18 @@ export interface WriteResult {
  * idempotency record of its response; the response is sent and jobs are woken only after commit.
  */
 export async function commitWrite(ctx: AppContext, req: Request, res: Response, work: (trx: Db) => Promise<WriteResult>): Promise<void> {
+  const claim = req.tawqi.idempotency;
   const result = await ctx.store.tx(async (trx) => {
     const r = await work(trx);
-    if (req.tawqi.idempotency) await completeIdempotency(trx, req.tawqi.idempotency, r.status, JSON.stringify(r.body));
-    return r;
+    // The body is serialised once: the stored response and the one sent are the same text.
+    const json = JSON.stringify(r.body);
+    // A record written since the claim (a retry racing a client that went away) wins: undo this one.
+    if (claim && !(await completeIdempotency(trx, claim, r.status, json))) throw idempotencyInProgress();
+    return { status: r.status, json };
   });
   ctx.afterCommit();
-  res.status(result.status).json(result.body);
+  // What res.json(body) sends (Express's json settings are the defaults), without serialising again.
+  res.status(result.status);
+  if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
+  res.send(result.json);
 }

@@ -2,7 +2,7 @@ import type { Language } from '@tawqi/shared';
 import type { ServiceContext } from '../services/context.js';
 import type { Account } from '../store/accounts.js';
 import type { ApiKey } from '../store/apiKeys.js';
-import type { IdempotencyScope } from '../store/idempotency.js';
+import type { IdempotencyClaim } from '../store/idempotency.js';
 
 /** What every handler can reach: built once at start. */
 export type AppContext = ServiceContext;
@@ -22,7 +22,7 @@ export interface RequestState {
   clientIp: string;
   startedAt: number;
   auth?: AuthState;
-  idempotency?: IdempotencyScope;
+  idempotency?: IdempotencyClaim;
 }
 
 declare module 'express-serve-static-core' {

@@ -6,11 +6,15 @@ import { dueJobs, finishJob, retryJob, type JobRecord } from '../store/jobs.js';
 /**
  * A job either changes only the database (it runs inside the transaction that marks it done, so it
  * happens exactly once) or reaches outside (it runs first and is marked done after: at least once,
- * so such handlers are idempotent).
+ * so such handlers are idempotent). An external handler may return the database writes that record
+ * its outcome (a message marked sent or held); they commit with the mark.
  */
 export type JobHandler =
   | { kind: 'transactional'; run: (ctx: ServiceContext, trx: Db, payload: Record<string, unknown>) => Promise<void> }
-  | { kind: 'external'; run: (ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord) => Promise<void> };
+  | { kind: 'external'; run: (ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord) => Promise<JobOutcome | void> };
+
+/** What an external job leaves to the transaction that marks it done. */
+export type JobOutcome = (trx: Db) => Promise<void>;
 
 export const MAX_JOB_ATTEMPTS = 10;
 
@@ -62,14 +66,22 @@ export class JobRunner {
     for (;;) {
       const jobs = await dueJobs(this.ctx.store.db, nowSeconds(this.ctx.clock), 50);
       if (jobs.length === 0) return ran;
+      const marking: Promise<void>[] = [];
       for (const job of jobs) {
-        await this.runOne(job);
+        await this.runOne(job, marking);
         ran++;
       }
+      // Every job of the batch is marked done (or failed) before the next look for due jobs.
+      await Promise.all(marking);
     }
   }
 
-  private async runOne(job: JobRecord): Promise<void> {
+  /**
+   * Run one job. An external job is marked done in a transaction the next job does not wait for:
+   * the marks of the jobs run in one turn of the event loop share one commit (store.tx groups
+   * them). A crash before that commit runs the job again, as a crash before the mark always has.
+   */
+  private async runOne(job: JobRecord, marking: Promise<void>[]): Promise<void> {
     const handler = this.handlers[job.kind];
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
@@ -79,14 +91,25 @@ export class JobRunner {
           await finishJob(trx, job.id);
         });
       } else {
-        await handler.run(this.ctx, job.payload, job);
-        await finishJob(this.ctx.store.db, job.id);
+        const outcome = await handler.run(this.ctx, job.payload, job);
+        marking.push(
+          this.ctx.store
+            .tx(async (trx) => {
+              if (outcome) await outcome(trx);
+              await finishJob(trx, job.id);
+            })
+            .catch((err: unknown) => this.failed(job, err)),
+        );
       }
     } catch (err) {
-      const attempts = job.attempts + 1;
-      const giveUp = attempts >= MAX_JOB_ATTEMPTS;
-      this.ctx.log.warn({ job_id: job.id, kind: job.kind, attempts, err: String(err) }, giveUp ? 'job failed for good' : 'job failed; will retry');
-      await retryJob(this.ctx.store.db, job.id, nowSeconds(this.ctx.clock) + jobBackoffSeconds(attempts), String(err), giveUp);
+      await this.failed(job, err);
     }
+  }
+
+  private async failed(job: JobRecord, err: unknown): Promise<void> {
+    const attempts = job.attempts + 1;
+    const giveUp = attempts >= MAX_JOB_ATTEMPTS;
+    this.ctx.log.warn({ job_id: job.id, kind: job.kind, attempts, err: String(err) }, giveUp ? 'job failed for good' : 'job failed; will retry');
+    await retryJob(this.ctx.store.db, job.id, nowSeconds(this.ctx.clock) + jobBackoffSeconds(attempts), String(err), giveUp);
   }
 }

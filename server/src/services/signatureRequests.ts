@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { nowSeconds } from '../clock.js';
-import { moveRequest, OPEN_STATUSES, SIGNER_MOVES, isFinal, type RequestTrigger } from '../domain/requestStates.js';
+import { moveRequest, OPEN_STATUSES, REQUEST_MOVES, SIGNER_MOVES, isFinal, type RequestTrigger } from '../domain/requestStates.js';
 import { fieldProblems, resolveFormat, resolveSigners, signerProblems, type InputProblem } from '../domain/requestRules.js';
 import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS, domainAccepted, formatReference, type SignatureRequestCreate } from '../domain/signatureRequestInput.js';
 import { PLANS, priceSend } from '../domain/plans.js';
+import { BASE_SETTINGS, DEFAULT_WORKFLOW_ID, invitationChannelOf, isDefaultWorkflowId, SIGNATURE_METHOD_OF } from '../domain/workflows.js';
+import { queueWhatsAppMessage, signingTemplate } from '../delivery/whatsapp.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
-import { getAccount, type Account } from '../store/accounts.js';
+import { chargeAccount, getAccount, getBalance, type Account } from '../store/accounts.js';
 import { incrementCounter, readCounter } from '../store/counters.js';
 import type { Db } from '../store/db.js';
 import { scheduleJob } from '../store/jobs.js';
@@ -21,7 +23,9 @@ import {
   updateSigner,
   type SignatureRequestRecord,
   type SignerRecord,
+  type WorkflowLink,
 } from '../store/signatureRequests.js';
+import { insertSession, type SessionSettings } from '../store/workflows.js';
 import { findTemplate } from '../store/templates.js';
 import { hashCode } from './codes.js';
 import { recordCompletion } from './completion.js';
@@ -29,15 +33,14 @@ import type { ServiceContext } from './context.js';
 import { emitEvent } from './events.js';
 import { invitationMessage } from './invitations.js';
 import { requestObject, signerObject, type ObjectView } from './objects.js';
+import { queueCcCopies } from './workflows.js';
 
 export interface Actor {
   account: Account;
   livemode: boolean;
 }
 
-/** Test mode per account and UTC day (spec part 8). */
-export const TEST_DAILY_REQUESTS = 20;
-export const TEST_DAILY_EMAILS = 50;
+// Test mode allows TAWQI_TEST_DAILY_REQUESTS requests and TAWQI_TEST_DAILY_EMAILS emails per account and UTC day (spec part 8; 20 and 50).
 export const MAX_MANUAL_REMINDERS = 10;
 export const REMINDER_GAP_SECONDS = 3600;
 const DAY = 86400;
@@ -55,13 +58,26 @@ export function snapshotView(ctx: ServiceContext): ObjectView {
 const problem = (p: InputProblem): ApiError => new ApiError(p.code, p.param, p.extra ?? {}, {}, p.en && p.ar ? { en: p.en, ar: p.ar } : null);
 const dayStart = (now: number): number => now - (now % DAY);
 
+/** How a request is created beyond its body (sessions and bulk sends; services/sessions.ts, services/bulk.ts). */
+export interface CreateOptions {
+  /** The workflow the request comes from: kept on the request (objects, webhooks) and in the sessions table. */
+  workflow?: { link: WorkflowLink; settings: SessionSettings };
+  /** Sessions: the send's events are emitted later (announceSend), once the invitations' delivery is known. */
+  deferEvents?: boolean;
+  /** Sessions: the delivery jobs run this much later; the session delivers at once itself and the job is the safety net. */
+  deliveryDelaySeconds?: number;
+}
+
 /**
  * Create a request (and send it unless `send: false`): every input rule first, then one transaction
  * writes the request, its signers, the charge, the invitations and the events.
+ * `workflow_id: 'default'` applies the default workflow (spec 4.1): its language and expiry where the
+ * body sets none, and the request is linked to it (workflow fields in objects and webhooks).
  */
-export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, body: SignatureRequestCreate): Promise<RequestWithSigners> {
+export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, body: SignatureRequestCreate, opts: CreateOptions = {}): Promise<RequestWithSigners> {
   const now = nowSeconds(ctx.clock);
-  const account = (await getAccount(trx, actor.account.id))!;
+  // The account as authentication read it for this request: no second read. The charge reads the balance afresh.
+  const account = actor.account;
   const signerIssue = signerProblems(body, actor.livemode, { emails: [...account.team_emails, ...(account.owner_email ? [account.owner_email] : [])], phones: account.team_phones });
   if (signerIssue) throw problem(signerIssue);
   const resolved = resolveSigners(body);
@@ -78,13 +94,22 @@ export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor
     const url = body[f];
     if (url && !domainAccepted(url, account.accepted_domains)) throw new ApiError('domain_not_accepted', f);
   }
-  if (body.workflow_id !== undefined && body.workflow_id !== 'default') throw new ApiError('workflow_not_found', 'workflow_id');
+  if (body.workflow_id !== undefined && !isDefaultWorkflowId(body.workflow_id)) throw new ApiError('workflow_not_found', 'workflow_id');
+  const defaults = body.workflow_id !== undefined ? BASE_SETTINGS : null;
+  const workflow =
+    opts.workflow ??
+    (defaults
+      ? {
+          link: { workflow_id: DEFAULT_WORKFLOW_ID, workflow_version: 1, vendor_data: null, channel: defaults.channel },
+          settings: { signature_method: SIGNATURE_METHOD_OF[body.legal_level], cc: [], require_id_attachment: false, require_access_code: false },
+        }
+      : null);
   if (body.expires_at !== undefined && (body.expires_at <= now || body.expires_at > now + MAX_EXPIRY_DAYS * DAY)) {
     throw new ApiError('parameter_invalid', 'expires_at', {}, {}, { en: `expires_at must be in the future and within ${MAX_EXPIRY_DAYS} days.`, ar: `يجب أن يكون expires_at في المستقبل وخلال ${MAX_EXPIRY_DAYS} يومًا.` });
   }
   if (!actor.livemode) {
     const made = await incrementCounter(trx, `test_requests:${account.id}`, dayStart(now));
-    if (made > TEST_DAILY_REQUESTS) throw new ApiError('test_daily_limit', null, {}, { 'Retry-After': String(dayStart(now) + DAY - now) });
+    if (made > ctx.config.TAWQI_TEST_DAILY_REQUESTS) throw new ApiError('test_daily_limit', null, {}, { 'Retry-After': String(dayStart(now) + DAY - now) });
   }
 
   const request: SignatureRequestRecord = {
@@ -96,12 +121,12 @@ export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor
     legal_level: body.legal_level,
     format,
     template_id: template.id,
-    language: body.language ?? template.language,
+    language: body.language ?? defaults?.language ?? template.language,
     ordered: body.ordered,
     require_identity: resolved.some((r) => r.requireIdentity),
     reference: null,
     reminders: body.reminders,
-    expires_at: body.expires_at ?? now + DEFAULT_EXPIRY_DAYS * DAY,
+    expires_at: body.expires_at ?? now + (defaults?.expires_in ?? DEFAULT_EXPIRY_DAYS) * DAY,
     completed_at: null,
     metadata: body.metadata,
     return_url: body.return_url ?? null,
@@ -113,7 +138,7 @@ export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor
     charged: false,
     reminders_sent: 0,
     auto_reminders_sent: 0,
-    workflow: null,
+    workflow: workflow?.link ?? null,
     created_at: now,
     sent_at: null,
     updated_at: now,
@@ -150,9 +175,13 @@ export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor
   }));
   await insertRequest(trx, request);
   for (const s of signers) await insertSigner(trx, s);
+  if (workflow) {
+    const w = workflow.link;
+    await insertSession(trx, { signature_request_id: request.id, account_id: account.id, livemode: actor.livemode, workflow_id: w.workflow_id, workflow_version: w.workflow_version, vendor_data: w.vendor_data, channel: w.channel, settings: workflow.settings, created_at: now });
+  }
   await scheduleJob(trx, 'expire_request', request.expires_at!, { signature_request_id: request.id }, now, `expire:${request.id}`);
 
-  if (body.send) return sendNow(ctx, trx, { request, signers }, 'create_sent');
+  if (body.send) return sendNow(ctx, trx, { request, signers }, 'create_sent', opts);
   moveRequest('new', 'create_draft');
   await emitRequestEvent(ctx, trx, 'signature_request.created', request, signers);
   return { request, signers };
@@ -167,24 +196,40 @@ export async function sendSignatureRequest(ctx: ServiceContext, trx: Db, actor: 
   throw new ApiError('invalid_state', 'id');
 }
 
-async function sendNow(ctx: ServiceContext, trx: Db, current: RequestWithSigners, trigger: Extract<RequestTrigger, 'create_sent' | 'send'>): Promise<RequestWithSigners> {
+async function sendNow(ctx: ServiceContext, trx: Db, current: RequestWithSigners, trigger: Extract<RequestTrigger, 'create_sent' | 'send'>, opts: CreateOptions = {}): Promise<RequestWithSigners> {
   const { request } = current;
   const now = nowSeconds(ctx.clock);
   const move = moveRequest(trigger === 'create_sent' ? 'new' : request.status, trigger);
   const toInvite = request.ordered ? current.signers.slice(0, 1) : current.signers;
-  if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, toInvite.filter((s) => s.email).length);
+  if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, toInvite.filter((s) => invitationChannel(request, s) === 'email').length);
   await charge(ctx, trx, current);
   request.status = move.to;
   request.sent_at = now;
   request.updated_at = now;
   await updateRequest(trx, request.id, { status: request.status, sent_at: now, updated_at: now, charged: request.charged, cost_sends: request.cost_sends, cost_wallet_minor: request.cost_wallet_minor, cost_source: request.cost_source });
-  for (const s of toInvite) await inviteSigner(ctx, trx, request, s);
-  for (const type of move.events) await emitRequestEvent(ctx, trx, type, request, current.signers);
-  for (const s of toInvite) await emitSignerEvent(ctx, trx, 'signer.sent', request, s);
-  if (request.reminders.enabled && request.reminders.max > 0) {
+  for (const s of toInvite) await inviteSigner(ctx, trx, request, s, false, opts.deliveryDelaySeconds ?? 0);
+  if (!opts.deferEvents) await announceSend(ctx, trx, current, move.events, toInvite);
+  if (request.reminders.enabled && request.reminders.max > 0 && request.workflow?.channel !== 'link') {
     await scheduleJob(trx, 'auto_reminder', now + request.reminders.interval_hours * 3600, { signature_request_id: request.id }, now, `auto_reminder:${request.id}:1`);
   }
   return current;
+}
+
+/** The events of a send: the request's, then signer.sent for each invited signer (sendNow, or a session once delivered). */
+export async function announceSend(
+  ctx: ServiceContext,
+  trx: Db,
+  current: RequestWithSigners,
+  requestEvents: readonly string[] = REQUEST_MOVES.create_sent.events,
+  invited: readonly SignerRecord[] = current.signers.filter((s) => s.status === 'sent'),
+): Promise<void> {
+  for (const type of requestEvents) await emitRequestEvent(ctx, trx, type, current.request, current.signers);
+  for (const s of invited) await emitSignerEvent(ctx, trx, 'signer.sent', current.request, s);
+}
+
+/** How a signer's invitations and reminders travel: by the request's channel (spec 4.2); none with link. */
+export function invitationChannel(request: SignatureRequestRecord, signer: SignerRecord): 'email' | 'whatsapp' | null {
+  return invitationChannelOf(request.workflow?.channel ?? null, signer);
 }
 
 /**
@@ -195,21 +240,14 @@ async function sendNow(ctx: ServiceContext, trx: Db, current: RequestWithSigners
 async function charge(ctx: ServiceContext, trx: Db, current: RequestWithSigners): Promise<void> {
   const { request, signers } = current;
   if (!request.livemode || request.charged) return;
-  const account = (await getAccount(trx, request.account_id))!;
+  const account = (await getBalance(trx, request.account_id))!;
   const price = priceSend(PLANS[account.plan], account.balance_sends, signers.length, signers.filter((s) => s.require_identity).length);
-  const result = await trx
-    .updateTable('accounts')
-    .set((eb) => ({ balance_sends: eb('balance_sends', '-', price.sendsFromBalance), wallet_minor: eb('wallet_minor', '-', price.walletMinor) }))
-    .where('id', '=', account.id)
-    .where('balance_sends', '>=', price.sendsFromBalance)
-    .where('wallet_minor', '>=', price.walletMinor)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) {
+  if (!(await chargeAccount(trx, request.account_id, price.sendsFromBalance, price.walletMinor))) {
     throw new ApiError('insufficient_balance', null, { required: { amount: price.walletMinor / 100, currency: account.currency }, available: { amount: account.wallet_minor / 100, currency: account.currency } });
   }
   await insertLedger(trx, {
     id: newId('ledger', ctx.clock),
-    account_id: account.id,
+    account_id: request.account_id,
     kind: 'send',
     sends_delta: -price.sendsFromBalance,
     wallet_delta_minor: -price.walletMinor,
@@ -235,7 +273,7 @@ async function tryCountTestEmails(ctx: ServiceContext, trx: Db, accountId: strin
   if (count === 0) return true;
   const now = nowSeconds(ctx.clock);
   const sent = await readCounter(trx, `test_emails:${accountId}`, dayStart(now));
-  if (sent + count > TEST_DAILY_EMAILS) return false;
+  if (sent + count > ctx.config.TAWQI_TEST_DAILY_EMAILS) return false;
   await incrementCounter(trx, `test_emails:${accountId}`, dayStart(now), count);
   return true;
 }
@@ -246,20 +284,22 @@ async function tryCountTestEmails(ctx: ServiceContext, trx: Db, accountId: strin
  * past the test email limit that invitation is kept ('held', not sent) rather than refusing the
  * signature that caused it; the signer's link still works (GET the request, or a signing session).
  */
-export async function inviteSigner(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, followUp = false): Promise<void> {
+export async function inviteSigner(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, followUp = false, delaySeconds = 0): Promise<void> {
   const now = nowSeconds(ctx.clock);
   if (!SIGNER_MOVES.invite.from.includes(signer.status)) return;
   signer.status = 'sent';
   signer.sent_at = now;
   await updateSigner(trx, signer.id, { status: 'sent', sent_at: now });
-  const held = followUp && !request.livemode && signer.email !== null && !(await tryCountTestEmails(ctx, trx, request.account_id, 1));
-  await queueInvitation(ctx, trx, request, signer, 'invitation', held);
+  const held = followUp && !request.livemode && invitationChannel(request, signer) === 'email' && !(await tryCountTestEmails(ctx, trx, request.account_id, 1));
+  await queueInvitation(ctx, trx, request, signer, 'invitation', held, delaySeconds);
 }
 
-async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, kind: 'invitation' | 'reminder', held = false): Promise<void> {
+async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, kind: 'invitation' | 'reminder', held = false, delaySeconds = 0): Promise<void> {
   const now = nowSeconds(ctx.clock);
   const text = invitationMessage(request, signer, kind);
-  const channel = signer.email ? 'email' : 'whatsapp';
+  const channel = invitationChannel(request, signer);
+  // Channel link: no invitation or reminder is sent; the links are in the creation response (spec 4.2).
+  if (channel === null) return;
   if (channel === 'whatsapp' && !request.livemode) {
     await emitEvent(trx, ctx.clock, {
       accountId: request.account_id,
@@ -270,25 +310,26 @@ async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureR
     });
     return;
   }
-  const id = await queueMessage(trx, {
+  const message = {
     account_id: request.account_id,
     livemode: request.livemode,
-    channel,
-    recipient: (signer.email ?? signer.phone)!,
     kind,
     subject: text.subject,
     body: text.text,
-    html: channel === 'email' ? text.html : null,
     language: request.language,
     signature_request_id: request.id,
     signer_id: signer.id,
     created_at: now,
-  });
+  };
+  const id =
+    channel === 'whatsapp'
+      ? await queueWhatsAppMessage(trx, { ...message, recipient: signer.phone!, template: signingTemplate(ctx.config, kind, request.language, signer.name, request.title) })
+      : await queueMessage(trx, { ...message, channel, recipient: signer.email!, html: text.html });
   if (held) {
     await trx.updateTable('messages').set({ state: 'held' }).where('id', '=', id).execute();
     return;
   }
-  await scheduleJob(trx, 'deliver_message', now, { message_id: id }, now);
+  await scheduleJob(trx, 'deliver_message', now + delaySeconds, { message_id: id }, now);
 }
 
 /** POST …/cancel (spec 3.1): final requests are refused with 409 request_not_cancelable; no refund. */
@@ -307,6 +348,9 @@ export async function remindSigners(ctx: ServiceContext, trx: Db, actor: Actor, 
   const current = await loadOwned(trx, actor, id);
   const { request } = current;
   if (!OPEN_STATUSES.includes(request.status)) throw new ApiError('reminder_not_allowed', 'id');
+  if (request.workflow?.channel === 'link') {
+    throw new ApiError('reminder_not_allowed', 'id', {}, {}, { en: 'Requests on the link channel get no reminders: you deliver the links yourself.', ar: 'طلبات قناة الروابط لا تُرسل لها تذكيرات: أنت من يوصل الروابط.' });
+  }
   if (!opts.automatic && request.reminders_sent >= MAX_MANUAL_REMINDERS) throw new ApiError('reminder_limit_reached', 'id', { max_reminders: MAX_MANUAL_REMINDERS });
   const now = nowSeconds(ctx.clock);
   let targets = current.signers.filter((s) => ['sent', 'viewed', 'otp_verified', 'identity_verified'].includes(s.status));
@@ -321,7 +365,7 @@ export async function remindSigners(ctx: ServiceContext, trx: Db, actor: Actor, 
     if (opts.automatic) targets = targets.filter((s) => !isTooSoon(s));
     else throw new ApiError('reminder_too_soon', 'signer', { signer: tooSoon.id }, { 'Retry-After': String(tooSoon.last_reminder_at! + REMINDER_GAP_SECONDS - now) });
   }
-  if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, targets.filter((s) => s.email).length);
+  if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, targets.filter((s) => invitationChannel(request, s) === 'email').length);
   for (const s of targets) {
     s.last_reminder_at = now;
     await updateSigner(trx, s.id, { last_reminder_at: now });
@@ -376,6 +420,7 @@ export async function applyRequestMove(ctx: ServiceContext, trx: Db, current: Re
   Object.assign(current.request, changes);
   await updateRequest(trx, current.request.id, changes);
   if (move.to === 'completed') await recordCompletion(ctx, trx, current.request, current.signers);
+  if (move.to === 'completed' && current.request.workflow) await queueCcCopies(ctx, trx, current.request);
   for (const type of move.events) await emitRequestEvent(ctx, trx, type, current.request, current.signers);
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { AGENT_PORTS, AGENT_PROTOCOL_VERSIONS } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import { documentValues } from '../domain/requestRules.js';
 import { OPEN_STATUSES, signerRefusal } from '../domain/requestStates.js';
@@ -8,13 +9,14 @@ import { ApiError } from '../errors.js';
 import { getAccount, type Account } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
 import { scheduleJob } from '../store/jobs.js';
-import { queueMessage } from '../store/messages.js';
 import { endSignerSessions, findPageSession, findSigningSession, grantAccess, insertPageSession, type PageSession, type SigningSession } from '../store/pageSessions.js';
 import { getRequestById, getSigner, signersOf, updateSigner, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
 import { findTemplate } from '../store/templates.js';
 import { hashCode, verifyCode } from './codes.js';
 import type { ServiceContext } from './context.js';
 import { otpMessage, queueOtpMessage } from './invitations.js';
+import { otpChannel } from '../domain/workflows.js';
+import { otpTemplate, queueWhatsAppMessage, whatsappCodesEnabled } from '../delivery/whatsapp.js';
 import { applySignerMove, type ActionOrigin } from './signerActions.js';
 import { linkToken } from './signingLinks.js';
 import { countTestEmails } from './signatureRequests.js';
@@ -153,7 +155,7 @@ export async function pageState(ctx: ServiceContext, p: PageContext) {
       : null,
     otp: {
       sent: p.signer.otp_hash !== null,
-      destination: p.signer.email ? maskEmail(p.signer.email) : p.signer.phone ? maskPhone(p.signer.phone) : null,
+      destination: otpDestination(ctx, p),
       expires_at: p.signer.otp_expires_at,
       attempts_left: Math.max(0, OTP_MAX_ATTEMPTS - p.signer.otp_attempts),
       locked: p.signer.otp_hash !== null && p.signer.otp_attempts >= OTP_MAX_ATTEMPTS,
@@ -169,6 +171,11 @@ export async function pageState(ctx: ServiceContext, p: PageContext) {
       welcome: str(p.request.language === 'ar' ? 'sign_welcome_ar' : 'sign_welcome_en'),
     },
     embed: p.signingSession && p.signingSession.mode !== 'redirect' && p.signingSession.embed_origin ? { origin: p.signingSession.embed_origin } : null,
+    /** Method token: where the page finds the desktop agent (shared/src/agentProtocol.ts) and where to get it. */
+    token:
+      p.signer.method === 'token'
+        ? { agent_ports: [...AGENT_PORTS], protocol_versions: [...AGENT_PROTOCOL_VERSIONS], download_url: ctx.config.TAWQI_AGENT_DOWNLOAD_URL ?? null }
+        : null,
     finish:
       step === 'signed' || step === 'declined'
         ? { redirect_url: finishUrl(p, step === 'signed' ? 'completed' : 'declined') }
@@ -197,7 +204,17 @@ export async function checkAccessCode(ctx: ServiceContext, p: PageContext, code:
   throw new ApiError('access_code_invalid', 'code', { attempts_left: ACCESS_CODE_MAX_ATTEMPTS - attempts });
 }
 
-/** Send a new one-time code through the request's channel (email first). */
+/** Where a signer's code goes (spec 4.2): the request's channel, WhatsApp falling back to email; link: the email, else the number. */
+function otpRoute(ctx: ServiceContext, p: Pick<PageContext, 'request' | 'signer' | 'account'>): 'email' | 'whatsapp' {
+  return otpChannel(p.request.workflow?.channel ?? null, p.signer, whatsappCodesEnabled(ctx.config, p.account, p.request.livemode));
+}
+
+function otpDestination(ctx: ServiceContext, p: PageContext): string | null {
+  if (otpRoute(ctx, p) === 'email') return p.signer.email ? maskEmail(p.signer.email) : null;
+  return p.signer.phone ? maskPhone(p.signer.phone) : null;
+}
+
+/** Send a new one-time code through the request's channel (see otpRoute). */
 export async function sendOtp(ctx: ServiceContext, trx: Db, p: PageContext): Promise<void> {
   if (pageStep(p) !== 'otp') throw new ApiError('invalid_state', null, { reason: 'otp_not_expected' });
   const now = nowSeconds(ctx.clock);
@@ -208,17 +225,19 @@ export async function sendOtp(ctx: ServiceContext, trx: Db, p: PageContext): Pro
   const changes = { otp_hash: hashCode(code), otp_expires_at: now + OTP_LIFETIME_SECONDS, otp_attempts: 0, otp_sent_at: now };
   Object.assign(p.signer, changes);
   await updateSigner(trx, p.signer.id, changes);
-  if (!p.request.livemode && p.signer.email) await countTestEmails(ctx, trx, p.request.account_id, 1);
-  if (p.signer.email) {
+  const route = otpRoute(ctx, p);
+  if (route === 'email' && p.signer.email) {
+    if (!p.request.livemode) await countTestEmails(ctx, trx, p.request.account_id, 1);
     await queueOtpMessage(ctx, trx, p.request, p.signer, code);
     return;
   }
-  // No email: the code goes by WhatsApp (kept 'held' until a WhatsApp transport is configured).
+  // By WhatsApp: the authentication template when configured (without one, a plain text message, which
+  // Meta delivers only inside a conversation the signer opened); held while no WhatsApp transport exists.
   const text = otpMessage(p.request, code);
-  const id = await queueMessage(trx, {
+  const id = await queueWhatsAppMessage(trx, {
+    template: otpTemplate(ctx.config, p.request.language, code),
     account_id: p.request.account_id,
     livemode: p.request.livemode,
-    channel: 'whatsapp',
     recipient: p.signer.phone!,
     kind: 'otp',
     subject: text.subject,
@@ -266,6 +285,8 @@ export function validSignatureImage(dataUrl: string): boolean {
 
 export async function signOnPage(ctx: ServiceContext, trx: Db, p: PageContext, signature: string, origin: ActionOrigin): Promise<void> {
   if (pageStep(p) !== 'review') throw new ApiError('invalid_state', null, { reason: pageStep(p) });
+  // A token signer signs with the token (POST /sign/api/token/complete), never with a drawing.
+  if (p.signer.method === 'token') throw new ApiError('invalid_state', null, { reason: 'method_token' });
   if (!validSignatureImage(signature)) {
     throw new ApiError('parameter_invalid', 'signature', {}, {}, { en: 'The signature must be a PNG image drawn on the page.', ar: 'يجب أن يكون التوقيع صورة PNG مرسومة في الصفحة.' });
   }

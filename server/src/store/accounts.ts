@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { KybStatus, PlanName } from '../domain/plans.js';
+import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { AccountsTable } from './schema.js';
 
@@ -56,9 +57,42 @@ export async function insertAccount(tx: Tx, a: Account): Promise<void> {
     .execute();
 }
 
+// Precompiled (compiled.ts): authentication reads the account on every request, a send charges it.
+const getQuery = precompile((db, $) => db.selectFrom('accounts').selectAll().where('id', '=', $(0)));
+const balanceQuery = precompile((db, $) => db.selectFrom('accounts').select(['plan', 'balance_sends', 'wallet_minor', 'currency']).where('id', '=', $(0)));
+const chargeQuery = precompile((db, $) =>
+  db
+    .updateTable('accounts')
+    .set((eb) => ({ balance_sends: eb('balance_sends', '-', $(1)), wallet_minor: eb('wallet_minor', '-', $(2)) }))
+    .where('id', '=', $(0))
+    .where('balance_sends', '>=', $(1))
+    .where('wallet_minor', '>=', $(2)),
+);
+
 export async function getAccount(tx: Tx, id: string): Promise<Account | undefined> {
-  const row = await tx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = (await getQuery.run(tx, [id])).rows[0];
   return row ? fromRow(row) : undefined;
+}
+
+/** What a charge is priced from, read in the charging transaction. */
+export interface AccountBalance {
+  plan: PlanName;
+  balance_sends: number;
+  wallet_minor: number;
+  currency: string;
+}
+
+export async function getBalance(tx: Tx, id: string): Promise<AccountBalance | undefined> {
+  return (await balanceQuery.run(tx, [id])).rows[0] as AccountBalance | undefined;
+}
+
+/**
+ * Take sends from the yearly balance and money from the wallet, only if both cover it (a guarded
+ * UPDATE: neither can go negative, whatever runs concurrently). False when they do not.
+ */
+export async function chargeAccount(tx: Tx, id: string, sends: number, walletMinor: number): Promise<boolean> {
+  const result = await chargeQuery.run(tx, [id, sends, walletMinor]);
+  return Number(result.numAffectedRows) === 1;
 }
 
 export async function listAccounts(tx: Tx): Promise<Account[]> {

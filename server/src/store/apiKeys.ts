@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { KeyKind, KeyMode } from '../domain/keys.js';
+import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { ApiKeysTable } from './schema.js';
 
@@ -37,8 +38,11 @@ export async function insertKey(tx: Tx, k: ApiKey): Promise<void> {
     .execute();
 }
 
+// Precompiled (compiled.ts): every request with a key runs it.
+const byHashQuery = precompile((db, $) => db.selectFrom('api_keys').selectAll().where('secret_hash', '=', $(0)));
+
 export async function findKeyByHash(tx: Tx, hash: string): Promise<ApiKey | undefined> {
-  const row = await tx.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
+  const row = (await byHashQuery.run(tx, [hash])).rows[0];
   return row ? fromRow(row) : undefined;
 }
 

@@ -4,6 +4,9 @@ import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { MIGRATIONS } from './migrations.js';
+import { CachedStatements } from './statementCache.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { groupCommit } from './groupCommit.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database> | Kysely<Database>;
@@ -20,20 +23,47 @@ export function databasePath(dataDir: string): string {
   return path.join(dataDir, 'tawqi.sqlite');
 }
 
+export interface StoreOptions {
+  /**
+   * Checkpoint the WAL from a worker thread instead of during commits (the server; DESIGN §7).
+   * Other openers (the CLI) keep SQLite's automatic checkpoints.
+   */
+  checkpointWorker?: boolean;
+  /** Told when the checkpoint worker fails (automatic checkpoints are then back on). */
+  onCheckpointFailure?: (err: unknown) => void;
+}
+
 /** Open (and migrate) the SQLite store under dataDir. Safe to open from the server and the CLI at once. */
-export function openStore(dataDir: string): Store {
+export function openStore(dataDir: string, options: StoreOptions = {}): Store {
   mkdirSync(dataDir, { recursive: true });
-  const raw = new SQLite(databasePath(dataDir));
+  const file = databasePath(dataDir);
+  const raw = new SQLite(file);
+  if (process.env.PERFAB_PAGESIZE) raw.pragma(`page_size = ${process.env.PERFAB_PAGESIZE}`);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
+  // Sorts and temporary indexes in memory; a 16 MiB page cache; reads through a memory map.
+  raw.pragma('temp_store = MEMORY');
+  raw.pragma('cache_size = -16384');
+  raw.pragma('mmap_size = 268435456');
   migrate(raw);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  if (process.env.PERFAB_IDEMROWID && raw.prepare("SELECT sql FROM sqlite_schema WHERE name = 'idempotency'").pluck().get()!.toString().includes('WITHOUT ROWID')) {
+    raw.exec(`BEGIN; CREATE TABLE idem2 (account_id TEXT NOT NULL, mode TEXT NOT NULL, idem_key TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, state TEXT NOT NULL CHECK (state IN ('in_progress','done')), response_status INTEGER, response_body TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (account_id, mode, idem_key)) STRICT; INSERT INTO idem2 SELECT * FROM idempotency; DROP TABLE idempotency; ALTER TABLE idem2 RENAME TO idempotency; COMMIT;`);
+  }
+  let checkpointer: Checkpointer | null = null;
+  if (options.checkpointWorker && !process.env.PERFAB_NOCKPT) {
+    raw.pragma('wal_autocheckpoint = 0');
+    checkpointer = startCheckpointer(file, (err) => {
+      if (raw.open) raw.pragma('wal_autocheckpoint = 1000');
+      options.onCheckpointFailure?.(err);
+    });
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: process.env.PERFAB_NOCACHE ? raw : new CachedStatements(raw) }) });
   return {
     db,
     raw,
-    tx: (work) =>
+    tx: process.env.PERFAB_NOGROUP ? (work) =>
       db.connection().execute(async (conn) => {
         await sql`BEGIN IMMEDIATE`.execute(conn);
         try {
@@ -44,8 +74,9 @@ export function openStore(dataDir: string): Store {
           await sql`ROLLBACK`.execute(conn);
           throw err;
         }
-      }),
+      }) : groupCommit(db, raw),
     close: async () => {
+      await checkpointer?.stop();
       await db.destroy();
     },
   };

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { insertRow } from './compiled.js';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 
@@ -16,7 +17,7 @@ export interface EventRecord {
 const codec: Codec<EventRecord> = { json: ['data', 'request_info'], bool: ['livemode'] };
 
 export async function insertEvent(tx: Tx, e: EventRecord): Promise<void> {
-  await tx.insertInto('events').values(encodeRow(codec, e) as never).execute();
+  await insertRow(tx, 'events', encodeRow(codec, e));
 }
 
 export async function findEvent(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<EventRecord | undefined> {

@@ -1,3 +1,4 @@
+import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 
 export interface IdempotencyRecord {
@@ -15,46 +16,43 @@ export interface IdempotencyScope {
   key: string;
 }
 
-export async function findIdempotency(tx: Tx, s: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-  return tx
+// Precompiled (compiled.ts): every POST with a key looks it up, and every write stores its response.
+const findQuery = precompile((db, $) =>
+  db
     .selectFrom('idempotency')
     .select(['method', 'path', 'state', 'response_status', 'response_body', 'created_at'])
-    .where('account_id', '=', s.accountId)
-    .where('mode', '=', s.mode)
-    .where('idem_key', '=', s.key)
-    .executeTakeFirst();
-}
-
-/** Claim the key for this request; false when another request holds it already. */
-export async function claimIdempotency(tx: Tx, s: IdempotencyScope, method: string, path: string, now: number): Promise<boolean> {
-  const result = await tx
+    .where('account_id', '=', $(0))
+    .where('mode', '=', $(1))
+    .where('idem_key', '=', $(2)),
+);
+const completeQuery = precompile((db, $) =>
+  db
     .insertInto('idempotency')
-    .values({ account_id: s.accountId, mode: s.mode, idem_key: s.key, method, path, state: 'in_progress', response_status: null, response_body: null, created_at: now })
-    .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+    .values({ account_id: $(0), mode: $(1), idem_key: $(2), method: $(3), path: $(4), state: 'done', response_status: $(5), response_body: $(6), created_at: $(7) })
+    .onConflict((oc) => oc.doNothing()),
+);
+
+export async function findIdempotency(tx: Tx, s: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
+  const { rows } = await findQuery.run(tx, [s.accountId, s.mode, s.key]);
+  return rows[0] as IdempotencyRecord | undefined;
 }
 
-/** Record the response in the same transaction as the effect it describes. */
-export async function completeIdempotency(tx: Tx, s: IdempotencyScope, status: number, body: string): Promise<void> {
-  await tx
-    .updateTable('idempotency')
-    .set({ state: 'done', response_status: status, response_body: body })
-    .where('account_id', '=', s.accountId)
-    .where('mode', '=', s.mode)
-    .where('idem_key', '=', s.key)
-    .execute();
+/** A key claimed by a request of this process: the scope, and what its stored response will say. */
+export interface IdempotencyClaim extends IdempotencyScope {
+  method: string;
+  path: string;
+  /** When the key was claimed (Unix seconds): the 24 hours run from here. */
+  createdAt: number;
 }
 
-/** Release a claim whose request committed nothing, so a retry runs again. */
-export async function releaseIdempotency(tx: Tx, s: IdempotencyScope): Promise<void> {
-  await tx
-    .deleteFrom('idempotency')
-    .where('account_id', '=', s.accountId)
-    .where('mode', '=', s.mode)
-    .where('idem_key', '=', s.key)
-    .where('state', '=', 'in_progress')
-    .execute();
+/**
+ * Record the response in the same transaction as the effect it describes: nothing committed,
+ * nothing to replay. False when the key already has a record, which only a concurrent request with
+ * the same key can have written since the claim (the caller then undoes its effect).
+ */
+export async function completeIdempotency(tx: Tx, c: IdempotencyClaim, status: number, body: string): Promise<boolean> {
+  const result = await completeQuery.run(tx, [c.accountId, c.mode, c.key, c.method, c.path, status, body, c.createdAt]);
+  return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
 export async function deleteIdempotency(tx: Tx, s: IdempotencyScope): Promise<void> {
@@ -62,8 +60,10 @@ export async function deleteIdempotency(tx: Tx, s: IdempotencyScope): Promise<vo
 }
 
 /**
- * At start, claims left by a process that died mid-request committed nothing (the response is
- * stored in the effect's own transaction), so they are released. Expired records are dropped.
+ * At start, expired records are dropped, and so are 'in_progress' rows: claims live in the
+ * server's memory (http/middleware/idempotency.ts) and only earlier versions wrote such rows; a
+ * process that died mid-request committed nothing for its key (the response is stored in the
+ * effect's own transaction), so its retry runs anew.
  */
 export async function resetIdempotency(tx: Tx, expiredBefore: number): Promise<void> {
   await tx.deleteFrom('idempotency').where((eb) => eb.or([eb('state', '=', 'in_progress'), eb('created_at', '<', expiredBefore)])).execute();

@@ -1,10 +1,11 @@
+import { insertRow } from './compiled.js';
 import type { Tx } from './db.js';
 import type { LedgerTable } from './schema.js';
 
 export type LedgerEntry = LedgerTable;
 
 export async function insertLedger(tx: Tx, entry: LedgerEntry): Promise<void> {
-  await tx.insertInto('ledger').values(entry).execute();
+  await insertRow(tx, 'ledger', entry as unknown as Record<string, unknown>);
 }
 
 export async function listLedger(tx: Tx, accountId: string): Promise<LedgerEntry[]> {

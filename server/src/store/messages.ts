@@ -1,3 +1,4 @@
+import { insertRow } from './compiled.js';
 import type { Tx } from './db.js';
 
 export interface OutgoingMessage {
@@ -19,12 +20,8 @@ export interface OutgoingMessage {
 
 /** Queue a message in the caller's transaction; the delivery job sends it after commit. Returns its id. */
 export async function queueMessage(tx: Tx, m: OutgoingMessage): Promise<number> {
-  const row = await tx
-    .insertInto('messages')
-    .values({ ...m, livemode: m.livemode ? 1 : 0, sent_at: null })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  const result = await insertRow(tx, 'messages', { ...m, livemode: m.livemode ? 1 : 0, sent_at: null }, 'id');
+  return result.rows[0]!.id as number;
 }
 
 export async function messagesFor(tx: Tx, signatureRequestId: string) {

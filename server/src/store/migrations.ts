@@ -293,7 +293,7 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL
       ) STRICT;
-      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at, endpoint_id, id) WHERE status = 'pending';
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(endpoint_id, next_attempt_at, id) WHERE status = 'pending';
       CREATE INDEX webhook_deliveries_event ON webhook_deliveries(event_id);
     `,
   },
@@ -323,6 +323,70 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
         timestamp_token TEXT NOT NULL,
         created_at INTEGER NOT NULL
       ) STRICT;
+    `,
+  },
+  {
+    id: 6,
+    name: 'qualified signatures with a token: prepared signatures, the token-signed PDF of a request',
+    sql: `
+      CREATE TABLE qes_prepared (
+        signer_id TEXT PRIMARY KEY,
+        signature_request_id TEXT NOT NULL,
+        jti TEXT NOT NULL,
+        cert_sha256 TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        base_sha256 TEXT,
+        prepared TEXT NOT NULL,
+        pdf BLOB NOT NULL,
+        expires_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        completed_at INTEGER
+      ) STRICT;
+      CREATE TABLE qes_documents (
+        signature_request_id TEXT PRIMARY KEY,
+        pdf BLOB NOT NULL,
+        pdf_sha256 TEXT NOT NULL,
+        signatures INTEGER NOT NULL,
+        dss INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
+  {
+    id: 7,
+    name: 'workflows: versions, sessions (requests from a workflow), WhatsApp template messages',
+    sql: `
+      CREATE TABLE workflows (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        name TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('draft','published','archived')),
+        settings TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX workflows_account ON workflows(account_id, id);
+      CREATE TABLE workflow_versions (
+        workflow_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        settings TEXT NOT NULL,
+        published_at INTEGER NOT NULL,
+        PRIMARY KEY (workflow_id, version)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE sessions (
+        signature_request_id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        livemode INTEGER NOT NULL,
+        workflow_id TEXT NOT NULL,
+        workflow_version INTEGER NOT NULL,
+        vendor_data TEXT,
+        channel TEXT NOT NULL,
+        settings TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX sessions_list ON sessions(account_id, livemode, signature_request_id);
+      ALTER TABLE messages ADD COLUMN template TEXT;
     `,
   },
 ];

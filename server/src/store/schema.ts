@@ -244,6 +244,8 @@ export interface MessagesTable {
   sent_at: number | null;
   html: Generated<string | null>;
   language: Generated<string>;
+  /** WhatsApp: the template message as JSON (name, language, parameters); null for email. */
+  template: Generated<string | null>;
 }
 
 export interface WebhookEndpointsTable {
@@ -301,7 +303,76 @@ export interface EvidenceRecordsTable {
   created_at: number;
 }
 
+/** A token signer's prepared PAdES signature (sealing/qes): single use, lives as long as its ticket. */
+export interface QesPreparedTable {
+  signer_id: string;
+  signature_request_id: string;
+  jti: string;
+  /** Hex SHA-256 of the certificate DER the ticket binds. */
+  cert_sha256: string;
+  /** Hex SHA-256 of the ByteRange bytes (the CMS message-digest). */
+  digest: string;
+  /** pdf_sha256 of the request's token-signed PDF the placeholder was appended to; null: a fresh rendering. */
+  base_sha256: string | null;
+  /** JSON: the rest of the PreparedPades (byte arrays in base64). */
+  prepared: string;
+  /** The PDF with the placeholder; emptied once used. */
+  pdf: Uint8Array;
+  expires_at: number;
+  created_at: number;
+  completed_at: number | null;
+}
+
+/** The request's current token-signed PDF: each token signature appends a revision. */
+export interface QesDocumentsTable {
+  signature_request_id: string;
+  pdf: Uint8Array;
+  pdf_sha256: string;
+  signatures: number;
+  /** 1 when the last revision is the /DSS update after the last signature (pades-lt). */
+  dss: number;
+  updated_at: number;
+}
+
+/** A workflow (spec 2.3, 4.2): its working settings (JSON) and its latest published version (0: never). */
+export interface WorkflowsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  status: 'draft' | 'published' | 'archived';
+  settings: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Each publication of a workflow: the settings as published (JSON). */
+export interface WorkflowVersionsTable {
+  workflow_id: string;
+  version: number;
+  settings: string;
+  published_at: number;
+}
+
+/** A signature request created from a workflow: the link, the filters of GET /sessions and the per-request settings (JSON). */
+export interface SessionsTable {
+  signature_request_id: string;
+  account_id: string;
+  livemode: number;
+  workflow_id: string;
+  workflow_version: number;
+  vendor_data: string | null;
+  channel: string;
+  settings: string;
+  created_at: number;
+}
+
 export interface Database {
+  workflows: WorkflowsTable;
+  workflow_versions: WorkflowVersionsTable;
+  sessions: SessionsTable;
+  qes_prepared: QesPreparedTable;
+  qes_documents: QesDocumentsTable;
   sealed_documents: SealedDocumentsTable;
   evidence_records: EvidenceRecordsTable;
   webhook_endpoints: WebhookEndpointsTable;

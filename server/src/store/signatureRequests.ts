@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { IdentityStatus, RequestStatus, SignerStatus } from '../domain/requestStates.js';
+import { insertRow, updateById } from './compiled.js';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 
@@ -95,11 +96,11 @@ const requestCodec: Codec<SignatureRequestRecord> = {
 const signerCodec: Codec<SignerRecord> = { json: ['identity', 'fields'], bool: ['require_identity'] };
 
 export async function insertRequest(tx: Tx, r: SignatureRequestRecord): Promise<void> {
-  await tx.insertInto('signature_requests').values(encodeRow(requestCodec, r) as never).execute();
+  await insertRow(tx, 'signature_requests', encodeRow(requestCodec, r));
 }
 
 export async function insertSigner(tx: Tx, s: SignerRecord): Promise<void> {
-  await tx.insertInto('signers').values(encodeRow(signerCodec, s) as never).execute();
+  await insertRow(tx, 'signers', encodeRow(signerCodec, s));
 }
 
 /** A request of this account and mode; another account's or mode's id is not found. */
@@ -120,7 +121,7 @@ export async function getRequestById(tx: Tx, id: string): Promise<SignatureReque
 }
 
 export async function updateRequest(tx: Tx, id: string, changes: Partial<SignatureRequestRecord>): Promise<void> {
-  await tx.updateTable('signature_requests').set(encodeRow(requestCodec, changes) as never).where('id', '=', id).execute();
+  await updateById(tx, 'signature_requests', id, encodeRow(requestCodec, changes));
 }
 
 export async function signersOf(tx: Tx, requestId: string): Promise<SignerRecord[]> {
@@ -142,7 +143,7 @@ export async function getSigner(tx: Tx, id: string): Promise<SignerRecord | unde
 }
 
 export async function updateSigner(tx: Tx, id: string, changes: Partial<SignerRecord>): Promise<void> {
-  await tx.updateTable('signers').set(encodeRow(signerCodec, changes) as never).where('id', '=', id).execute();
+  await updateById(tx, 'signers', id, encodeRow(signerCodec, changes));
 }
 
 export interface RequestListQuery {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { TemplateFieldDefinition } from '../domain/templateLibrary.js';
+import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 
 export interface TemplateRecord {
@@ -29,13 +30,17 @@ export async function upsertLibraryTemplate(tx: Tx, t: TemplateRecord): Promise<
 }
 
 /** A template visible to the account: its own or the library's. */
-export async function findTemplate(tx: Tx, accountId: string, id: string): Promise<TemplateRecord | undefined> {
-  const row = await tx
+// Precompiled (compiled.ts): every create reads its template.
+const findQuery = precompile((db, $) =>
+  db
     .selectFrom('templates')
     .selectAll()
-    .where('id', '=', id)
-    .where((eb) => eb.or([eb('account_id', '=', accountId), eb('account_id', 'is', null)]))
-    .executeTakeFirst();
+    .where('id', '=', $(0))
+    .where((eb) => eb.or([eb('account_id', '=', $(1)), eb('account_id', 'is', null)])),
+);
+
+export async function findTemplate(tx: Tx, accountId: string, id: string): Promise<TemplateRecord | undefined> {
+  const row = (await findQuery.run(tx, [id, accountId])).rows[0];
   return row ? fromRow(row) : undefined;
 }
 

@@ -10,7 +10,8 @@ import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
  * Webhook endpoints, their deliveries and each delivery's attempts. A delivery is one event for one
  * endpoint; it is written in the event's transaction (the outbox) and moves pending → succeeded,
  * failed or canceled. Its attempts are a JSON array on the row (one UPDATE per attempt, no extra
- * B-tree). Only pending rows are in the due index, so the index stays as small as the backlog.
+ * B-tree). Only pending rows are in the due index (endpoint, time), so it stays as small as the
+ * backlog and a claim seeks per endpoint instead of scanning past a dead endpoint's rows.
  */
 
 export type EndpointStatus = 'enabled' | 'disabled';
@@ -146,20 +147,42 @@ export async function cancelPendingDeliveries(tx: Tx, endpointId: string, now: n
   return Number(r.numUpdatedRows);
 }
 
-/** A due delivery: which endpoint it goes to (read from the due index alone, to pick within the concurrency limits). */
-export interface DueCandidate {
-  id: string;
-  endpoint_id: string;
+/**
+ * When each enabled endpoint's earliest pending delivery is due (null: none pending). One index
+ * seek per endpoint (the due index leads with endpoint_id), whatever the size of any backlog;
+ * only enabled endpoints can have pending deliveries (disable and delete cancel them).
+ */
+export async function nextDueByEndpoint(tx: Tx): Promise<{ endpoint_id: string; next_due: number | null }[]> {
+  return tx
+    .selectFrom('webhook_endpoints as w')
+    .select((eb) => [
+      'w.id as endpoint_id',
+      eb
+        .selectFrom('webhook_deliveries as d')
+        .select('d.next_attempt_at')
+        .where(sql<boolean>`d.status = 'pending'`)
+        .whereRef('d.endpoint_id', '=', 'w.id')
+        .orderBy('d.next_attempt_at')
+        .limit(1)
+        .as('next_due'),
+    ])
+    .where('w.status', '=', 'enabled')
+    .where('w.deleted_at', 'is', null)
+    .execute();
 }
 
-/**
- * Due deliveries, oldest first, skipping the endpoints named in `skipEndpoints` (those already at
- * their concurrency limit). A scan of the partial due index only (it covers these columns).
- */
-export async function dueCandidates(tx: Tx, now: number, skipEndpoints: readonly string[], limit: number): Promise<DueCandidate[]> {
-  let query = tx.selectFrom('webhook_deliveries').select(['id', 'endpoint_id']).where(PENDING).where('next_attempt_at', '<=', now);
-  if (skipEndpoints.length > 0) query = query.where('endpoint_id', 'not in', skipEndpoints);
-  return query.orderBy('next_attempt_at').limit(limit).execute();
+/** One endpoint's due deliveries, oldest first (an index range scan). */
+export async function dueForEndpoint(tx: Tx, endpointId: string, now: number, limit: number): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where(PENDING)
+    .where('endpoint_id', '=', endpointId)
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /** A claimed delivery with everything its attempt needs: the event, the endpoint's address and secrets, the account's version pin. */

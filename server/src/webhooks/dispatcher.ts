@@ -2,7 +2,7 @@ import type https from 'node:https';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../services/context.js';
 import { presentEvent } from '../services/events.js';
-import { dueCandidates, deliveriesToSend, leaseDeliveries, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
+import { deliveriesToSend, dueForEndpoint, leaseDeliveries, nextDueByEndpoint, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
 import { signingSecrets } from './endpoints.js';
 import { systemResolver, type Resolver } from './reachability.js';
 import { nextRetryAt } from './schedule.js';
@@ -29,11 +29,11 @@ export interface DispatcherOptions {
 }
 
 const USER_AGENT = 'Tawqi-Webhooks/1';
-/**
- * How many due deliveries one claim reads at most. Small: in the steady state a claim fills the one
- * slot an answer freed, and the loop claims again while slots and due deliveries remain.
- */
-const CLAIM_BATCH = 32;
+
+interface PendingResult extends AttemptResult {
+  /** Settles the attempt once its result is in the database. */
+  written: () => void;
+}
 /** A lease outlives any attempt: the deadline plus a minute. */
 const LEASE_MARGIN_SECONDS = 60;
 
@@ -42,6 +42,11 @@ const LEASE_MARGIN_SECONDS = 60;
  * posts them with at most `endpointConcurrency` attempts per endpoint and `concurrency` overall, so
  * a slow or dead endpoint only ever holds its own slots, and records each attempt with its next
  * retry time from the schedule. Every schedule decision uses the injected clock.
+ *
+ * Claims go endpoint by endpoint (an index seek each), round robin, so no backlog is ever scanned:
+ * the dispatcher keeps the set of endpoints that may have due deliveries, refreshed from the
+ * database (`nextDueByEndpoint`) whenever something may have made more due — a commit, the poll
+ * tick (time passed), `runDue()` — and narrowed when an endpoint yields fewer than it was asked for.
  *
  * Production: `start()` polls every second and `wake()` (chained to each commit) claims at once;
  * a finished attempt frees its slot and claims more. Tests (manualJobs) never start it: they move
@@ -58,8 +63,13 @@ export class WebhookDispatcher {
   private running = false;
   private stopping = false;
   private wakeQueued = false;
-  private pendingResults: AttemptResult[] = [];
-  private flushing: Promise<void> | null = null;
+  /** Endpoints that may have due deliveries now, in round-robin order. */
+  private readonly mayHaveDue = new Set<string>();
+  /** Something may have made deliveries due that `mayHaveDue` does not know of. */
+  private stale = true;
+  /** Answers not yet written: the next claim writes them in its transaction, else a flush of their own. */
+  private pendingResults: PendingResult[] = [];
+  private flushQueued = false;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -83,8 +93,14 @@ export class WebhookDispatcher {
     this.wake();
   }
 
-  /** Claim due deliveries soon (coalesced to one claim per turn of the event loop). */
+  /** A commit or the poll tick: deliveries may have become due. Claims soon (once per turn of the event loop). */
   wake(): void {
+    this.stale = true;
+    this.kick();
+  }
+
+  /** Claim soon, e.g. after an answer freed a slot. */
+  private kick(): void {
     if (!this.running || this.stopping || this.wakeQueued) return;
     this.wakeQueued = true;
     setImmediate(() => {
@@ -97,6 +113,7 @@ export class WebhookDispatcher {
   async runDue(): Promise<number> {
     let attempts = 0;
     for (;;) {
+      this.stale = true;
       attempts += await this.claim();
       if (this.inFlight.size === 0) return attempts;
       await Promise.race(this.inFlight);
@@ -125,48 +142,68 @@ export class WebhookDispatcher {
   }
 
   private async claimAndStart(): Promise<number> {
-    let started = 0;
-    while (!this.stopping && this.active < this.opts.concurrency) {
-      const now = nowSeconds(this.ctx.clock);
-      const full = [...this.perEndpoint].filter(([, n]) => n >= this.opts.endpointConcurrency).map(([id]) => id);
-      const room = this.opts.concurrency - this.active;
-      const taken = await this.ctx.store.tx(async (trx) => {
-        const due = await dueCandidates(trx, now, full, Math.min(room, CLAIM_BATCH));
-        const counts = new Map(this.perEndpoint);
+    if (this.stopping || this.active >= this.opts.concurrency) return 0;
+    const now = nowSeconds(this.ctx.clock);
+    const refresh = this.stale;
+    this.stale = false;
+    // Answers that came in since the last write commit with this claim (one transaction, not two).
+    const results = this.takeResults();
+    let taken: DueDelivery[];
+    try {
+      taken = await this.ctx.store.tx(async (trx) => {
+        await recordAttempts(trx, results);
+        if (refresh) for (const r of await nextDueByEndpoint(trx)) if (r.next_due !== null && r.next_due <= now) this.mayHaveDue.add(r.endpoint_id);
+        let room = this.opts.concurrency - this.active;
         const picked: string[] = [];
-        for (const d of due) {
-          const n = counts.get(d.endpoint_id) ?? 0;
-          if (n >= this.opts.endpointConcurrency) continue;
-          counts.set(d.endpoint_id, n + 1);
-          picked.push(d.id);
+        for (const endpointId of [...this.mayHaveDue]) {
+          if (room <= 0) break;
+          const free = Math.min(this.opts.endpointConcurrency - (this.perEndpoint.get(endpointId) ?? 0), room);
+          if (free <= 0) continue;
+          const ids = await dueForEndpoint(trx, endpointId, now, free);
+          // Round robin: served endpoints go to the back; one that gave less than asked has no more due now.
+          this.mayHaveDue.delete(endpointId);
+          if (ids.length === free) this.mayHaveDue.add(endpointId);
+          picked.push(...ids);
+          room -= ids.length;
         }
         await leaseDeliveries(trx, picked, now + Math.ceil(this.opts.timeoutMs / 1000) + LEASE_MARGIN_SECONDS);
         return deliveriesToSend(trx, picked);
       });
-      if (taken.length === 0) break;
-      for (const d of taken) this.begin(d);
-      started += taken.length;
+    } catch (err) {
+      this.stale = true;
+      this.resultsLost(results, err);
+      throw err;
     }
-    return started;
+    for (const r of results) r.written();
+    for (const d of taken) this.begin(d);
+    return taken.length;
   }
 
+  /** Start an attempt; it holds its slot until the answer, and stays in `inFlight` until its result is written. */
   private begin(d: DueDelivery): void {
     this.active++;
     this.perEndpoint.set(d.endpoint_id, (this.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
-    const attempt = this.attempt(d)
+    let freed = false;
+    // The row stays leased until its result is written, so the slot can serve another delivery at once.
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      this.active--;
+      const n = (this.perEndpoint.get(d.endpoint_id) ?? 1) - 1;
+      if (n === 0) this.perEndpoint.delete(d.endpoint_id);
+      else this.perEndpoint.set(d.endpoint_id, n);
+      this.kick();
+    };
+    const attempt = this.attempt(d, free)
       .catch((err: unknown) => this.ctx.log.error({ err, delivery_id: d.id }, 'webhook attempt failed unexpectedly; its lease will expire'))
       .finally(() => {
-        this.active--;
-        const n = (this.perEndpoint.get(d.endpoint_id) ?? 1) - 1;
-        if (n === 0) this.perEndpoint.delete(d.endpoint_id);
-        else this.perEndpoint.set(d.endpoint_id, n);
+        free();
         this.inFlight.delete(attempt);
-        this.wake();
       });
     this.inFlight.add(attempt);
   }
 
-  private async attempt(d: DueDelivery): Promise<void> {
+  private async attempt(d: DueDelivery, answered: () => void): Promise<void> {
     const startedAt = nowSeconds(this.ctx.clock);
     // Exactly the envelope GET /events/{id} returns to a secret key.
     const body = JSON.stringify(presentEvent(d.event, { maskRequestInfo: false }));
@@ -184,6 +221,8 @@ export class WebhookDispatcher {
       allowPrivate: this.opts.allowPrivate,
       resolve: this.resolve,
     });
+    // Free the slot first: the claim it schedules runs before the flush and writes this result in its own transaction.
+    answered();
     await this.record(d, startedAt, outcome);
   }
 
@@ -200,28 +239,42 @@ export class WebhookDispatcher {
         retryAt === null ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry',
       );
     }
-    this.pendingResults.push({
-      deliveryId: d.id,
-      entry: { attempt, created_at: startedAt, response_status: o.status, duration_ms: o.durationMs, error: o.error },
-      outcome,
-      now,
+    return new Promise<void>((written) => {
+      this.pendingResults.push({
+        deliveryId: d.id,
+        entry: { attempt, created_at: startedAt, response_status: o.status, duration_ms: o.durationMs, error: o.error },
+        outcome,
+        now,
+        written,
+      });
+      this.flushSoon();
     });
-    return this.flushSoon();
   }
 
-  /** Attempts finishing in the same turn of the event loop are written in one transaction. */
-  private flushSoon(): Promise<void> {
-    this.flushing ??= new Promise<void>((resolve) => {
-      setImmediate(() => {
-        const batch = this.pendingResults;
-        this.pendingResults = [];
-        this.flushing = null;
-        this.ctx.store
-          .tx((trx) => recordAttempts(trx, batch))
-          .catch((err: unknown) => this.ctx.log.error({ err, deliveries: batch.length }, 'could not record webhook attempts; their leases will expire and they go again'))
-          .finally(resolve);
-      });
+  private takeResults(): PendingResult[] {
+    const batch = this.pendingResults;
+    this.pendingResults = [];
+    return batch;
+  }
+
+  private resultsLost(batch: readonly PendingResult[], err: unknown): void {
+    if (batch.length === 0) return;
+    this.ctx.log.error({ err, deliveries: batch.length }, 'could not record webhook attempts; their leases will expire and they go again');
+    for (const r of batch) r.written();
+  }
+
+  /** Answers of the same turn of the event loop are written together, unless a claim took them first. */
+  private flushSoon(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      const batch = this.takeResults();
+      if (batch.length === 0) return;
+      this.ctx.store.tx((trx) => recordAttempts(trx, batch)).then(
+        () => batch.forEach((r) => r.written()),
+        (err: unknown) => this.resultsLost(batch, err),
+      );
     });
-    return this.flushing;
   }
 }

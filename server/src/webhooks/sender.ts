@@ -32,6 +32,8 @@ export function createWebhookAgent(ca?: string): https.Agent {
 }
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
+/** Errors are kept in each attempt's record; a TLS or network message is cut to this length. */
+const MAX_ERROR_LENGTH = 300;
 
 /**
  * POST a signed event. A 2xx status within the deadline is success; anything else, a network error
@@ -48,7 +50,7 @@ export async function postWebhook(r: SendRequest): Promise<SendOutcome> {
     try {
       await resolveTarget(host, r.allowPrivate, r.resolve);
     } catch (err) {
-      return { status: null, durationMs: elapsed(), error: (err as Error).message };
+      return { status: null, durationMs: elapsed(), error: (err as Error).message.slice(0, MAX_ERROR_LENGTH) };
     }
   }
   const deadline = started + r.timeoutMs;
@@ -58,7 +60,7 @@ export async function postWebhook(r: SendRequest): Promise<SendOutcome> {
       const settle = (status: number | null, error: string | null) => {
         if (settled) return;
         settled = true;
-        resolve({ status, durationMs: elapsed(), error });
+        resolve({ status, durationMs: elapsed(), error: error === null ? null : error.slice(0, MAX_ERROR_LENGTH) });
       };
       const req = https.request({
         method: 'POST',

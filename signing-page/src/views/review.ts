@@ -9,6 +9,7 @@ import { SignatureInput } from '../signature.js';
 import type { State } from '../types.js';
 import type { View, ViewContext } from './context.js';
 import { button, field, heading, icon, isBusy, levelName, p } from './parts.js';
+import { tokenPanel } from './token.js';
 
 export const REASON_MAX = 500;
 
@@ -51,7 +52,7 @@ export function reviewView(ctx: ViewContext, state: State): View {
 
   const panel =
     state.signer.method === 'token'
-      ? tokenPanel(ctx, panelTitle, declineButton)
+      ? tokenPanel(ctx, state, panelTitle, declineButton)
       : signPanel(ctx, state, panelTitle, declineButton);
 
   const root = h('div', { class: 'review' }, documentPane, panel.root, decline.dialog);
@@ -123,19 +124,6 @@ function signPanel(ctx: ViewContext, state: State, panelTitle: HTMLElement, decl
     h('div', { class: 'pane-foot' }, declineButton),
   );
   return { root, destroy: () => signature.destroy() };
-}
-
-/** qes with a hardware token: the contract has no token-signing calls yet, so say so plainly. */
-function tokenPanel(ctx: ViewContext, panelTitle: HTMLElement, declineButton: HTMLButtonElement) {
-  const { s } = ctx;
-  const root = h(
-    'aside',
-    { class: 'sign-pane', attrs: { 'aria-labelledby': panelTitle.id } },
-    panelTitle,
-    h('div', { class: 'notice tone-info' }, icon('shield'), h('div', null, h('strong', null, s.t('tokenTitle')), p(null, s.t('tokenBody')))),
-    h('div', { class: 'pane-foot' }, declineButton),
-  );
-  return { root, destroy: () => undefined };
 }
 
 function declineDialog(ctx: ViewContext) {

@@ -1,6 +1,6 @@
 import type { Language } from '@tawqi/shared';
 import type { NextFunction, Request, Response } from 'express';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { canonicalIp } from '../../domain/keys.js';
 import { deprecationHeader, findVersion } from '../../domain/versions.js';
@@ -37,21 +37,35 @@ function inList(list: BlockList, ip: string): boolean {
 
 const LOOPBACK = buildBlockList(['127.0.0.0/8', '::1']);
 
+interface Peer {
+  address: string;
+  trusted: boolean;
+  loopback: boolean;
+}
+
 /**
  * First in the chain for every path: request id, language, client address and scheme (believing
  * X-Forwarded-* only from TAWQI_TRUSTED_PROXIES), HTTPS enforcement, and the Svc-Version header.
  */
 export function requestContext(ctx: AppContext) {
   const trusted = buildBlockList(ctx.config.TAWQI_TRUSTED_PROXIES);
+  // What depends on the connection alone is worked out once per connection (keep-alive carries many requests).
+  const peers = new WeakMap<Socket, Peer>();
   return (req: Request, res: Response, next: NextFunction): void => {
     const requestId = 'req_' + randomToken(96);
-    const peer = canonicalIp(req.socket.remoteAddress ?? '');
+    let p = peers.get(req.socket);
+    if (p === undefined) {
+      const address = canonicalIp(req.socket.remoteAddress ?? '');
+      p = { address, trusted: inList(trusted, address), loopback: inList(LOOPBACK, address) };
+      peers.set(req.socket, p);
+    }
+    const peer = p.address;
     let clientIp = peer;
     let secure = Boolean((req.socket as TLSSocket).encrypted);
     // A request forwarded by a trusted proxy is judged by the scheme it reports, not by the proxy's
     // own (often loopback) address: the loopback exemption is for direct development requests only.
     let forwarded = false;
-    if (inList(trusted, peer)) {
+    if (p.trusted) {
       const chain = String(req.headers['x-forwarded-for'] ?? '')
         .split(',')
         .map((s) => canonicalIp(s.trim()))
@@ -73,7 +87,7 @@ export function requestContext(ctx: AppContext) {
     res.setHeader('Svc-Request-Id', requestId);
     res.setHeader('Svc-Version', ctx.config.TAWQI_DEFAULT_VERSION);
 
-    if (!secure && (forwarded || !inList(LOOPBACK, peer)) && !ctx.config.TAWQI_ALLOW_INSECURE_HTTP) {
+    if (!secure && (forwarded || !p.loopback) && !ctx.config.TAWQI_ALLOW_INSECURE_HTTP) {
       return sendError(req, res, new ApiError('https_required'));
     }
     const asked = req.headers['svc-version'];

@@ -28,6 +28,7 @@ import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
 import { parseWith } from '../routes/registry.js';
 import { sendShell } from './shell.js';
+import { tokenRouter } from './token.js';
 
 const ASSETS = fileURLToPath(new URL('../../../../signing-page/dist/', import.meta.url));
 const TOKEN_HEADER = 'x-tawqi-page-token';
@@ -126,6 +127,7 @@ export function signingRouter(ctx: AppContext): express.Router {
     await startIdentityVerification(ctx, p.signer.id);
     await simulateIdentityDecision(ctx, p.signer.id, body.decision);
   }));
+  api.use('/token', tokenRouter(ctx));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   router.use('/api', api);
   router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {

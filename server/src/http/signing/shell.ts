@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { AGENT_PORTS } from '@tawqi/shared';
 import type { Response } from 'express';
 
 const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const COLOR = /^#[0-9a-fA-F]{6}$/;
+/** The desktop signing agent's WebSocket (qes with a token): loopback, on the protocol's ports only. */
+const AGENT_CONNECT_SRC = AGENT_PORTS.map((port) => `ws://127.0.0.1:${port}`).join(' ');
 
 export interface ShellOptions {
   language: 'ar' | 'en';
@@ -25,7 +28,7 @@ export function sendShell(res: Response, o: ShellOptions, status = 200): void {
   const ancestors = o.frameAncestors.length > 0 ? o.frameAncestors.join(' ') : "'none'";
   res.setHeader(
     'Content-Security-Policy',
-    `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data: https:; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`,
+    `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data: https:; connect-src 'self' ${AGENT_CONNECT_SRC}; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`,
   );
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Content-Type-Options', 'nosniff');

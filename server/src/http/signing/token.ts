@@ -1,0 +1,58 @@
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import { completeTokenSignature, prepareTokenSignature, tokenPreview } from '../../services/qes.js';
+import { loadPage, pageState, type PageContext } from '../../services/signerJourney.js';
+import { findPageSession } from '../../store/pageSessions.js';
+import { getRequestById, signersOf } from '../../store/signatureRequests.js';
+import type { AppContext } from '../context.js';
+import { parseWith } from '../routes/registry.js';
+
+const TOKEN_HEADER = 'x-tawqi-page-token';
+const base64 = z.string().min(1).max(200_000);
+const prepareBody = z.strictObject({ certificate: base64.max(20_000), chain: z.array(base64.max(20_000)).max(8).optional() });
+const completeBody = z.strictObject({ cms: base64, ticket: z.string().min(1).max(8192).optional() });
+
+const origin = (req: Request) => ({ ip: req.tawqi.clientIp, user_agent: String(req.headers['user-agent'] ?? '').slice(0, 300) || null });
+
+/**
+ * The token calls of the page API (signing-page/API.md, "Qualified signature with a token"), mounted
+ * at /sign/api/token: prepare and complete behind the page token, preview behind the sign ticket
+ * (the agent fetches it, not the page).
+ */
+export function tokenRouter(ctx: AppContext): express.Router {
+  const router = express.Router();
+
+  router.post('/prepare', async (req: Request, res: Response) => {
+    const p = await loadPage(ctx, ctx.store.db, req.get(TOKEN_HEADER));
+    req.tawqi.lang = p.request.language;
+    const body = parseWith(prepareBody, req.body ?? {});
+    res.json(await prepareTokenSignature(ctx, p, body));
+  });
+
+  router.get('/preview', async (req: Request, res: Response) => {
+    const auth = req.get('authorization') ?? '';
+    const ticket = /^Bearer\s+(\S+)$/i.exec(auth)?.[1] ?? null;
+    const preview = await tokenPreview(ctx, ticket);
+    res.setHeader('Content-Type', preview.contentType);
+    res.setHeader('Content-Disposition', preview.contentType === 'application/pdf' ? 'inline; filename="preview.pdf"' : 'inline; filename="preview.png"');
+    res.end(Buffer.from(preview.body.buffer, preview.body.byteOffset, preview.body.byteLength));
+  });
+
+  router.post('/complete', async (req: Request, res: Response) => {
+    const p = await loadPage(ctx, ctx.store.db, req.get(TOKEN_HEADER));
+    req.tawqi.lang = p.request.language;
+    const body = parseWith(completeBody, req.body ?? {});
+    await completeTokenSignature(ctx, p, body, origin(req));
+    ctx.afterCommit();
+    res.json(await pageState(ctx, await reload(ctx, p)));
+  });
+
+  return router;
+}
+
+/** The page context after the signature (the session is ended by then, so it is read directly). */
+async function reload(ctx: AppContext, p: PageContext): Promise<PageContext> {
+  const signers = await signersOf(ctx.store.db, p.request.id);
+  const session = (await findPageSession(ctx.store.db, p.session.token_hash))!;
+  return { ...p, session, request: (await getRequestById(ctx.store.db, p.request.id))!, signers, signer: signers.find((s) => s.id === p.signer.id)! };
+}

@@ -1,0 +1,220 @@
+/**
+ * The SQLite store's performance machinery (DESIGN §7) keeps its promises: group commit (one
+ * transaction per event-loop turn, a savepoint per store.tx, results settled after COMMIT, a
+ * failing member undone alone), the prepared-statement cache, precompiled queries, and WAL
+ * checkpoints from a worker thread.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { precompile } from '../../server/src/store/compiled.js';
+import { databasePath, openStore, type Store } from '../../server/src/store/db.js';
+import { CachedStatements } from '../../server/src/store/statementCache.js';
+
+/** A second connection to the same file: it sees only what has been committed. */
+function committedCount(file: string, kind: string): number {
+  const other = new SQLite(file, { readonly: true });
+  try {
+    return (other.prepare('SELECT count(*) AS n FROM jobs WHERE kind = ?').get(kind) as { n: number }).n;
+  } finally {
+    other.close();
+  }
+}
+
+const insertJob = (kind: string) => sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES (${kind}, 0, '{}', 0)`;
+
+describe('store.tx: group commit', () => {
+  let dir: string;
+  let store: Store;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    store = openStore(dir);
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('transactions asked for in one turn share one COMMIT; each settles only after it', async () => {
+    const file = databasePath(dir);
+    let begins = 0;
+    const proto = Object.getPrototypeOf(store.raw.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
+    const run = proto.run;
+    proto.run = function (this: { source: string }, ...args: unknown[]) {
+      if (this.source.startsWith('BEGIN')) begins++;
+      return run.apply(this, args);
+    };
+    try {
+      const seenAtSettle: number[] = [];
+      await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          store
+            .tx(async (trx) => {
+              await insertJob(`group-${i}`).execute(trx);
+              return i;
+            })
+            .then((i) => seenAtSettle.push(committedCount(file, `group-${i}`))),
+        ),
+      );
+      assert.equal(begins, 1, 'one transaction for the five');
+      assert.deepEqual(seenAtSettle, [1, 1, 1, 1, 1], 'each result settled after its row was committed');
+    } finally {
+      proto.run = run;
+    }
+  });
+
+  test('a member that throws is rolled back alone, after partial writes; the others commit', async () => {
+    const results = await Promise.allSettled([
+      store.tx((trx) => insertJob('first').execute(trx)),
+      store.tx(async (trx) => {
+        await insertJob('doomed').execute(trx);
+        await insertJob('doomed').execute(trx);
+        throw new Error('refused');
+      }),
+      store.tx(async (trx) => {
+        // Later members see the earlier members' writes: one transaction, in order.
+        const row = await sql<{ n: number }>`SELECT count(*) AS n FROM jobs WHERE kind IN ('first', 'doomed')`.execute(trx);
+        await insertJob('last').execute(trx);
+        return row.rows[0]!.n;
+      }),
+    ]);
+    assert.equal(results[0].status, 'fulfilled');
+    assert.equal(results[1].status, 'rejected');
+    assert.equal((results[1] as PromiseRejectedResult).reason.message, 'refused');
+    assert.deepEqual(results[2], { status: 'fulfilled', value: 1 }, "the failed member's rows were gone before the next member ran");
+    const file = databasePath(dir);
+    assert.deepEqual([committedCount(file, 'first'), committedCount(file, 'doomed'), committedCount(file, 'last')], [1, 0, 1]);
+    assert.equal(store.raw.inTransaction, false);
+  });
+
+  test('a constraint violation inside a member undoes that member only', async () => {
+    const key = 'dedupe-1';
+    const dup = sql`INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('dup', 0, '{}', ${key}, 0)`;
+    const results = await Promise.allSettled([store.tx((trx) => dup.execute(trx)), store.tx(async (trx) => (await insertJob('mid').execute(trx), await dup.execute(trx))), store.tx((trx) => insertJob('after').execute(trx))]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    const file = databasePath(dir);
+    assert.deepEqual([committedCount(file, 'dup'), committedCount(file, 'mid'), committedCount(file, 'after')], [1, 0, 1]);
+  });
+
+  test('when SQLite abandons the whole transaction, the members run so far fail and the rest run in a fresh one', async () => {
+    const results = await Promise.allSettled([
+      store.tx((trx) => insertJob('lost').execute(trx)),
+      store.tx(async (trx) => {
+        await insertJob('lost').execute(trx);
+        // What SQLite does on a disk-full or I/O error: the transaction is gone.
+        await sql`ROLLBACK`.execute(trx);
+        throw new Error('disk full');
+      }),
+      store.tx((trx) => insertJob('kept').execute(trx)),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected', 'fulfilled'],
+    );
+    const file = databasePath(dir);
+    assert.deepEqual([committedCount(file, 'lost'), committedCount(file, 'kept')], [0, 1]);
+  });
+
+  test('a lone transaction commits or rolls back by itself', async () => {
+    assert.equal(await store.tx(async (trx) => (await insertJob('solo').execute(trx), 'done')), 'done');
+    await assert.rejects(
+      store.tx(async (trx) => {
+        await insertJob('solo-failed').execute(trx);
+        throw new Error('no');
+      }),
+      /no/,
+    );
+    const file = databasePath(dir);
+    assert.deepEqual([committedCount(file, 'solo'), committedCount(file, 'solo-failed')], [1, 0]);
+    assert.equal(store.raw.inTransaction, false);
+  });
+});
+
+describe('prepared statements and precompiled queries', () => {
+  let dir: string;
+  let store: Store;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    store = openStore(dir);
+  });
+  after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('the statement cache returns one statement per SQL text, keeps at most its bound (oldest out first), and prepares anew while one is busy', () => {
+    const raw = new SQLite(':memory:');
+    const cache = new CachedStatements(raw, 3);
+    const a = cache.prepare('SELECT 1');
+    assert.equal(cache.prepare('SELECT 1'), a);
+    const b = cache.prepare('SELECT 2');
+    cache.prepare('SELECT 3');
+    cache.prepare('SELECT 4'); // drops SELECT 1, the oldest
+    assert.equal(cache.size, 3);
+    assert.equal(cache.prepare('SELECT 2'), b);
+    assert.notEqual(cache.prepare('SELECT 1'), a, 'prepared again after it was dropped');
+    assert.equal(cache.size, 3);
+    const iterating = cache.prepare('SELECT 5 UNION ALL SELECT 6') as SQLite.Statement;
+    const it = iterating.iterate();
+    it.next();
+    const other = cache.prepare('SELECT 5 UNION ALL SELECT 6');
+    assert.notEqual(other, iterating, 'a busy statement is not handed out');
+    it.return?.();
+    cache.close();
+  });
+
+  test('a precompiled query runs with new arguments each time, constants kept, in the caller’s transaction', async () => {
+    const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: $(1), payload: '{}', dedupe_key: null, last_error: null, created_at: $(1) }));
+    const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
+    await store.tx(async (trx) => {
+      await insert.run(trx, ['pre', 5]);
+      await insert.run(trx, ['pre', 6]);
+      assert.equal((await count.run(trx, ['pre'])).rows[0]!.n, 2);
+    });
+    const rows = await store.db.selectFrom('jobs').select(['run_at', 'created_at', 'payload']).where('kind', '=', 'pre').orderBy('run_at').execute();
+    assert.deepEqual(rows, [
+      { run_at: 5, created_at: 5, payload: '{}' },
+      { run_at: 6, created_at: 6, payload: '{}' },
+    ]);
+  });
+});
+
+describe('WAL checkpoints from a worker thread', () => {
+  test('the connection does not checkpoint on commit; the worker copies the WAL into the database file within about a second', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    const store = openStore(dir, { checkpointWorker: true, onCheckpointFailure: (err) => assert.fail(String(err)) });
+    try {
+      assert.equal(store.raw.pragma('wal_autocheckpoint', { simple: true }), 0);
+      const file = databasePath(dir);
+      const before = statSync(file).size;
+      await store.tx(async (trx) => {
+        for (let i = 0; i < 400; i++) await sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES ('bulk', 0, ${'x'.repeat(2000)}, 0)`.execute(trx);
+      });
+      assert.equal(statSync(file).size, before, 'the commit wrote the WAL only');
+      const deadline = Date.now() + 5000;
+      while (statSync(file).size === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.ok(statSync(file).size > before + 400 * 2000, 'the worker checkpointed the WAL into the database file');
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('without the worker (the CLI) automatic checkpoints stay on', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    const store = openStore(dir);
+    try {
+      assert.equal(store.raw.pragma('wal_autocheckpoint', { simple: true }), 1000);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
