@@ -549,6 +549,8 @@ describe('webhook delivery', () => {
     const fastDone = Date.now();
     // The fast receiver had every delivery while the slow one still held its first ones (its
     // concurrency is 2 here, so 4 more wait behind them) and before any of them could time out.
+    // (The second slow request may still be on its way over loopback: wait for it, bounded.)
+    for (let i = 0; i < 100 && slow.hangingCount < 2; i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(slow.hangingCount, 2, 'the slow endpoint is still hanging on its first two deliveries');
     assert.equal(slow.received.length, 2);
     assert.ok(fastDone - started < TIMEOUT_MS, `fast receiver done after ${fastDone - started} ms, before the slow one's first timeout`);
