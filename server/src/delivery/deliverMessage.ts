@@ -10,6 +10,7 @@ import type { Selectable } from 'kysely';
 import type { OutboundMessage, WhatsAppTemplate } from './transport.js';
 import { fillTemplate } from './whatsapp.js';
 import type { JobOutcome } from '../jobs/runner.js';
+import { getMessage, holdMessage } from '../store/messages.js';
 
 export type MessageRow = Selectable<MessagesTable>;
 
@@ -56,13 +57,13 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
  * The message's new state is returned as the job's outcome: it commits with the job's done mark.
  */
 export async function deliverMessage(ctx: ServiceContext, messageId: number): Promise<JobOutcome | undefined> {
-  const message = await ctx.store.db.selectFrom('messages').selectAll().where('id', '=', messageId).executeTakeFirst();
+  const message = await getMessage(ctx.store.db, messageId);
   if (!message || message.state !== 'queued') return undefined;
   const channel = message.channel as OutboundMessage['channel'];
   const transport = ctx.transport;
   if (!transport || (transport.channels && !transport.channels.includes(channel))) {
     return async (trx) => {
-      await trx.updateTable('messages').set({ state: 'held' }).where('id', '=', messageId).where('state', '=', 'queued').execute();
+      await holdMessage(trx, messageId);
     };
   }
   // A live WhatsApp message leaves only while the account has the channel on; otherwise it is kept (held).
@@ -70,7 +71,7 @@ export async function deliverMessage(ctx: ServiceContext, messageId: number): Pr
     const account = await ctx.store.db.selectFrom('accounts').select('whatsapp_enabled').where('id', '=', message.account_id).executeTakeFirst();
     if (account?.whatsapp_enabled !== 1) {
       return async (trx) => {
-        await trx.updateTable('messages').set({ state: 'held' }).where('id', '=', messageId).where('state', '=', 'queued').execute();
+        await holdMessage(trx, messageId);
       };
     }
   }

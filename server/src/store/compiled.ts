@@ -45,6 +45,7 @@ export class Precompiled<R> {
   constructor(build: (db: Kysely<Database>, $: Arg) => Buildable<R>) {
     const built = build(compiler, (i) => MARK + i);
     this.#compiled = (built as RawBuilder<R>).compile(compiler);
+    if (this.#compiled.sql.includes(MARK)) throw new Error(`an argument was inlined into the SQL, not bound: ${this.#compiled.sql}`);
     this.#slots = [];
     this.#constants = [];
     for (const p of this.#compiled.parameters) {
@@ -67,7 +68,7 @@ export class Precompiled<R> {
   }
 }
 
-/** Build a query once, at first use. */
+/** Build and compile a query once (where it is declared, when its module loads). */
 export function precompile<R>(build: (db: Kysely<Database>, $: Arg) => Buildable<R>): Precompiled<R> {
   return new Precompiled(build);
 }

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { MIGRATIONS } from './migrations.js';
 import { CachedStatements } from './statementCache.js';
@@ -14,7 +14,12 @@ export type Tx = Transaction<Database> | Kysely<Database>;
 export interface Store {
   db: Db;
   raw: SQLite.Database;
-  /** Run `work` in one write transaction (BEGIN IMMEDIATE: no upgrade deadlock with the CLI process). */
+  /**
+   * Run `work` in one write transaction (BEGIN IMMEDIATE: no upgrade deadlock with the CLI process).
+   * Transactions asked for in the same event-loop turn share one SQLite transaction, each in its own
+   * savepoint, and settle after the shared COMMIT (group commit, groupCommit.ts): a `work` that
+   * throws undoes its own writes only. Never call store.tx from inside a `work`.
+   */
   tx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -38,7 +43,6 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
   mkdirSync(dataDir, { recursive: true });
   const file = databasePath(dataDir);
   const raw = new SQLite(file);
-  if (process.env.PERFAB_PAGESIZE) raw.pragma(`page_size = ${process.env.PERFAB_PAGESIZE}`);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 5000');
@@ -48,33 +52,19 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
   raw.pragma('cache_size = -16384');
   raw.pragma('mmap_size = 268435456');
   migrate(raw);
-  if (process.env.PERFAB_IDEMROWID && raw.prepare("SELECT sql FROM sqlite_schema WHERE name = 'idempotency'").pluck().get()!.toString().includes('WITHOUT ROWID')) {
-    raw.exec(`BEGIN; CREATE TABLE idem2 (account_id TEXT NOT NULL, mode TEXT NOT NULL, idem_key TEXT NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, state TEXT NOT NULL CHECK (state IN ('in_progress','done')), response_status INTEGER, response_body TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (account_id, mode, idem_key)) STRICT; INSERT INTO idem2 SELECT * FROM idempotency; DROP TABLE idempotency; ALTER TABLE idem2 RENAME TO idempotency; COMMIT;`);
-  }
   let checkpointer: Checkpointer | null = null;
-  if (options.checkpointWorker && !process.env.PERFAB_NOCKPT) {
+  if (options.checkpointWorker) {
     raw.pragma('wal_autocheckpoint = 0');
     checkpointer = startCheckpointer(file, (err) => {
       if (raw.open) raw.pragma('wal_autocheckpoint = 1000');
       options.onCheckpointFailure?.(err);
     });
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: process.env.PERFAB_NOCACHE ? raw : new CachedStatements(raw) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new CachedStatements(raw) }) });
   return {
     db,
     raw,
-    tx: process.env.PERFAB_NOGROUP ? (work) =>
-      db.connection().execute(async (conn) => {
-        await sql`BEGIN IMMEDIATE`.execute(conn);
-        try {
-          const result = await work(conn);
-          await sql`COMMIT`.execute(conn);
-          return result;
-        } catch (err) {
-          await sql`ROLLBACK`.execute(conn);
-          throw err;
-        }
-      }) : groupCommit(db, raw),
+    tx: groupCommit(db, raw),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

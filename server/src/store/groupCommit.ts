@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
  * member that throws is rolled back to its savepoint alone (none of its writes stay) and rejects
  * with its error after the shared COMMIT; the others are unaffected. Every member's promise
  * settles only after the COMMIT, so nothing is answered, woken or sent before its writes are
- * durable. One COMMIT then writes the pages the members share (index interiors, the account row,
+ * committed. One COMMIT then writes the pages the members share (index interiors, the account row,
  * the jobs table) once per turn instead of once per request.
  *
  * A member that SQLite aborts the whole transaction for (disk full, I/O error) takes the group
@@ -15,11 +15,8 @@ import type { Kysely } from 'kysely';
  * in a fresh transaction.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type DB = any;
-
-interface Member {
-  work: (trx: Kysely<DB>) => Promise<unknown>;
+interface Member<D> {
+  work: (trx: Kysely<D>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -46,7 +43,7 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database): <T>(work: (
       release: raw.prepare('RELEASE member'),
       rollbackTo: raw.prepare('ROLLBACK TO member'),
     });
-  let queue: Member[] = [];
+  let queue: Member<D>[] = [];
   let scheduled = false;
 
   const flush = (): void => {
@@ -54,14 +51,14 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database): <T>(work: (
     const group = queue;
     queue = [];
     db.connection()
-      .execute((conn) => runGroup(conn as Kysely<DB>, group))
+      .execute((conn) => runGroup(conn, group))
       .catch((err: unknown) => {
         for (const m of group) m.reject(err);
       });
   };
 
   /** Run the group; whatever goes wrong, the connection is left outside any transaction. */
-  const runGroup = async (conn: Kysely<DB>, group: Member[]): Promise<void> => {
+  const runGroup = async (conn: Kysely<D>, group: Member<D>[]): Promise<void> => {
     try {
       await runMembers(conn, group);
     } catch (err) {
@@ -71,7 +68,7 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database): <T>(work: (
     }
   };
 
-  const runMembers = async (conn: Kysely<DB>, group: Member[]): Promise<void> => {
+  const runMembers = async (conn: Kysely<D>, group: Member<D>[]): Promise<void> => {
     const s = statements();
     try {
       s.begin.run();
@@ -92,8 +89,8 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database): <T>(work: (
       }
       return m.resolve(value);
     }
-    const done: { m: Member; value: unknown }[] = [];
-    const failed: { m: Member; err: unknown }[] = [];
+    const done: { m: Member<D>; value: unknown }[] = [];
+    const failed: { m: Member<D>; err: unknown }[] = [];
     for (let i = 0; i < group.length; i++) {
       const m = group[i]!;
       s.savepoint.run();
@@ -127,7 +124,7 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database): <T>(work: (
     for (const f of failed) f.m.reject(f.err);
   };
 
-  const requeue = (members: Member[]): void => {
+  const requeue = (members: Member<D>[]): void => {
     if (members.length === 0) return;
     queue = [...members, ...queue];
     schedule();
@@ -141,7 +138,7 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database): <T>(work: (
 
   return <T>(work: (trx: Kysely<D>) => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      queue.push({ work: work as Member['work'], resolve: resolve as Member['resolve'], reject });
+      queue.push({ work, resolve: resolve as Member<D>['resolve'], reject });
       schedule();
     });
 }

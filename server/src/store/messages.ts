@@ -1,5 +1,7 @@
-import { insertRow } from './compiled.js';
+import type { Selectable } from 'kysely';
+import { insertRow, precompile } from './compiled.js';
 import type { Tx } from './db.js';
+import type { MessagesTable } from './schema.js';
 
 export interface OutgoingMessage {
   account_id: string;
@@ -26,4 +28,17 @@ export async function queueMessage(tx: Tx, m: OutgoingMessage): Promise<number> 
 
 export async function messagesFor(tx: Tx, signatureRequestId: string) {
   return tx.selectFrom('messages').selectAll().where('signature_request_id', '=', signatureRequestId).orderBy('id').execute();
+}
+
+// Precompiled (compiled.ts): every delivery job reads its message and records where it went.
+const getQuery = precompile((db, $) => db.selectFrom('messages').selectAll().where('id', '=', $(0)));
+const holdQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'held' }).where('id', '=', $(0)).where('state', '=', 'queued'));
+
+export async function getMessage(tx: Tx, id: number): Promise<Selectable<MessagesTable> | undefined> {
+  return (await getQuery.run(tx, [id])).rows[0];
+}
+
+/** A queued message kept in the database instead of sent ('held': no transport for its channel). */
+export async function holdMessage(tx: Tx, id: number): Promise<void> {
+  await holdQuery.run(tx, [id]);
 }

@@ -389,4 +389,29 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
       ALTER TABLE messages ADD COLUMN template TEXT;
     `,
   },
+  {
+    id: 8,
+    name: 'idempotency as a rowid table: the key index stays small and cached, rows are appended',
+    // WITHOUT ROWID kept each ~2.5 KB stored response inside the key B-tree (overflow pages, one
+    // random leaf per key): a lookup of a fresh key cost ~25 µs and an insert ~26 µs on the create
+    // benchmark. A rowid table with the primary key as a separate index: ~2 µs and ~4 µs (bench/README.md).
+    sql: `
+      CREATE TABLE idempotency_rowid (
+        account_id TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        idem_key TEXT NOT NULL,
+        method TEXT NOT NULL,
+        path TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('in_progress','done')),
+        response_status INTEGER,
+        response_body TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, mode, idem_key)
+      ) STRICT;
+      INSERT INTO idempotency_rowid (account_id, mode, idem_key, method, path, state, response_status, response_body, created_at)
+        SELECT account_id, mode, idem_key, method, path, state, response_status, response_body, created_at FROM idempotency;
+      DROP TABLE idempotency;
+      ALTER TABLE idempotency_rowid RENAME TO idempotency;
+    `,
+  },
 ];
