@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ManualClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
 import { createAccount, type NewAccount } from '../../server/src/services/accounts.js';
-import { startServer, type RunningServer } from '../../server/src/server.js';
+import { startServer, type RunningServer, type StartOptions } from '../../server/src/server.js';
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
@@ -33,17 +33,24 @@ export interface CallResult {
   text: string;
 }
 
+export interface TestServerOptions {
+  /** Reuse a data directory (a restart); the operator keys are then not printed again (empty). */
+  dataDir?: string;
+  /** Extra start options (e.g. the webhook test CA). */
+  start?: Omit<StartOptions, 'clock' | 'manualJobs'>;
+}
+
 /** A real server on 127.0.0.1 with a fresh SQLite file and a ManualClock that tests move. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-test-'));
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'tawqi-test-'));
   const clock = new ManualClock();
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', ...env });
-  const running = await startServer(config, { clock, manualJobs: true });
+  const running = await startServer(config, { ...options.start, clock, manualJobs: true });
   const server: TestServer = {
     ...running,
     clock,
     dataDir,
-    keys: running.operator!.keys,
+    keys: running.operator?.keys ?? { secret_live: '', publishable_live: '', secret_test: '', publishable_test: '' },
     stop: () => running.close(),
     close: async () => {
       await running.close();

@@ -13,11 +13,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ManualClock } from '../../server/src/clock.js';
-import { loadConfig } from '../../server/src/config.js';
-import { createAccount } from '../../server/src/services/accounts.js';
-import { startServer } from '../../server/src/server.js';
-import { call, type TestServer } from './server.js';
+import { startTestServer, type TestServer } from './server.js';
 
 export interface TestCa {
   dir: string;
@@ -150,33 +146,6 @@ export class WebhookReceiver {
  * the test CA (StartOptions.webhookCa) and TAWQI_WEBHOOK_ALLOW_PRIVATE=true so it may deliver to
  * 127.0.0.1. `env` adds or overrides settings.
  */
-export async function startWebhookTestServer(ca: TestCa | null, env: Record<string, string> = {}, reuseDataDir?: string): Promise<TestServer> {
-  const dataDir = reuseDataDir ?? mkdtempSync(path.join(tmpdir(), 'tawqi-webhooks-'));
-  const clock = new ManualClock();
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env });
-  const running = await startServer(config, { clock, manualJobs: true, webhookCa: ca?.caPem });
-  return {
-    ...running,
-    clock,
-    dataDir,
-    keys: running.operator?.keys ?? { secret_live: '', publishable_live: '', secret_test: '', publishable_test: '' },
-    stop: () => running.close(),
-    close: async () => {
-      await running.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-    account: async (overrides = {}) => {
-      const created = await createAccount(running.ctx.store, clock, {
-        name: 'Webhook Co',
-        plan: 'business',
-        planExpiresAt: Math.floor(clock.nowMs() / 1000) + 365 * 86400,
-        kyb: 'approved',
-        walletMinor: 0,
-        currency: 'EGP',
-        ...overrides,
-      });
-      return { id: created.account.id, keys: created.keys };
-    },
-    call: (method, p, opts = {}) => call(running.url, method, p, opts),
-  };
+export function startWebhookTestServer(ca: TestCa | null, env: Record<string, string> = {}, reuseDataDir?: string): Promise<TestServer> {
+  return startTestServer({ TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env }, { dataDir: reuseDataDir, start: { webhookCa: ca?.caPem } });
 }
