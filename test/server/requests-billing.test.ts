@@ -6,32 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
+import { getAccount } from '../../server/src/store/accounts.js';
 import { listLedger } from '../../server/src/store/ledger.js';
 import { assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
+import { teamAccount, type TeamAccount } from '../support/teamAccount.js';
 
 const TEMPLATE = { title: 'Plain agreement', language: 'en', body: 'The parties agree. {{note}}', fields: [{ key: 'note', label: 'Note' }] };
 
-interface Setup {
-  id: string;
-  keys: Awaited<ReturnType<TestServer['account']>>['keys'];
-  team: string[];
-  templateId: string;
-}
+type Setup = TeamAccount;
 
-let serial = 0;
-
-async function setup(s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> {
-  const n = ++serial;
-  const owner = `owner${n}@acme.test`;
-  const acct = await s.account({ ownerEmail: owner, ...overrides });
-  const team = [owner, ...[1, 2, 3, 4].map((i) => `member${i}.${n}@acme.test`)];
-  await updateAccount(s.ctx.store.db, acct.id, { team_emails: team });
-  const tpl = await s.call('POST', '/templates', { key: acct.keys.secret_test, body: TEMPLATE });
-  assert.equal(tpl.status, 201, tpl.text);
-  return { ...acct, team, templateId: tpl.body.id };
-}
+const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> => teamAccount(s, TEMPLATE, { members: 4, overrides });
 
 /** A body with `n` signers; test requests use the team's addresses. */
 function body(a: Setup, n: number, extra: Record<string, unknown> = {}, test = false, signerExtra: Record<string, unknown>[] = []) {

@@ -13,6 +13,7 @@ import { databasePath } from '../../server/src/store/db.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
+import { teamAccount, type TeamAccount } from '../support/teamAccount.js';
 
 const DAY = 86400;
 
@@ -31,27 +32,9 @@ const TEMPLATE = {
 };
 const FILLED = { client_name: 'Acme', start_date: '2026-08-01' };
 
-interface Setup {
-  id: string;
-  keys: Awaited<ReturnType<TestServer['account']>>['keys'];
-  owner: string;
-  team: string[];
-  templateId: string;
-}
+type Setup = TeamAccount;
 
-let serial = 0;
-
-/** An account whose owner and four team members may receive test invitations, with the custom template. */
-async function setup(s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> {
-  const n = ++serial;
-  const owner = `owner${n}@acme.test`;
-  const acct = await s.account({ ownerEmail: owner, ...overrides });
-  const team = [owner, ...[1, 2, 3, 4, 5].map((i) => `member${i}.${n}@acme.test`)];
-  await updateAccount(s.ctx.store.db, acct.id, { team_emails: team });
-  const tpl = await s.call('POST', '/templates', { key: acct.keys.secret_test, body: TEMPLATE });
-  assert.equal(tpl.status, 201, tpl.text);
-  return { ...acct, owner, team, templateId: tpl.body.id };
-}
+const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> => teamAccount(s, TEMPLATE, { members: 5, overrides });
 
 const signer = (name: string, email: string, extra: Record<string, unknown> = {}) => ({ name, email, ...extra });
 

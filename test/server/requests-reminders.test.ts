@@ -7,34 +7,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
-import { updateAccount } from '../../server/src/store/accounts.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
+import { teamAccount, type TeamAccount } from '../support/teamAccount.js';
 
 const HOUR = 3600;
 const DAY = 86400;
 const TEMPLATE = { title: 'Plain agreement', language: 'en', body: 'The parties agree. {{note}}', fields: [{ key: 'note', label: 'Note' }] };
 const ORIGIN = { ip: '203.0.113.9', user_agent: 'test' };
 
-interface Setup {
-  id: string;
-  keys: Awaited<ReturnType<TestServer['account']>>['keys'];
-  team: string[];
-  templateId: string;
-}
+type Setup = TeamAccount;
 
-let serial = 0;
-
-async function setup(s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> {
-  const n = ++serial;
-  const owner = `owner${n}@acme.test`;
-  const acct = await s.account({ ownerEmail: owner, ...overrides });
-  const team = [owner, ...[1, 2, 3, 4].map((i) => `member${i}.${n}@acme.test`)];
-  await updateAccount(s.ctx.store.db, acct.id, { team_emails: team });
-  const tpl = await s.call('POST', '/templates', { key: acct.keys.secret_test, body: TEMPLATE });
-  assert.equal(tpl.status, 201, tpl.text);
-  return { ...acct, team, templateId: tpl.body.id };
-}
+const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> => teamAccount(s, TEMPLATE, { members: 4, overrides });
 
 function body(a: Setup, n: number, extra: Record<string, unknown> = {}, test = false) {
   const signers = Array.from({ length: n }, (_, i) => ({ name: `Signer ${i + 1}`, email: test ? a.team[i]! : `signer${i + 1}@client.example` }));
