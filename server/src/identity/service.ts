@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ServiceContext } from '../services/context.js';
 import type { Actor } from '../services/signatureRequests.js';
-import { applySignerMove, type ActionOrigin } from '../services/signerActions.js';
+import { applySignerMove, REFUSAL_TEXT, signerView, type ActionOrigin } from '../services/signerActions.js';
 import { getAccount } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
 import {
@@ -71,9 +71,10 @@ type StartRefusal = 'identity_not_required' | 'request_not_open' | 'already_fini
 
 const TEXT: Record<StartRefusal | 'not_on_hold' | 'already_decided' | 'not_simulation', { en: string; ar: string }> = {
   identity_not_required: { en: 'This signer does not need identity verification.', ar: 'هذا الموقّع لا يحتاج إلى التحقق من الهوية.' },
-  request_not_open: { en: 'This request no longer accepts signatures.', ar: 'هذا الطلب لم يعد يقبل التوقيع.' },
-  already_finished: { en: 'This signer has already signed or declined.', ar: 'هذا الموقّع وقّع أو رفض بالفعل.' },
-  not_your_turn: { en: 'A signer ahead has not signed yet.', ar: 'لم يوقّع بعدُ موقّع يسبق في الترتيب.' },
+  // The reasons the signer rules share keep the signer rules' texts.
+  request_not_open: REFUSAL_TEXT.request_not_open,
+  already_finished: REFUSAL_TEXT.already_finished,
+  not_your_turn: REFUSAL_TEXT.not_your_turn,
   otp_required: { en: 'The one-time code must be entered before identity verification.', ar: 'يجب إدخال رمز التحقق قبل التحقق من الهوية.' },
   identity_in_review: { en: 'The identity verification is in review; wait for its result.', ar: 'التحقق من الهوية قيد المراجعة؛ انتظر نتيجته.' },
   identity_not_startable: { en: 'Identity verification cannot be started in the signer’s current identity state.', ar: 'لا يمكن بدء التحقق من الهوية في حالة هوية الموقّع الحالية.' },
@@ -101,7 +102,7 @@ async function loadSigner(trx: Db, signerId: string): Promise<Loaded> {
   return { request, signer: signers.find((s) => s.id === signerId)!, signers };
 }
 
-const viewOf = (s: SignerRecord) => ({ status: s.status, order: s.position, identity_status: s.identity.status });
+const viewOf = signerView;
 
 /** Moves not made by the signer (provider results, reviewers) keep the signer's own recorded origin. */
 const signerOrigin = (s: SignerRecord): ActionOrigin => ({ ip: s.ip, user_agent: s.user_agent });

@@ -12,7 +12,7 @@ export interface ActionOrigin {
   user_agent: string | null;
 }
 
-const REFUSAL_TEXT: Record<SignerRefusal, { en: string; ar: string }> = {
+export const REFUSAL_TEXT: Record<SignerRefusal, { en: string; ar: string }> = {
   request_not_open: { en: 'This request no longer accepts signatures.', ar: 'هذا الطلب لم يعد يقبل التوقيع.' },
   not_your_turn: { en: 'A signer ahead of you has not signed yet.', ar: 'لم يوقّع بعدُ موقّع يسبقك في الترتيب.' },
   already_finished: { en: 'You have already signed or declined.', ar: 'لقد وقّعت أو رفضت بالفعل.' },
@@ -90,4 +90,6 @@ export async function applySignerMove(
   return current;
 }
 
-const view = (s: SignerRecord) => ({ status: s.status, order: s.position, identity_status: s.identity.status });
+/** A signer as the pure signer rules of domain/requestStates.ts see it. */
+export const signerView = (s: SignerRecord) => ({ status: s.status, order: s.position, identity_status: s.identity.status });
+const view = signerView;

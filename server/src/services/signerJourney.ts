@@ -17,7 +17,7 @@ import type { ServiceContext } from './context.js';
 import { otpMessage, queueOtpMessage } from './invitations.js';
 import { otpChannel } from '../domain/workflows.js';
 import { otpTemplate, queueWhatsAppMessage, whatsappCodesEnabled } from '../delivery/whatsapp.js';
-import { applySignerMove, type ActionOrigin } from './signerActions.js';
+import { applySignerMove, signerView, type ActionOrigin } from './signerActions.js';
 import { linkToken } from './signingLinks.js';
 import { countTestEmails } from './signatureRequests.js';
 
@@ -85,7 +85,7 @@ export async function loadPage(ctx: ServiceContext, trx: Db, token: string | und
   return { session, signingSession, signer: signers.find((s) => s.id === signer.id)!, request, signers, account };
 }
 
-const viewOf = (s: SignerRecord) => ({ status: s.status, order: s.position, identity_status: s.identity.status });
+const viewOf = signerView;
 
 export type PageStep =
   | 'closed' | 'not_your_turn' | 'access_code' | 'otp' | 'identity' | 'identity_wait'
