@@ -15,6 +15,7 @@ import { countAccounts } from './store/accounts.js';
 import { openStore, type Store } from './store/db.js';
 import { loadSecrets } from './secrets.js';
 import { JobRunner } from './jobs/runner.js';
+import { messageOutbox } from './delivery/outbox.js';
 import { JOB_HANDLERS } from './jobs/handlers.js';
 import { transportFromConfig } from './delivery/index.js';
 import { resetIdempotency } from './store/idempotency.js';
@@ -107,7 +108,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const ctx: AppContext = { config, store, clock, log, secrets: loadSecrets(config.DATA_DIR), publicUrl: config.TAWQI_PUBLIC_URL ?? '', afterCommit: () => {}, pki };
   // SMTP when configured; otherwise undefined, and outgoing messages are kept as 'held' (tawqi mail list).
   ctx.transport = transportFromConfig(config);
-  const jobs = new JobRunner(ctx, JOB_HANDLERS);
+  const jobs = new JobRunner(ctx, JOB_HANDLERS, [messageOutbox]);
   const webhooks = new WebhookDispatcher(ctx, {
     timeoutMs: config.TAWQI_WEBHOOK_TIMEOUT_MS,
     concurrency: config.TAWQI_WEBHOOK_CONCURRENCY,

@@ -2,17 +2,15 @@ import type { Language } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import { brandingOf } from '../domain/branding.js';
 import type { ServiceContext } from '../services/context.js';
-import { brandName, fillMessage, LINK_PLACEHOLDER } from '../services/invitations.js';
+import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from '../services/invitations.js';
 import { signingUrl } from '../services/signingLinks.js';
 import type { Tx } from '../store/db.js';
-import type { MessagesTable } from '../store/schema.js';
-import type { Selectable } from 'kysely';
 import type { OutboundMessage, WhatsAppTemplate } from './transport.js';
 import { fillTemplate } from './whatsapp.js';
 import type { JobOutcome } from '../jobs/runner.js';
-import { getMessage, holdMessage } from '../store/messages.js';
+import { holdMessage, markMessageSent, type MessageRow } from '../store/messages.js';
 
-export type MessageRow = Selectable<MessagesTable>;
+export type { MessageRow } from '../store/messages.js';
 
 /** What replaces a one-time code message once it has left: no code stays at rest. */
 export const SCRUBBED_NOTE = '[one-time code message delivered; its content is not kept]';
@@ -37,7 +35,7 @@ export interface RenderedMessage {
  */
 export async function renderMessage(db: Tx, message: MessageRow, publicUrl: string, linkKey: Buffer): Promise<RenderedMessage> {
   let link: string | null = null;
-  const stored = message.body + (message.html ?? '') + (message.template ?? '');
+  const stored = message.body + (message.blocks ?? message.html ?? '') + (message.template ?? '');
   if (message.signer_id && stored.includes(LINK_PLACEHOLDER)) {
     const signer = await db.selectFrom('signers').select(['id', 'link_version']).where('id', '=', message.signer_id).executeTakeFirst();
     if (signer) link = signingUrl(publicUrl, linkKey, signer.id, signer.link_version);
@@ -45,20 +43,22 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
   const account = await db.selectFrom('accounts').select(['name', 'branding']).where('id', '=', message.account_id).executeTakeFirst();
   const branding = brandingOf(account ? (JSON.parse(account.branding) as unknown) : {});
   const values = { language: (message.language === 'en' ? 'en' : 'ar') as Language, signingUrl: link, branding, accountName: account?.name ?? 'Tawqi' };
-  const filled = fillMessage({ text: message.body, html: message.html }, values);
+  // Rows queued before blocks were stored keep their finished HTML.
+  const html = message.blocks !== null ? messageHtml({ ...message, blocks: message.blocks }) : message.html;
+  const filled = fillMessage({ text: message.body, html }, values);
   return { subject: message.subject, text: filled.text, html: filled.html, brandName: brandName(values), fromName: branding.brand_name ?? null, fromEmail: branding.from_email ?? null, signingUrl: link };
 }
 
 /**
- * Deliver one queued message (the deliver_message job; at least once, so it is idempotent: only a
- * 'queued' message is sent). Without a transport for its channel the message stays in the database
+ * Deliver one queued message (the delivery runner, or a session at once; at least once, so it is
+ * idempotent: only a 'queued' message is sent, and only a 'queued' one is marked). Without a transport for its channel the message stays in the database
  * as 'held', intact, for `tawqi mail show` (local use without SMTP). After an SMTP send the stored
  * parts of a one-time code message are replaced by a note, so the code does not stay at rest.
- * The message's new state is returned as the job's outcome: it commits with the job's done mark.
+ * The message's new state is returned as the outcome, for the caller to commit.
  */
-export async function deliverMessage(ctx: ServiceContext, messageId: number): Promise<JobOutcome | undefined> {
-  const message = await getMessage(ctx.store.db, messageId);
-  if (!message || message.state !== 'queued') return undefined;
+export async function deliverMessage(ctx: ServiceContext, message: MessageRow): Promise<JobOutcome | undefined> {
+  if (message.state !== 'queued') return undefined;
+  const messageId = message.id;
   const channel = message.channel as OutboundMessage['channel'];
   const transport = ctx.transport;
   if (!transport || (transport.channels && !transport.channels.includes(channel))) {
@@ -87,13 +87,14 @@ export async function deliverMessage(ctx: ServiceContext, messageId: number): Pr
     replyTo: out.fromEmail ?? undefined,
     ...(template ? { template } : {}),
   });
-  const sent = { state: 'sent', sent_at: nowSeconds(ctx.clock) };
-  const scrub = message.kind === 'otp' ? { body: SCRUBBED_NOTE, html: null, template: null } : {};
+  const sentAt = nowSeconds(ctx.clock);
+  if (message.kind !== 'otp') return (trx) => markMessageSent(trx, messageId, sentAt);
   return async (trx) => {
     await trx
       .updateTable('messages')
-      .set({ ...sent, ...scrub })
+      .set({ state: 'sent', sent_at: sentAt, deliver_at: null, body: SCRUBBED_NOTE, html: null, blocks: null, template: null })
       .where('id', '=', messageId)
+      .where('state', '=', 'queued')
       .execute();
   };
 }

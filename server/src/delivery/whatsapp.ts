@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Account } from '../store/accounts.js';
 import type { Tx } from '../store/db.js';
-import type { OutgoingMessage } from '../store/messages.js';
+import { queueMessage, type OutgoingMessage } from '../store/messages.js';
 import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from './transport.js';
 
 /**
@@ -85,15 +85,10 @@ export function fillTemplate(t: WhatsAppTemplate, signingUrl: string | null): Wh
   return { ...t, body: t.body.map(fill), button: t.button === null ? null : fill(t.button) };
 }
 
-/** Queue a WhatsApp message with its template in the caller's transaction; returns its id. */
-export async function queueWhatsAppMessage(tx: Tx, m: Omit<OutgoingMessage, 'channel' | 'html'> & { template: WhatsAppTemplate | null }): Promise<number> {
+/** Queue a WhatsApp message with its template in the caller's transaction, due at `deliverAt` (or held); returns its id. */
+export async function queueWhatsAppMessage(tx: Tx, m: Omit<OutgoingMessage, 'channel' | 'blocks' | 'template'> & { template: WhatsAppTemplate | null }, deliverAt: number, hold = false): Promise<number> {
   const { template, ...rest } = m;
-  const row = await tx
-    .insertInto('messages')
-    .values({ ...rest, channel: 'whatsapp', livemode: m.livemode ? 1 : 0, sent_at: null, html: null, template: template === null ? null : JSON.stringify(template) })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return queueMessage(tx, { ...rest, channel: 'whatsapp', template: template === null ? null : JSON.stringify(template) }, deliverAt, hold);
 }
 
 /** A number for a log line or an audit event: every digit but the last four starred. */

@@ -1,6 +1,5 @@
 import type { JobHandler } from './runner.js';
 import { runAutoReminder, runExpiry } from '../services/signatureRequests.js';
-import { deliverMessage } from '../delivery/deliverMessage.js';
 import { runSeal } from '../sealing/seal.js';
 
 /** Every job kind the runner knows. */
@@ -8,5 +7,4 @@ export const JOB_HANDLERS: Record<string, JobHandler> = {
   expire_request: { kind: 'transactional', run: (ctx, trx, p) => runExpiry(ctx, trx, String(p.signature_request_id)) },
   auto_reminder: { kind: 'transactional', run: (ctx, trx, p) => runAutoReminder(ctx, trx, String(p.signature_request_id)) },
   seal_request: { kind: 'external', run: (ctx, p, job) => runSeal(ctx, p, job) },
-  deliver_message: { kind: 'external', run: (ctx, p) => deliverMessage(ctx, Number(p.message_id)) },
 };

@@ -18,6 +18,15 @@ export type JobOutcome = (trx: Db) => Promise<void>;
 
 export const MAX_JOB_ATTEMPTS = 10;
 
+/**
+ * A durable queue kept in rows of its own table, drained with the jobs (the message outbox,
+ * delivery/outbox.ts). `runDue` runs what is due now, pushes the commits of its outcomes onto
+ * `marking`, and returns how many entries it took.
+ */
+export interface DueQueue {
+  runDue(ctx: ServiceContext, now: number, marking: Promise<void>[]): Promise<number>;
+}
+
 /** Backoff for a failed job: 30 s, 1 min, 2 min … capped at one hour. */
 export function jobBackoffSeconds(attempts: number): number {
   return Math.min(30 * 2 ** attempts, 3600);
@@ -34,6 +43,7 @@ export class JobRunner {
   constructor(
     private readonly ctx: ServiceContext,
     private readonly handlers: Record<string, JobHandler>,
+    private readonly queues: readonly DueQueue[] = [],
   ) {}
 
   /** Run every job due now, including jobs that due jobs schedule for now. Returns how many ran. */
@@ -64,15 +74,19 @@ export class JobRunner {
   private async drain(): Promise<number> {
     let ran = 0;
     for (;;) {
-      const jobs = await dueJobs(this.ctx.store.db, nowSeconds(this.ctx.clock), 50);
-      if (jobs.length === 0) return ran;
+      const now = nowSeconds(this.ctx.clock);
+      const jobs = await dueJobs(this.ctx.store.db, now, 50);
       const marking: Promise<void>[] = [];
       for (const job of jobs) {
         await this.runOne(job, marking);
         ran++;
       }
-      // Every job of the batch is marked done (or failed) before the next look for due jobs.
+      let taken = 0;
+      for (const queue of this.queues) taken += await queue.runDue(this.ctx, now, marking);
+      ran += taken;
+      // Every entry of the batch is marked done (or failed) before the next look for due work.
       await Promise.all(marking);
+      if (jobs.length === 0 && taken === 0) return ran;
     }
   }
 

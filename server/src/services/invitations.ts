@@ -2,7 +2,6 @@ import type { Language } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import { whiteTextReadable, type Branding } from '../domain/branding.js';
 import type { Db } from '../store/db.js';
-import { scheduleJob } from '../store/jobs.js';
 import { queueMessage, type OutgoingMessage } from '../store/messages.js';
 import type { SignatureRequestRecord, SignerRecord } from '../store/signatureRequests.js';
 import type { ServiceContext } from './context.js';
@@ -11,7 +10,8 @@ import type { ServiceContext } from './context.js';
  * The emails a request sends — invitation, reminder, one-time code, final-file notice — as a text
  * and an HTML part, Arabic (right to left) or English after the request's language.
  *
- * What is stored is a template with a few tokens, filled in by the delivery job (`fillMessage`):
+ * What is stored is the text part and the message's blocks (JSON; the HTML page is built from them
+ * when the message leaves, `messageHtml`), with a few tokens filled in at delivery (`fillMessage`):
  *   {{signing_url}}  the signer's link, derived at send time, so the database holds no usable link;
  *   {{brand_…}}, {{button_color}}, {{powered_by}}  the account's branding as it is when the mail
  *   leaves, so every kind of message is branded the same way, whoever queued it.
@@ -25,7 +25,8 @@ export const LINK_PLACEHOLDER = '{{signing_url}}';
 export interface MessageContent {
   subject: string;
   text: string;
-  html: string;
+  /** The blocks as JSON: what is stored; `messageHtml` builds the HTML part from them. */
+  blocks: string;
 }
 
 const TOKENS = {
@@ -141,8 +142,8 @@ const TEXTS: Record<Language, Texts> = {
 // Building blocks: text lines and HTML blocks built side by side
 // ---------------------------------------------------------------------------------------------
 
-/** One paragraph of a message, in both parts. Values are raw; `build` escapes them. */
-type Block = (
+/** One paragraph of a message, in both parts. Values are raw; the HTML part escapes them. */
+export type Block = (
   | { kind: 'para'; text: string }
   | { kind: 'button'; label: string; href: string }
   | { kind: 'code'; code: string }
@@ -161,11 +162,11 @@ function blockHtml(b: Block): string {
     case 'button':
       return (
         '<p style="margin:22px 0;">' +
-        `<a href="${b.href}" style="display:inline-block;background:${TOKENS.buttonColor};color:#ffffff;text-decoration:none;font-weight:bold;padding:12px 26px;border-radius:6px;">${escapeHtml(b.label)}</a>` +
+        `<a href="${href(b.href)}" style="display:inline-block;background:${TOKENS.buttonColor};color:#ffffff;text-decoration:none;font-weight:bold;padding:12px 26px;border-radius:6px;">${escapeHtml(b.label)}</a>` +
         '</p>'
       );
     case 'link':
-      return `<p style="margin:0 0 14px;font-size:13px;word-break:break-all;"><a href="${b.href}" dir="ltr" style="color:#1d4ed8;">${b.href}</a></p>`;
+      return `<p style="margin:0 0 14px;font-size:13px;word-break:break-all;"><a href="${href(b.href)}" dir="ltr" style="color:#1d4ed8;">${href(b.href)}</a></p>`;
     case 'code':
       return `<p dir="ltr" style="margin:18px 0;font-family:Menlo,Consolas,monospace;font-size:28px;font-weight:bold;letter-spacing:6px;">${escapeHtml(b.code)}</p>`;
   }
@@ -185,23 +186,24 @@ function blockText(b: Block): string {
   }
 }
 
-/** `href` of a block: the link token, or a URL given by the caller (escaped for the attribute). */
+/** `href` of a block in the HTML part: the link token, or a URL given by the caller (escaped for the attribute). */
 function href(url: string): string {
   return url === LINK_PLACEHOLDER ? LINK_PLACEHOLDER : escapeHtml(url);
 }
 
-/**
- * The whole message. The text part is the blocks one per paragraph, then the test notice, then the
- * brand line; the HTML part is a single-column, table-based page (what mail clients render
- * reliably), dir="rtl" for Arabic, styles inline.
- */
-function build(r: SignatureRequestRecord, subject: string, blocks: Block[]): MessageContent {
-  const lang = r.language;
-  const t = TEXTS[lang];
-  const dir = lang === 'ar' ? 'rtl' : 'ltr';
-  const align = lang === 'ar' ? 'right' : 'left';
-  const fullSubject = (r.livemode ? '' : '[TEST] ') + oneLine(subject);
+/** Test-mode subjects carry [TEST] (spec part 5); a subject is one line. */
+function fullSubject(livemode: boolean, subject: string): string {
+  return (livemode ? '' : '[TEST] ') + oneLine(subject);
+}
 
+/**
+ * The whole message as stored: the text part (the blocks one per paragraph, then the test notice,
+ * then the brand line) and the blocks themselves, from which `messageHtml` builds the HTML part
+ * when the message leaves. Storing the blocks (~0.5 KB) instead of the finished page (~2 KB of
+ * boilerplate per message) keeps every queued message small.
+ */
+export function composeMessage(r: Pick<SignatureRequestRecord, 'language' | 'livemode'>, subject: string, blocks: Block[]): MessageContent {
+  const t = TEXTS[r.language];
   const textLines: string[] = [];
   for (const b of blocks) {
     if (b.htmlOnly) continue;
@@ -212,15 +214,35 @@ function build(r: SignatureRequestRecord, subject: string, blocks: Block[]): Mes
   if (!r.livemode) textLines.push('', t.notice);
   textLines.push('', `— ${TOKENS.brandName}`, TOKENS.poweredBy);
   const text = textLines.join('\n').replace(/^\n+/, '');
+  return { subject: fullSubject(r.livemode, subject), text, blocks: JSON.stringify(blocks) };
+}
 
-  const notice = r.livemode
+/** What the HTML part is built from: a stored message's blocks, language, mode and subject. */
+export interface HtmlSource {
+  blocks: string;
+  language: string;
+  livemode: boolean | number;
+  subject: string;
+}
+
+/**
+ * The HTML part of a message, tokens still in: a single-column, table-based page (what mail
+ * clients render reliably), dir="rtl" for Arabic, styles inline.
+ */
+export function messageHtml(m: HtmlSource): string {
+  const lang: Language = m.language === 'en' ? 'en' : 'ar';
+  const t = TEXTS[lang];
+  const dir = lang === 'ar' ? 'rtl' : 'ltr';
+  const align = lang === 'ar' ? 'right' : 'left';
+  const blocks = JSON.parse(m.blocks) as Block[];
+  const notice = m.livemode
     ? ''
     : `<tr><td style="padding:6px 28px;"><div style="background:#fff4e5;border:1px solid #f0b429;border-radius:4px;padding:10px 12px;font-size:14px;color:#7c4a03;">${escapeHtml(t.notice)}</div></td></tr>`;
-  const html = [
+  return [
     '<!doctype html>',
     `<html lang="${lang}" dir="${dir}">`,
     '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(fullSubject)}</title></head>`,
+    `<title>${escapeHtml(m.subject)}</title></head>`,
     `<body dir="${dir}" style="margin:0;padding:0;background:#f3f4f6;">`,
     '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f3f4f6;"><tr><td align="center" style="padding:24px 12px;">',
     `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" dir="${dir}" style="max-width:560px;background:#ffffff;border-top:4px solid ${TOKENS.brandColor};border-radius:6px;font-family:${FONT};color:#1f2937;text-align:${align};">`,
@@ -237,7 +259,6 @@ function build(r: SignatureRequestRecord, subject: string, blocks: Block[]): Mes
   ]
     .filter((l) => l !== '')
     .join('\n');
-  return { subject: fullSubject, text, html };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -256,7 +277,7 @@ export function invitationMessage(r: SignatureRequestRecord, s: SignerRecord, ki
   ];
   if (s.access_code_hash) blocks.push({ kind: 'para', text: t.access });
   blocks.push({ kind: 'small', text: t.ignore });
-  return build(r, kind === 'invitation' ? t.invite(r.title) : t.remind(r.title), blocks);
+  return composeMessage(r, kind === 'invitation' ? t.invite(r.title) : t.remind(r.title), blocks);
 }
 
 /**
@@ -265,7 +286,7 @@ export function invitationMessage(r: SignatureRequestRecord, s: SignerRecord, ki
  */
 export function otpMessage(r: SignatureRequestRecord, code: string): MessageContent & { body: string } {
   const t = TEXTS[r.language];
-  const m = build(r, t.otpSubject(r.title), [
+  const m = composeMessage(r, t.otpSubject(r.title), [
     { kind: 'para', text: t.otpBody },
     { kind: 'code', code },
     { kind: 'para', text: t.otpExpiry },
@@ -288,9 +309,9 @@ export function finalFileMessage(r: SignatureRequestRecord, to: { signer: Signer
   if ('signer' in to) {
     blocks.push({ kind: 'para', text: t.doneSigner }, { kind: 'button', label: t.doneButton, href: LINK_PLACEHOLDER }, { kind: 'small', text: t.fallback, htmlOnly: true }, { kind: 'link', href: LINK_PLACEHOLDER, htmlOnly: true });
   } else {
-    blocks.push({ kind: 'para', text: t.doneSender(r.id) }, { kind: 'link', href: href(to.downloadUrl) });
+    blocks.push({ kind: 'para', text: t.doneSender(r.id) }, { kind: 'link', href: to.downloadUrl });
   }
-  return build(r, t.doneSubject(r.title), blocks);
+  return composeMessage(r, t.doneSubject(r.title), blocks);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -364,10 +385,12 @@ export interface QueuedEmail {
   content: MessageContent;
 }
 
-/** Queue one email in the caller's transaction and schedule its delivery job (after commit). */
+/** Queue one email in the caller's transaction, due now (the delivery runner sends it after commit). */
 export async function queueEmail(ctx: ServiceContext, trx: Db, e: QueuedEmail): Promise<number> {
   const now = nowSeconds(ctx.clock);
-  const id = await queueMessage(trx, {
+  return queueMessage(
+    trx,
+    {
     account_id: e.request.account_id,
     livemode: e.request.livemode,
     channel: 'email',
@@ -375,14 +398,14 @@ export async function queueEmail(ctx: ServiceContext, trx: Db, e: QueuedEmail): 
     kind: e.kind,
     subject: e.content.subject,
     body: e.content.text,
-    html: e.content.html,
+    blocks: e.content.blocks,
     language: e.request.language,
     signature_request_id: e.request.id,
     signer_id: e.signerId,
     created_at: now,
-  });
-  await scheduleJob(trx, 'deliver_message', now, { message_id: id }, now);
-  return id;
+    },
+    now,
+  );
 }
 
 /**

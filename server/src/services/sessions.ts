@@ -256,32 +256,32 @@ export interface DeliveryOutcome {
 
 /**
  * Deliver a new session's invitations now (each through its transport; a message kept 'held' for
- * want of a transport counts as accepted). Messages that fail stay queued: their delivery job,
- * scheduled SESSION_DELIVERY_GRACE_SECONDS after creation, retries them.
+ * want of a transport counts as accepted). Messages that fail stay queued: they were queued due
+ * SESSION_DELIVERY_GRACE_SECONDS after creation, when the delivery runner retries them.
  */
 export async function deliverInvitations(ctx: ServiceContext, requestId: string): Promise<DeliveryOutcome> {
-  const ids = await ctx.store.db
+  const messages = await ctx.store.db
     .selectFrom('messages')
-    .select('id')
+    .selectAll()
     .where('signature_request_id', '=', requestId)
     .where('kind', '=', 'invitation')
     .where('state', '=', 'queued')
     .execute();
   const results = await Promise.allSettled(
-    ids.map(async ({ id }) => {
-      const outcome = await deliverMessage(ctx, id);
+    messages.map(async (message) => {
+      const outcome = await deliverMessage(ctx, message);
       if (outcome) await ctx.store.tx(outcome);
     }),
   );
   const failed = results.filter((r) => r.status === 'rejected');
   for (const f of failed) ctx.log.warn({ signature_request_id: requestId, err: String((f as PromiseRejectedResult).reason) }, 'session invitation not delivered');
-  return { attempted: ids.length, failed: failed.length };
+  return { attempted: messages.length, failed: failed.length };
 }
 
 /**
  * No invitation reached any signer (spec 7, delivery_failed): in one transaction the charge is
  * returned (a refund ledger row), the request goes back to draft with its signers pending, its
- * undelivered invitations are marked failed (their jobs then do nothing), and
+ * undelivered invitations are marked failed (so they are never sent), and
  * signature_request.created records the draft (the send was never announced). Returns the cost returned.
  */
 export async function revertUndelivered(ctx: ServiceContext, trx: Db, current: RequestWithSigners): Promise<{ sends: number; walletMinor: number; source: 'plan' | 'overage' }> {

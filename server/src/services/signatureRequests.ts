@@ -321,15 +321,12 @@ async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureR
     signer_id: signer.id,
     created_at: now,
   };
-  const id =
-    channel === 'whatsapp'
-      ? await queueWhatsAppMessage(trx, { ...message, recipient: signer.phone!, template: signingTemplate(ctx.config, kind, request.language, signer.name, request.title) })
-      : await queueMessage(trx, { ...message, channel, recipient: signer.email!, html: text.html });
-  if (held) {
-    await trx.updateTable('messages').set({ state: 'held' }).where('id', '=', id).execute();
-    return;
+  const deliverAt = now + delaySeconds;
+  if (channel === 'whatsapp') {
+    await queueWhatsAppMessage(trx, { ...message, recipient: signer.phone!, template: signingTemplate(ctx.config, kind, request.language, signer.name, request.title) }, deliverAt, held);
+  } else {
+    await queueMessage(trx, { ...message, channel, recipient: signer.email!, blocks: text.blocks }, deliverAt, held);
   }
-  await scheduleJob(trx, 'deliver_message', now + delaySeconds, { message_id: id }, now);
 }
 
 /** POST …/cancel (spec 3.1): final requests are refused with 409 request_not_cancelable; no refund. */

@@ -8,7 +8,6 @@ import { maskEmail, maskPhone } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
 import { getAccount, type Account } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
-import { scheduleJob } from '../store/jobs.js';
 import { endSignerSessions, findPageSession, findSigningSession, grantAccess, insertPageSession, type PageSession, type SigningSession } from '../store/pageSessions.js';
 import { getRequestById, getSigner, signersOf, updateSigner, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
 import { findTemplate } from '../store/templates.js';
@@ -234,7 +233,7 @@ export async function sendOtp(ctx: ServiceContext, trx: Db, p: PageContext): Pro
   // By WhatsApp: the authentication template when configured (without one, a plain text message, which
   // Meta delivers only inside a conversation the signer opened); held while no WhatsApp transport exists.
   const text = otpMessage(p.request, code);
-  const id = await queueWhatsAppMessage(trx, {
+  await queueWhatsAppMessage(trx, {
     template: otpTemplate(ctx.config, p.request.language, code),
     account_id: p.request.account_id,
     livemode: p.request.livemode,
@@ -246,8 +245,7 @@ export async function sendOtp(ctx: ServiceContext, trx: Db, p: PageContext): Pro
     signature_request_id: p.request.id,
     signer_id: p.signer.id,
     created_at: now,
-  });
-  await scheduleJob(trx, 'deliver_message', now, { message_id: id }, now);
+  }, now);
 }
 
 /** Verify a one-time code: 10-minute life, 5 wrong attempts lock it (a new code can be sent). */

@@ -32,7 +32,7 @@ import {
 } from '../store/workflows.js';
 import { OperatorError } from './accounts.js';
 import type { ServiceContext } from './context.js';
-import { escapeHtml, queueEmail, type MessageContent } from './invitations.js';
+import { composeMessage, queueEmail, type MessageContent } from './invitations.js';
 
 /** A workflow as the API and the CLI see it: the record and its latest published version (null: never published). */
 export interface WorkflowWithVersion {
@@ -273,18 +273,12 @@ const CC_TEXT = {
 
 function ccCopyMessage(r: SignatureRequestRecord, verifyUrl: string): MessageContent {
   const t = CC_TEXT[r.language];
-  const lines = [t.lead(r.title), t.reference(r.reference ?? ''), t.verify];
-  const dir = r.language === 'ar' ? 'rtl' : 'ltr';
-  const text = [...lines, verifyUrl, '', '— {{brand_name}}', '{{powered_by}}'].join('\n');
-  const html = [
-    `<!doctype html><html lang="${r.language}" dir="${dir}"><head><meta charset="utf-8"><title>${escapeHtml(t.subject(r.title))}</title></head>`,
-    `<body dir="${dir}" style="font-family:Arial,sans-serif;color:#1f2937;"><div style="max-width:560px;margin:0 auto;padding:20px;border-top:4px solid {{brand_color}};">`,
-    '<p style="font-weight:bold;">{{brand_header}}</p>',
-    ...lines.map((l) => `<p>${escapeHtml(l)}</p>`),
-    `<p dir="ltr"><a href="${escapeHtml(verifyUrl)}">${escapeHtml(verifyUrl)}</a></p>`,
-    '</div><table role="presentation" width="100%">{{powered_by}}</table></body></html>',
-  ].join('\n');
-  return { subject: t.subject(r.title), text, html };
+  return composeMessage(r, t.subject(r.title), [
+    { kind: 'para', text: t.lead(r.title) },
+    { kind: 'para', text: t.reference(r.reference ?? '') },
+    { kind: 'para', text: t.verify },
+    { kind: 'link', href: verifyUrl },
+  ]);
 }
 
 /** In the completing transaction: queue the cc copies of a live request from a workflow (spec part 5: test keys send no copy). */

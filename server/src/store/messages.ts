@@ -3,6 +3,8 @@ import { insertRow, precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { MessagesTable } from './schema.js';
 
+export type MessageRow = Selectable<MessagesTable>;
+
 export interface OutgoingMessage {
   account_id: string;
   livemode: boolean;
@@ -11,8 +13,10 @@ export interface OutgoingMessage {
   kind: 'invitation' | 'reminder' | 'otp' | 'final_copy' | 'notice';
   subject: string;
   body: string;
-  /** The HTML part (email), with the same tokens as the text part; null for text-only messages. */
-  html?: string | null;
+  /** Email: the blocks the HTML part is built from at delivery (JSON, services/invitations.ts); null for text-only messages. */
+  blocks?: string | null;
+  /** WhatsApp: the template message as JSON; null for email. */
+  template?: string | null;
   /** Language of the message, for what delivery adds (footer); the column defaults to 'ar'. */
   language?: 'ar' | 'en';
   signature_request_id: string | null;
@@ -20,9 +24,14 @@ export interface OutgoingMessage {
   created_at: number;
 }
 
-/** Queue a message in the caller's transaction; the delivery job sends it after commit. Returns its id. */
-export async function queueMessage(tx: Tx, m: OutgoingMessage): Promise<number> {
-  const result = await insertRow(tx, 'messages', { ...m, livemode: m.livemode ? 1 : 0, sent_at: null }, 'id');
+/**
+ * Queue a message in the caller's transaction and return its id. The row is its own delivery
+ * queue entry: it is due at `deliverAt` (the delivery runner sends it after commit). A message
+ * queued with `hold: true` is kept, not sent ('held': past the test email limit).
+ */
+export async function queueMessage(tx: Tx, m: OutgoingMessage, deliverAt: number, hold = false): Promise<number> {
+  const row = { ...m, livemode: m.livemode ? 1 : 0, sent_at: null, state: hold ? 'held' : 'queued', deliver_at: hold ? null : deliverAt };
+  const result = await insertRow(tx, 'messages', row, 'id');
   return result.rows[0]!.id as number;
 }
 
@@ -30,15 +39,39 @@ export async function messagesFor(tx: Tx, signatureRequestId: string) {
   return tx.selectFrom('messages').selectAll().where('signature_request_id', '=', signatureRequestId).orderBy('id').execute();
 }
 
-// Precompiled (compiled.ts): every delivery job reads its message and records where it went.
+// Precompiled (compiled.ts): every delivery reads its due messages and records where each went.
 const getQuery = precompile((db, $) => db.selectFrom('messages').selectAll().where('id', '=', $(0)));
-const holdQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'held' }).where('id', '=', $(0)).where('state', '=', 'queued'));
+const dueQuery = precompile((db, $) =>
+  db.selectFrom('messages').selectAll().where('state', '=', 'queued').where('deliver_at', '<=', $(0)).orderBy('deliver_at').orderBy('id').limit($(1)),
+);
+const holdQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'held', deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
+const sentQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'sent', sent_at: $(1), deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
 
-export async function getMessage(tx: Tx, id: number): Promise<Selectable<MessagesTable> | undefined> {
+export async function getMessage(tx: Tx, id: number): Promise<MessageRow | undefined> {
   return (await getQuery.run(tx, [id])).rows[0];
+}
+
+/** Queued messages due at `now`, oldest first (the partial index messages_due holds only queued ones). */
+export async function dueMessages(tx: Tx, now: number, limit: number): Promise<MessageRow[]> {
+  return (await dueQuery.run(tx, [now, limit])).rows;
 }
 
 /** A queued message kept in the database instead of sent ('held': no transport for its channel). */
 export async function holdMessage(tx: Tx, id: number): Promise<void> {
   await holdQuery.run(tx, [id]);
+}
+
+/** A queued message handed to its transport. */
+export async function markMessageSent(tx: Tx, id: number, sentAt: number): Promise<void> {
+  await sentQuery.run(tx, [id, sentAt]);
+}
+
+/** A failed attempt: due again at `retryAt`, or 'failed' for good. */
+export async function retryMessage(tx: Tx, id: number, retryAt: number, error: string, giveUp: boolean): Promise<void> {
+  await tx
+    .updateTable('messages')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: error.slice(0, 500), deliver_at: giveUp ? null : retryAt, state: giveUp ? 'failed' : 'queued' }))
+    .where('id', '=', id)
+    .where('state', '=', 'queued')
+    .execute();
 }

@@ -414,4 +414,25 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
       ALTER TABLE idempotency_rowid RENAME TO idempotency;
     `,
   },
+  {
+    id: 9,
+    name: 'messages as their own delivery queue; email HTML rendered at delivery from stored blocks',
+    // A message was a ~2.4 KB row (text, and an HTML page with its boilerplate) plus a
+    // deliver_message job row, and its delivery read both and rewrote both. Now the row is the queue
+    // entry (deliver_at, attempts, last_error; a partial index holds only queued messages) and keeps
+    // the message's blocks (~0.5 KB JSON) from which the HTML page is built when it leaves.
+    // Pending delivery jobs move onto their messages; older rows keep their stored HTML.
+    sql: `
+      ALTER TABLE messages ADD COLUMN blocks TEXT;
+      ALTER TABLE messages ADD COLUMN deliver_at INTEGER;
+      ALTER TABLE messages ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE messages ADD COLUMN last_error TEXT;
+      UPDATE messages SET
+        deliver_at = (SELECT min(j.run_at) FROM jobs j WHERE j.kind = 'deliver_message' AND j.state = 'pending' AND json_extract(j.payload, '$.message_id') = messages.id),
+        attempts = coalesce((SELECT max(j.attempts) FROM jobs j WHERE j.kind = 'deliver_message' AND j.state = 'pending' AND json_extract(j.payload, '$.message_id') = messages.id), 0)
+        WHERE state = 'queued';
+      DELETE FROM jobs WHERE kind = 'deliver_message' AND state = 'pending';
+      CREATE INDEX messages_due ON messages(deliver_at) WHERE state = 'queued';
+    `,
+  },
 ];

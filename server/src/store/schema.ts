@@ -246,6 +246,13 @@ export interface MessagesTable {
   language: Generated<string>;
   /** WhatsApp: the template message as JSON (name, language, parameters); null for email. */
   template: Generated<string | null>;
+  /** Email: the message's blocks as JSON, from which its HTML part is built at delivery (services/invitations.ts). */
+  blocks: Generated<string | null>;
+  /** When a queued message is due for delivery (null: not scheduled). */
+  deliver_at: Generated<number | null>;
+  /** Failed delivery attempts so far; the last failure's text. */
+  attempts: Generated<number>;
+  last_error: Generated<string | null>;
 }
 
 export interface WebhookEndpointsTable {

@@ -1,0 +1,40 @@
+import { jobBackoffSeconds, MAX_JOB_ATTEMPTS, type DueQueue } from '../jobs/runner.js';
+import { nowSeconds } from '../clock.js';
+import { dueMessages, retryMessage, type MessageRow } from '../store/messages.js';
+import type { ServiceContext } from '../services/context.js';
+import { deliverMessage } from './deliverMessage.js';
+
+/** How many due messages one look takes. */
+const BATCH = 50;
+
+/**
+ * The message outbox: queued messages are their own queue entries (messages.deliver_at, a partial
+ * index over queued rows), so queueing a message is one row in the caller's transaction and
+ * delivering it is one read and one update, with no job row beside it. Delivery is at least once
+ * (a crash between the send and its commit sends again); a failed attempt is retried with the
+ * jobs' backoff and given up ('failed') after as many attempts as a job.
+ */
+export const messageOutbox: DueQueue = {
+  async runDue(ctx, now, marking) {
+    const due = await dueMessages(ctx.store.db, now, BATCH);
+    for (const message of due) await deliverOne(ctx, message, marking);
+    return due.length;
+  },
+};
+
+async function deliverOne(ctx: ServiceContext, message: MessageRow, marking: Promise<void>[]): Promise<void> {
+  try {
+    const outcome = await deliverMessage(ctx, message);
+    // The outcomes of the messages sent in one turn of the event loop share one commit (store.tx groups them).
+    if (outcome) marking.push(ctx.store.tx(outcome).catch((err: unknown) => failed(ctx, message, err)));
+  } catch (err) {
+    await failed(ctx, message, err);
+  }
+}
+
+async function failed(ctx: ServiceContext, message: MessageRow, err: unknown): Promise<void> {
+  const attempts = message.attempts + 1;
+  const giveUp = attempts >= MAX_JOB_ATTEMPTS;
+  ctx.log.warn({ message_id: message.id, channel: message.channel, attempts, err: String(err) }, giveUp ? 'message not delivered, given up' : 'message not delivered; will retry');
+  await retryMessage(ctx.store.db, message.id, nowSeconds(ctx.clock) + jobBackoffSeconds(attempts), String(err), giveUp);
+}
