@@ -10,7 +10,8 @@ import express from 'express';
 const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-baseline-'));
 const db = new SQLite(path.join(dir, 'baseline.sqlite'));
 db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
+// The same durability as the Tawqi server it is compared with (BENCH_SYNCHRONOUS, set by the driver).
+db.pragma(`synchronous = ${process.env.BENCH_SYNCHRONOUS === 'normal' ? 'NORMAL' : 'FULL'}`);
 db.exec(`CREATE TABLE requests (id TEXT PRIMARY KEY, title TEXT, template_id TEXT, created_at INTEGER NOT NULL);
   CREATE TABLE signers (id TEXT PRIMARY KEY, request_id TEXT NOT NULL, position INTEGER NOT NULL, name TEXT, email TEXT);`);
 const insertRequest = db.prepare('INSERT INTO requests VALUES (?, ?, ?, ?)');

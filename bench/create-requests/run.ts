@@ -9,7 +9,8 @@
  *
  * Environment: BENCH_DURATION (seconds per measured run, default 10), BENCH_WARMUP (default 2),
  * BENCH_CONNECTIONS (comma list, default 16,64), BENCH_KEY (test, the default as the issue asks;
- * or live, which adds the charge of every create).
+ * or live, which adds the charge of every create), BENCH_SYNCHRONOUS (full, the default, as Tawqi
+ * ships: every commit synced to disk; or normal) — both servers always run with the same setting.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -24,6 +25,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64').split(',').map(Number);
 const KEY_MODE = process.env.BENCH_KEY === 'live' ? 'live' : 'test';
+/** SQLite durability of both servers: Tawqi's default (full: every commit synced) unless BENCH_SYNCHRONOUS=normal. */
+const SYNCHRONOUS = process.env.BENCH_SYNCHRONOUS === 'normal' ? 'normal' : 'full';
 /** The issue's targets, judged at this connection count. */
 const TARGET_CONNECTIONS = 16;
 const TARGET_THROUGHPUT_RATIO = 0.6;
@@ -70,7 +73,7 @@ function note(text: string): void {
 /** Start one server file as a child with this process's node flags; resolve on its ready line. */
 function startChild(file: string, readyPattern: RegExp): Promise<Started> {
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(file, import.meta.url))], {
-    env: { ...process.env, PORT: '0' },
+    env: { ...process.env, PORT: '0', BENCH_SYNCHRONOUS: SYNCHRONOUS },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.add(child);
@@ -174,6 +177,7 @@ function measured(server: ServerName, connections: number, r: autocannon.Result,
   return {
     bench: 'create-requests',
     server,
+    synchronous: SYNCHRONOUS,
     connections,
     req_per_s: Math.round(r.requests.average * 10) / 10,
     p50_ms: r.latency.p50,
@@ -243,6 +247,7 @@ function summarise(results: Measured[]): boolean {
     out({
       bench: 'create-requests',
       summary: true,
+      synchronous: SYNCHRONOUS,
       connections,
       tawqi_req_per_s: tawqi.req_per_s,
       baseline_req_per_s: base.req_per_s,

@@ -32,6 +32,7 @@ async function setUp() {
       TAWQI_IP_RATE_LIMIT: '100000000',
       TAWQI_TEST_DAILY_REQUESTS: '100000000',
       TAWQI_TEST_DAILY_EMAILS: '1000000000',
+      TAWQI_SQLITE_SYNCHRONOUS: process.env.BENCH_SYNCHRONOUS === 'normal' ? 'normal' : 'full',
     }),
   );
   const created = await createAccount(running.ctx.store, systemClock, {

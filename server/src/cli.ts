@@ -73,7 +73,7 @@ interface JsonFlag {
 /** Open the store under DATA_DIR (validated like the server's settings), run `work`, always close. */
 async function withStore<T>(work: (ctx: Ctx) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = openStore(config.DATA_DIR);
+  const store = openStore(config.DATA_DIR, { synchronous: config.TAWQI_SQLITE_SYNCHRONOUS });
   try {
     return await work({ store, config });
   } finally {

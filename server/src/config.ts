@@ -12,6 +12,10 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
+  TAWQI_SQLITE_SYNCHRONOUS: z
+    .enum(['full', 'normal'])
+    .default('full')
+    .describe('full: every acknowledged write is on disk before the answer (survives power loss); normal: survives a crash of the server, may lose the last writes on power loss'),
   TAWQI_PUBLIC_URL: z.url().optional().describe('Public base address, e.g. https://sign.example.com (defaults to the listen address)'),
   TAWQI_TLS_CERT: z.string().optional().describe('PEM certificate file: serve HTTPS (TLS 1.2 minimum)'),
   TAWQI_TLS_KEY: z.string().optional().describe('PEM private key file for TAWQI_TLS_CERT'),

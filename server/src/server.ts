@@ -87,6 +87,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
   const store = openStore(config.DATA_DIR, {
+    synchronous: config.TAWQI_SQLITE_SYNCHRONOUS,
     checkpointWorker: true,
     onCheckpointFailure: (err) => log.error({ err }, 'WAL checkpoint worker failed; automatic checkpoints are back on'),
   });

@@ -14,6 +14,8 @@ import { sql } from 'kysely';
 import { precompile } from '../../server/src/store/compiled.js';
 import { databasePath, openStore, type Store } from '../../server/src/store/db.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
+import { loadConfig } from '../../server/src/config.js';
+import { startTestServer } from '../support/server.js';
 
 /** A second connection to the same file: it sees only what has been committed. */
 function committedCount(file: string, kind: string): number {
@@ -183,6 +185,33 @@ describe('prepared statements and precompiled queries', () => {
       { run_at: 5, created_at: 5, payload: '{}' },
       { run_at: 6, created_at: 6, payload: '{}' },
     ]);
+  });
+});
+
+describe('durability of commits', () => {
+  test('by default every commit is synced to disk (synchronous=FULL); TAWQI_SQLITE_SYNCHRONOUS=normal relaxes it', async () => {
+    assert.equal(loadConfig({}).TAWQI_SQLITE_SYNCHRONOUS, 'full');
+    assert.equal(loadConfig({ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }).TAWQI_SQLITE_SYNCHRONOUS, 'normal');
+    assert.throws(() => loadConfig({ TAWQI_SQLITE_SYNCHRONOUS: 'off' }), /TAWQI_SQLITE_SYNCHRONOUS/);
+    for (const [option, pragma] of [[undefined, 2], ['full', 2], ['normal', 1]] as const) {
+      const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+      const store = openStore(dir, option ? { synchronous: option } : {});
+      try {
+        assert.equal(store.raw.pragma('synchronous', { simple: true }), pragma, `synchronous for ${option ?? 'the default'}`);
+        assert.equal(store.raw.pragma('journal_mode', { simple: true }), 'wal');
+      } finally {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    for (const [env, pragma] of [[{}, 2], [{ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }, 1]] as const) {
+      const s = await startTestServer(env);
+      try {
+        assert.equal(s.ctx.store.raw.pragma('synchronous', { simple: true }), pragma, 'the server opens its store with the configured setting');
+      } finally {
+        await s.close();
+      }
+    }
   });
 });
 

@@ -30,6 +30,14 @@ export function databasePath(dataDir: string): string {
 
 export interface StoreOptions {
   /**
+   * SQLite's synchronous setting (TAWQI_SQLITE_SYNCHRONOUS). 'full' (the default): each commit
+   * syncs the WAL to disk before it returns, so an answered request, a charge or a signature
+   * survives a power cut; group commit (groupCommit.ts) shares that one sync among every request
+   * of a turn. 'normal': no sync per commit; a crash of the process loses nothing, a power cut or
+   * OS crash may lose the last commits.
+   */
+  synchronous?: 'full' | 'normal';
+  /**
    * Checkpoint the WAL from a worker thread instead of during commits (the server; DESIGN §7).
    * Other openers (the CLI) keep SQLite's automatic checkpoints.
    */
@@ -44,7 +52,7 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
   const file = databasePath(dataDir);
   const raw = new SQLite(file);
   raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = NORMAL');
+  raw.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   raw.pragma('busy_timeout = 5000');
   raw.pragma('foreign_keys = ON');
   // Sorts and temporary indexes in memory; a 16 MiB page cache; reads through a memory map.

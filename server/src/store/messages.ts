@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { insertRow, precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { MessagesTable } from './schema.js';
@@ -41,8 +41,9 @@ export async function messagesFor(tx: Tx, signatureRequestId: string) {
 
 // Precompiled (compiled.ts): every delivery reads its due messages and records where each went.
 const getQuery = precompile((db, $) => db.selectFrom('messages').selectAll().where('id', '=', $(0)));
+// 'queued' is written into the SQL, not bound: only then can SQLite use the partial index messages_due.
 const dueQuery = precompile((db, $) =>
-  db.selectFrom('messages').selectAll().where('state', '=', 'queued').where('deliver_at', '<=', $(0)).orderBy('deliver_at').orderBy('id').limit($(1)),
+  db.selectFrom('messages').selectAll().where('state', '=', sql.lit('queued')).where('deliver_at', '<=', $(0)).orderBy('deliver_at').orderBy('id').limit($(1)),
 );
 const holdQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'held', deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
 const sentQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'sent', sent_at: $(1), deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
