@@ -45,6 +45,8 @@ interface Started {
 interface Measured {
   bench: 'create-requests';
   server: ServerName;
+  /** SQLite's synchronous setting of both servers. */
+  synchronous: 'full' | 'normal';
   connections: number;
   req_per_s: number;
   p50_ms: number;

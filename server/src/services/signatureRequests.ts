@@ -173,8 +173,11 @@ export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor
     access_attempts: 0,
     signature_image: null,
   }));
-  await insertRequest(trx, request);
-  for (const s of signers) await insertSigner(trx, s);
+  // Created and sent at once: the request and its signers are written once, already sent (sendNow).
+  if (!body.send) {
+    await insertRequest(trx, request);
+    for (const s of signers) await insertSigner(trx, s);
+  }
   if (workflow) {
     const w = workflow.link;
     await insertSession(trx, { signature_request_id: request.id, account_id: account.id, livemode: actor.livemode, workflow_id: w.workflow_id, workflow_version: w.workflow_version, vendor_data: w.vendor_data, channel: w.channel, settings: workflow.settings, created_at: now });
@@ -206,8 +209,13 @@ async function sendNow(ctx: ServiceContext, trx: Db, current: RequestWithSigners
   request.status = move.to;
   request.sent_at = now;
   request.updated_at = now;
-  await updateRequest(trx, request.id, { status: request.status, sent_at: now, updated_at: now, charged: request.charged, cost_sends: request.cost_sends, cost_wallet_minor: request.cost_wallet_minor, cost_source: request.cost_source });
-  for (const s of toInvite) await inviteSigner(ctx, trx, request, s, false, opts.deliveryDelaySeconds ?? 0);
+  // A request created and sent at once is not in the database yet: it is inserted as sent, and its
+  // signers once invited, instead of inserted and then updated.
+  const unsaved = trigger === 'create_sent';
+  if (unsaved) await insertRequest(trx, request);
+  else await updateRequest(trx, request.id, { status: request.status, sent_at: now, updated_at: now, charged: request.charged, cost_sends: request.cost_sends, cost_wallet_minor: request.cost_wallet_minor, cost_source: request.cost_source });
+  for (const s of toInvite) await inviteSigner(ctx, trx, request, s, { delaySeconds: opts.deliveryDelaySeconds ?? 0, unsaved });
+  if (unsaved) for (const s of current.signers) await insertSigner(trx, s);
   if (!opts.deferEvents) await announceSend(ctx, trx, current, move.events, toInvite);
   if (request.reminders.enabled && request.reminders.max > 0 && request.workflow?.channel !== 'link') {
     await scheduleJob(trx, 'auto_reminder', now + request.reminders.interval_hours * 3600, { signature_request_id: request.id }, now, `auto_reminder:${request.id}:1`);
@@ -284,12 +292,19 @@ async function tryCountTestEmails(ctx: ServiceContext, trx: Db, accountId: strin
  * past the test email limit that invitation is kept ('held', not sent) rather than refusing the
  * signature that caused it; the signer's link still works (GET the request, or a signing session).
  */
-export async function inviteSigner(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, followUp = false, delaySeconds = 0): Promise<void> {
+export async function inviteSigner(
+  ctx: ServiceContext,
+  trx: Db,
+  request: SignatureRequestRecord,
+  signer: SignerRecord,
+  { followUp = false, delaySeconds = 0, unsaved = false }: { followUp?: boolean; delaySeconds?: number; unsaved?: boolean } = {},
+): Promise<void> {
   const now = nowSeconds(ctx.clock);
   if (!SIGNER_MOVES.invite.from.includes(signer.status)) return;
   signer.status = 'sent';
   signer.sent_at = now;
-  await updateSigner(trx, signer.id, { status: 'sent', sent_at: now });
+  // `unsaved`: the signer is inserted by the caller after this, as it now is.
+  if (!unsaved) await updateSigner(trx, signer.id, { status: 'sent', sent_at: now });
   const held = followUp && !request.livemode && invitationChannel(request, signer) === 'email' && !(await tryCountTestEmails(ctx, trx, request.account_id, 1));
   await queueInvitation(ctx, trx, request, signer, 'invitation', held, delaySeconds);
 }

@@ -81,7 +81,7 @@ export async function applySignerMove(
     if (request.ordered && request.status === 'partially_signed') {
       const next = nextInOrder(signers, view);
       if (next) {
-        await inviteSigner(ctx, trx, request, next, true);
+        await inviteSigner(ctx, trx, request, next, { followUp: true });
         await emitSignerEvent(ctx, trx, 'signer.sent', request, next);
       }
     }
