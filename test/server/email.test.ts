@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../../server/src/config.js';
 import { SCRUBBED_NOTE } from '../../server/src/delivery/deliverMessage.js';
 import { smtpSettings } from '../../server/src/delivery/index.js';
-import { jobBackoffSeconds } from '../../server/src/jobs/runner.js';
+import { jobBackoffSeconds, MAX_JOB_ATTEMPTS } from '../../server/src/jobs/runner.js';
 import { invitationMessage, messageHtml, queueFinalFileNotices, queueOtpMessage } from '../../server/src/services/invitations.js';
 import { linkToken, signingUrl } from '../../server/src/services/signingLinks.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
@@ -275,6 +275,31 @@ describe('email over SMTP (STARTTLS required, AUTH)', () => {
     assert.equal((await messageRows(s, req.id))[0]!.state, 'sent');
     await s.jobs.runDue();
     assert.equal(peer.mails.length, count + 1, 'delivered once');
+  });
+
+  test('a message that keeps failing is given up after as many attempts as a job: failed, and never tried again', async () => {
+    const a = await makeAccount(s);
+    await peer.stop();
+    try {
+      const req = await createRequest(s, a.keys.secret_test, a);
+      for (let attempt = 1; attempt <= MAX_JOB_ATTEMPTS; attempt++) {
+        await s.jobs.runDue();
+        const [row] = await messageRows(s, req.id);
+        assert.equal(row!.attempts, attempt);
+        if (attempt < MAX_JOB_ATTEMPTS) {
+          assert.equal(row!.state, 'queued', `still queued after attempt ${attempt}`);
+          s.clock.advanceSeconds(jobBackoffSeconds(attempt));
+        }
+      }
+      const [given] = await messageRows(s, req.id);
+      assert.equal(given!.state, 'failed');
+      assert.equal(given!.deliver_at, null);
+      s.clock.advanceSeconds(86400);
+      await s.jobs.runDue();
+      assert.equal((await messageRows(s, req.id))[0]!.attempts, MAX_JOB_ATTEMPTS, 'not tried again');
+    } finally {
+      await peer.start();
+    }
   });
 
   test("the relay's certificate is checked by default: a self-signed relay is refused", async () => {

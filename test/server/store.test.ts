@@ -13,6 +13,8 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { precompile } from '../../server/src/store/compiled.js';
 import { databasePath, openStore, type Store } from '../../server/src/store/db.js';
+import { MIGRATIONS } from '../../server/src/store/migrations.js';
+import { DUE_MESSAGES_SQL, dueMessages } from '../../server/src/store/messages.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startTestServer } from '../support/server.js';
@@ -185,6 +187,45 @@ describe('prepared statements and precompiled queries', () => {
       { run_at: 5, created_at: 5, payload: '{}' },
       { run_at: 6, created_at: 6, payload: '{}' },
     ]);
+  });
+});
+
+describe('migration 9: messages become their own delivery queue', () => {
+  test('a pending deliver_message job moves onto its message (due time, attempts); other jobs stay', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    try {
+      // A database as version 8 left it, with one queued message and its pending delivery job.
+      const old = new SQLite(databasePath(dir));
+      old.exec('CREATE TABLE schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+      for (const m of MIGRATIONS.filter((x) => x.id <= 8)) {
+        old.exec(m.sql);
+        old.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.id, m.name);
+      }
+      old.prepare(`INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at, html) VALUES (7, 'acct_x', 0, 'email', 'a@example.com', 'invitation', 'S', 'B', 'queued', 100, '<p>old</p>')`).run();
+      old.prepare(`INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at) VALUES (8, 'acct_x', 0, 'email', 'b@example.com', 'invitation', 'S', 'B', 'sent', 100)`).run();
+      old.prepare(`INSERT INTO jobs (kind, run_at, payload, attempts, created_at) VALUES ('deliver_message', 160, '{"message_id":7}', 2, 100)`).run();
+      old.prepare(`INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('expire_request', 999, '{}', 'expire:sr_x', 100)`).run();
+      old.close();
+
+      const store = openStore(dir);
+      try {
+        const rows = await store.db.selectFrom('messages').select(['id', 'state', 'deliver_at', 'attempts', 'html', 'blocks']).orderBy('id').execute();
+        assert.deepEqual(rows, [
+          { id: 7, state: 'queued', deliver_at: 160, attempts: 2, html: '<p>old</p>', blocks: null },
+          { id: 8, state: 'sent', deliver_at: null, attempts: 0, html: null, blocks: null },
+        ]);
+        const jobs = await store.db.selectFrom('jobs').select('kind').execute();
+        assert.deepEqual(jobs, [{ kind: 'expire_request' }]);
+        const due = await dueMessages(store.db, 200, 10);
+        assert.deepEqual(due.map((m) => m.id), [7], 'the moved message is due');
+        const plan = store.raw.prepare(`EXPLAIN QUERY PLAN ${DUE_MESSAGES_SQL}`).all(200, 10) as { detail: string }[];
+        assert.match(plan.map((p) => p.detail).join(' '), /messages_due/, 'the due query reads the partial index');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -45,6 +45,8 @@ const getQuery = precompile((db, $) => db.selectFrom('messages').selectAll().whe
 const dueQuery = precompile((db, $) =>
   db.selectFrom('messages').selectAll().where('state', '=', sql.lit('queued')).where('deliver_at', '<=', $(0)).orderBy('deliver_at').orderBy('id').limit($(1)),
 );
+/** The due query's SQL (tests check that SQLite plans it on messages_due). */
+export const DUE_MESSAGES_SQL = dueQuery.sql;
 const holdQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'held', deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
 const sentQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'sent', sent_at: $(1), deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
 
