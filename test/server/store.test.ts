@@ -188,6 +188,31 @@ describe('prepared statements and precompiled queries', () => {
       { run_at: 6, created_at: 6, payload: '{}' },
     ]);
   });
+
+  test('inside a group, precompiled queries run on the held connection: results, insert ids, and a failure that undoes its member only', async () => {
+    const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: $(1), last_error: null, created_at: 0 }));
+    const insertReturning = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: null, last_error: null, created_at: 0 }).returning('id'));
+    const results = await Promise.allSettled([
+      store.tx(async (trx) => {
+        const plain = await insert.run(trx, ['held-a', null]);
+        const returned = await insertReturning.run(trx, ['held-a']);
+        return { affected: plain.numAffectedRows, insertId: typeof plain.insertId, returnedId: typeof returned.rows[0]!.id };
+      }),
+      store.tx(async (trx) => {
+        await insert.run(trx, ['held-b', 'held-dup']);
+        await insert.run(trx, ['held-b', 'held-dup']); // UNIQUE dedupe_key: rejects, synchronously thrown inside, a rejection outside
+      }),
+      store.tx((trx) => insert.run(trx, ['held-c', null])),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual((results[0] as PromiseFulfilledResult<unknown>).value, { affected: 1n, insertId: 'bigint', returnedId: 'number' });
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE/);
+    const file = databasePath(dir);
+    assert.deepEqual([committedCount(file, 'held-a'), committedCount(file, 'held-b'), committedCount(file, 'held-c')], [2, 0, 1]);
+    // Outside a group the same query goes through Kysely's executor and its connection mutex.
+    await insert.run(store.db, ['held-d', null]);
+    assert.equal(committedCount(file, 'held-d'), 1);
+  });
 });
 
 describe('migration 9: messages become their own delivery queue', () => {

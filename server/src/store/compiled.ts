@@ -1,4 +1,4 @@
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type CompiledQuery, type QueryResult, type RawBuilder } from 'kysely';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type CompiledQuery, type QueryResult, type RawBuilder, type SqliteDatabase } from 'kysely';
 import type { Tx } from './db.js';
 import type { Database } from './schema.js';
 
@@ -28,6 +28,33 @@ const compiler = new Kysely<Database>({
 });
 
 const MARK = '\u0000tawqi-arg:';
+
+/**
+ * The connections a group commit holds at this moment (groupCommit.ts), with the database their
+ * statements run on. A precompiled query run on one of them goes straight to its prepared
+ * statement, as Kysely's SQLite driver would run it, without Kysely's executor and connection
+ * mutex in between (the group already owns the connection, and the member's transaction is open):
+ * about 1 µs and a few promises less per statement, some 30 statements per create.
+ */
+const held = new WeakMap<object, SqliteDatabase>();
+
+/** Mark `conn` as held by a group commit until the returned function is called. */
+export function holdConnection(conn: object, database: SqliteDatabase): () => void {
+  held.set(conn, database);
+  return () => held.delete(conn);
+}
+
+/** What Kysely's SqliteConnection.executeQuery does, synchronously. */
+function executeDirect<R>(database: SqliteDatabase, sql: string, parameters: readonly unknown[]): QueryResult<R> {
+  const stmt = database.prepare(sql);
+  if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = stmt.run(parameters);
+  return {
+    numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
+    insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
+    rows: [],
+  };
+}
 
 /** Marks argument `i` in a query being built; the value comes from `run(db, args)`. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -64,6 +91,14 @@ export class Precompiled<R> {
     const parameters = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) parameters[i] = slots[i] === -1 ? this.#constants[i] : args[slots[i]!];
     const c = this.#compiled;
+    const direct = held.get(db);
+    if (direct !== undefined) {
+      try {
+        return Promise.resolve(executeDirect<R>(direct, c.sql, parameters));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
     return db.executeQuery<R>({ query: c.query, queryId: c.queryId, sql: c.sql, parameters });
   }
 }

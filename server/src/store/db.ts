@@ -68,11 +68,12 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
       options.onCheckpointFailure?.(err);
     });
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new CachedStatements(raw) }) });
+  const statements = new CachedStatements(raw);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   return {
     db,
     raw,
-    tx: groupCommit(db, raw),
+    tx: groupCommit(db, raw, statements),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3';
-import type { Kysely } from 'kysely';
+import type { Kysely, SqliteDatabase } from 'kysely';
+import { holdConnection } from './compiled.js';
 
 /**
  * Group commit (DESIGN §7): the write transactions asked for in one turn of the event loop run in
@@ -31,7 +32,11 @@ interface Control {
   rollbackTo: SQLite.Statement;
 }
 
-export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database): <T>(work: (trx: Kysely<D>) => Promise<T>) => Promise<T> {
+/**
+ * `database` is what Kysely's dialect prepares statements on (the statement cache): while a group
+ * runs, precompiled queries on its connection go to it directly (compiled.ts, holdConnection).
+ */
+export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database, database?: SqliteDatabase): <T>(work: (trx: Kysely<D>) => Promise<T>) => Promise<T> {
   let control: Control | null = null;
   const statements = (): Control =>
     (control ??= {
@@ -59,12 +64,15 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database): <T>(work: (
 
   /** Run the group; whatever goes wrong, the connection is left outside any transaction. */
   const runGroup = async (conn: Kysely<D>, group: Member<D>[]): Promise<void> => {
+    const release = database ? holdConnection(conn, database) : null;
     try {
       await runMembers(conn, group);
     } catch (err) {
       // Not a member's error (those are caught below): a control statement failed.
       if (raw.inTransaction) statements().rollback.run();
       for (const m of group) m.reject(err); // members already settled ignore this
+    } finally {
+      release?.();
     }
   };
 
