@@ -1,4 +1,4 @@
-import { jobBackoffSeconds, MAX_JOB_ATTEMPTS, type DueQueue } from '../jobs/runner.js';
+import { jobBackoffSeconds, MAX_JOB_ATTEMPTS, type DueQueue, type JobOutcome } from '../jobs/runner.js';
 import { nowSeconds } from '../clock.js';
 import { dueMessages, retryMessage, type MessageRow } from '../store/messages.js';
 import type { ServiceContext } from '../services/context.js';
@@ -17,20 +17,31 @@ const BATCH = 50;
 export const messageOutbox: DueQueue = {
   async runDue(ctx, now, marking) {
     const due = await dueMessages(ctx.store.db, now, BATCH);
-    for (const message of due) await deliverOne(ctx, message, marking);
+    const outcomes: { message: MessageRow; outcome: JobOutcome }[] = [];
+    for (const message of due) {
+      try {
+        const outcome = await deliverMessage(ctx, message);
+        if (outcome) outcomes.push({ message, outcome });
+      } catch (err) {
+        await failed(ctx, message, err);
+      }
+    }
+    // The batch's outcomes (sent or held: guarded, idempotent updates) are recorded in one
+    // transaction; if it fails, each message counts a failed attempt and is tried again.
+    if (outcomes.length > 0) {
+      marking.push(
+        ctx.store
+          .tx(async (trx) => {
+            for (const o of outcomes) await o.outcome(trx);
+          })
+          .catch(async (err: unknown) => {
+            for (const o of outcomes) await failed(ctx, o.message, err);
+          }),
+      );
+    }
     return due.length;
   },
 };
-
-async function deliverOne(ctx: ServiceContext, message: MessageRow, marking: Promise<void>[]): Promise<void> {
-  try {
-    const outcome = await deliverMessage(ctx, message);
-    // The outcomes of the messages sent in one turn of the event loop share one commit (store.tx groups them).
-    if (outcome) marking.push(ctx.store.tx(outcome).catch((err: unknown) => failed(ctx, message, err)));
-  } catch (err) {
-    await failed(ctx, message, err);
-  }
-}
 
 async function failed(ctx: ServiceContext, message: MessageRow, err: unknown): Promise<void> {
   const attempts = message.attempts + 1;

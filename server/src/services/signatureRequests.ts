@@ -30,7 +30,7 @@ import { findTemplate } from '../store/templates.js';
 import { hashCode } from './codes.js';
 import { recordCompletion } from './completion.js';
 import type { ServiceContext } from './context.js';
-import { emitEvent } from './events.js';
+import { emitEvent, emitEvents, type EmitInput } from './events.js';
 import { invitationMessage } from './invitations.js';
 import { requestObject, signerObject, type ObjectView } from './objects.js';
 import { queueCcCopies } from './workflows.js';
@@ -231,8 +231,10 @@ export async function announceSend(
   requestEvents: readonly string[] = REQUEST_MOVES.create_sent.events,
   invited: readonly SignerRecord[] = current.signers.filter((s) => s.status === 'sent'),
 ): Promise<void> {
-  for (const type of requestEvents) await emitRequestEvent(ctx, trx, type, current.request, current.signers);
-  for (const s of invited) await emitSignerEvent(ctx, trx, 'signer.sent', current.request, s);
+  await emitEvents(trx, ctx.clock, [
+    ...requestEvents.map((type) => requestEventInput(ctx, type, current.request, current.signers)),
+    ...invited.map((s) => signerEventInput(ctx, 'signer.sent', current.request, s)),
+  ]);
 }
 
 /** How a signer's invitations and reminders travel: by the request's channel (spec 4.2); none with link. */
@@ -443,13 +445,31 @@ export async function loadOwned(trx: Db, actor: Actor, id: string): Promise<Requ
 }
 
 export async function emitRequestEvent(ctx: ServiceContext, trx: Db, type: string, request: SignatureRequestRecord, signers: readonly SignerRecord[]): Promise<void> {
-  await emitEvent(trx, ctx.clock, {
+  await emitEvent(trx, ctx.clock, requestEventInput(ctx, type, request, signers));
+}
+
+/** A signature_request.* event: a snapshot of the request as it is now. */
+function requestEventInput(ctx: ServiceContext, type: string, request: SignatureRequestRecord, signers: readonly SignerRecord[]): EmitInput {
+  return { accountId: request.account_id, livemode: request.livemode, type, object: requestObject(request, signers, snapshotView(ctx)), signatureRequestId: request.id };
+}
+
+/** A signer.* event: a snapshot of the signer as it is now (with `extra` fields of that event). */
+function signerEventInput(
+  ctx: ServiceContext,
+  type: string,
+  request: SignatureRequestRecord,
+  signer: SignerRecord,
+  requestInfo: { ip: string | null; user_agent: string | null } | null = null,
+  extra: Record<string, unknown> = {},
+): EmitInput {
+  return {
     accountId: request.account_id,
     livemode: request.livemode,
     type,
-    object: requestObject(request, signers, snapshotView(ctx)),
+    object: { ...signerObject(signer, request, snapshotView(ctx)), ...extra },
     signatureRequestId: request.id,
-  });
+    requestInfo,
+  };
 }
 
 export async function emitSignerEvent(
@@ -461,12 +481,5 @@ export async function emitSignerEvent(
   requestInfo: { ip: string | null; user_agent: string | null } | null = null,
   extra: Record<string, unknown> = {},
 ): Promise<void> {
-  await emitEvent(trx, ctx.clock, {
-    accountId: request.account_id,
-    livemode: request.livemode,
-    type,
-    object: { ...signerObject(signer, request, snapshotView(ctx)), ...extra },
-    signatureRequestId: request.id,
-    requestInfo,
-  });
+  await emitEvent(trx, ctx.clock, signerEventInput(ctx, type, request, signer, requestInfo, extra));
 }

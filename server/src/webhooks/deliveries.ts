@@ -24,9 +24,17 @@ function newDelivery(clock: Clock, event: EventRecord, endpointId: string, trigg
   };
 }
 
-/** One pending delivery per enabled endpoint of the event's account and mode that subscribes to its type. */
-export async function fanOut(trx: Db, clock: Clock, event: EventRecord): Promise<number> {
-  const endpointIds = await subscribedEndpointIds(trx, event);
+/** The enabled endpoints of an account and mode, with what they subscribe to. */
+export type EndpointSubscriptions = Awaited<ReturnType<typeof enabledEndpoints>>;
+
+/**
+ * One pending delivery per enabled endpoint of the event's account and mode that subscribes to its
+ * type. `endpoints`: that account's and mode's enabled endpoints, when the caller has just read them
+ * (several events of one change, services/events.ts emitEvents).
+ */
+export async function fanOut(trx: Db, clock: Clock, event: EventRecord, endpoints?: EndpointSubscriptions): Promise<number> {
+  const list = endpoints ?? (await enabledEndpoints(trx, event.account_id, event.livemode));
+  const endpointIds = list.filter((e) => subscribes(e.enabled_events, event.type)).map((e) => e.id);
   if (endpointIds.length === 0) return 0;
   const now = nowSeconds(clock);
   await insertDeliveries(trx, endpointIds.map((id) => newDelivery(clock, event, id, 'event', now)));
