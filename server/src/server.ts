@@ -122,7 +122,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   if (!options.manualJobs) {
     ctx.afterCommit = () => {
       jobs.wake();
-      webhooks.wake();
+      webhooks.wakeAfterCommit();
     };
     jobs.start();
     webhooks.start();

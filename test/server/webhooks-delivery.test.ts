@@ -125,6 +125,31 @@ describe('webhook delivery', () => {
     return r.body.data;
   }
 
+  test('after a commit the dispatcher is woken only when deliveries were written (the poll tick finds the rest)', async () => {
+    const quiet = await account();
+    const busy = await account();
+    const rx = await receiver();
+    await endpoint(busy.keys.secret_test, rx.url());
+    const original = s.webhooks.wake;
+    let wakes = 0;
+    s.webhooks.wake = () => void wakes++;
+    try {
+      s.webhooks.wakeAfterCommit(); // catch up with what earlier tests wrote
+      wakes = 0;
+      await sendRequest(quiet.keys.secret_test, quiet);
+      s.webhooks.wakeAfterCommit();
+      assert.equal(wakes, 0, 'a create for an account without endpoints writes no delivery: no claim');
+      await emit(busy, false);
+      s.webhooks.wakeAfterCommit();
+      assert.equal(wakes, 1, 'an event with a subscribed endpoint wakes the dispatcher');
+      s.webhooks.wakeAfterCommit();
+      assert.equal(wakes, 1, 'once');
+    } finally {
+      s.webhooks.wake = original;
+    }
+    assert.equal(await s.webhooks.runDue(), 1, 'and the delivery is sent');
+  });
+
   test('each subscribed event arrives signed, versioned, as exactly the bytes GET /events/{id} returns', async () => {
     const a = await account();
     const k = a.keys.secret_test;

@@ -123,8 +123,19 @@ export async function enabledEndpoints(tx: Tx, accountId: string, livemode: bool
 // ---------------------------------------------------------------------------------------------
 // Deliveries
 
+let deliveriesWritten = 0;
+
+/**
+ * How many times deliveries have been inserted by this process (it only grows; a rolled-back
+ * insert counts too). The dispatcher compares it after a commit: no change, nothing new to send.
+ */
+export function deliveryWrites(): number {
+  return deliveriesWritten;
+}
+
 export async function insertDeliveries(tx: Tx, rows: readonly WebhookDelivery[]): Promise<void> {
   if (rows.length === 0) return;
+  deliveriesWritten++;
   await tx.insertInto('webhook_deliveries').values(rows.map((d) => encodeRow(deliveryCodec, d) as never)).execute();
 }
 

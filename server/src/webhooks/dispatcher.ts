@@ -2,7 +2,7 @@ import type https from 'node:https';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../services/context.js';
 import { presentEvent } from '../services/events.js';
-import { deliveriesToSend, dueForEndpoint, leaseDeliveries, nextDueByEndpoint, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
+import { deliveriesToSend, deliveryWrites, dueForEndpoint, leaseDeliveries, nextDueByEndpoint, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
 import { signingSecrets } from './endpoints.js';
 import { systemResolver, type Resolver } from './reachability.js';
 import { nextRetryAt } from './schedule.js';
@@ -63,6 +63,7 @@ export class WebhookDispatcher {
   private running = false;
   private stopping = false;
   private wakeQueued = false;
+  private seenDeliveryWrites = -1;
   /** Endpoints that may have due deliveries now, in round-robin order. */
   private readonly mayHaveDue = new Set<string>();
   /** Something may have made deliveries due that `mayHaveDue` does not know of. */
@@ -97,6 +98,18 @@ export class WebhookDispatcher {
   wake(): void {
     this.stale = true;
     this.kick();
+  }
+
+  /**
+   * After a commit: wake only if deliveries were written since the last look. Most commits (a
+   * create without webhook endpoints, a page view) write none, and then cost no claim transaction;
+   * what else can make a delivery due (time passing, an endpoint enabled again) the poll tick finds.
+   */
+  wakeAfterCommit(): void {
+    const writes = deliveryWrites();
+    if (writes === this.seenDeliveryWrites) return;
+    this.seenDeliveryWrites = writes;
+    this.wake();
   }
 
   /** Claim soon, e.g. after an answer freed a slot. */
