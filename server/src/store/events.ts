@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { insertRow } from './compiled.js';
+import { insertRecord } from './compiled.js';
 import type { Tx } from './db.js';
-import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
+import { decodeRow, type Codec } from './rowCodec.js';
 
 export interface EventRecord {
   id: string;
@@ -17,7 +17,7 @@ export interface EventRecord {
 const codec: Codec<EventRecord> = { json: ['data', 'request_info'], bool: ['livemode'] };
 
 export async function insertEvent(tx: Tx, e: EventRecord): Promise<void> {
-  await insertRow(tx, 'events', encodeRow(codec, e));
+  await insertRecord(tx, 'events', codec, e);
 }
 
 export async function findEvent(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<EventRecord | undefined> {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { IdentityStatus, RequestStatus, SignerStatus } from '../domain/requestStates.js';
-import { insertRow, updateById } from './compiled.js';
+import { insertRecord, updateById } from './compiled.js';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 
@@ -96,11 +96,11 @@ const requestCodec: Codec<SignatureRequestRecord> = {
 const signerCodec: Codec<SignerRecord> = { json: ['identity', 'fields'], bool: ['require_identity'] };
 
 export async function insertRequest(tx: Tx, r: SignatureRequestRecord): Promise<void> {
-  await insertRow(tx, 'signature_requests', encodeRow(requestCodec, r));
+  await insertRecord(tx, 'signature_requests', requestCodec, r);
 }
 
 export async function insertSigner(tx: Tx, s: SignerRecord): Promise<void> {
-  await insertRow(tx, 'signers', encodeRow(signerCodec, s));
+  await insertRecord(tx, 'signers', signerCodec, s);
 }
 
 /** A request of this account and mode; another account's or mode's id is not found. */
