@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { precompile } from '../../server/src/store/compiled.js';
 import { databasePath, openStore, type Store } from '../../server/src/store/db.js';
 import { MIGRATIONS } from '../../server/src/store/migrations.js';
+import { incrementCounter, incrementCounterWithin } from '../../server/src/store/counters.js';
 import { DUE_MESSAGES_SQL, dueMessages } from '../../server/src/store/messages.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
 import { loadConfig } from '../../server/src/config.js';
@@ -209,9 +210,49 @@ describe('prepared statements and precompiled queries', () => {
     assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE/);
     const file = databasePath(dir);
     assert.deepEqual([committedCount(file, 'held-a'), committedCount(file, 'held-b'), committedCount(file, 'held-c')], [2, 0, 1]);
-    // Outside a group the same query goes through Kysely's executor and its connection mutex.
+    // Outside a group a write goes through Kysely's executor and its connection mutex.
     await insert.run(store.db, ['held-d', null]);
     assert.equal(committedCount(file, 'held-d'), 1);
+  });
+
+  test('a precompiled read outside any transaction runs at once, and while a group is open it waits: it never sees uncommitted writes', async () => {
+    const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
+    assert.equal((await count.run(store.db, ['none-yet'])).rows[0]!.n, 0);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const writing = store.tx(async (trx) => {
+      await insertJob('rolled').execute(trx);
+      await gate; // the group stays open across real waiting
+      throw new Error('undo');
+    });
+    for (let i = 0; i < 100 && !store.raw.inTransaction; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(store.raw.inTransaction, 'the group is open');
+    const during = count.run(store.db, ['rolled']);
+    release();
+    await assert.rejects(writing, /undo/);
+    assert.equal((await during).rows[0]!.n, 0, 'the read waited for the group: it never saw the write that was rolled back');
+  });
+});
+
+describe('windowed counters', () => {
+  test('a bounded increment adds only while the total stays within the limit, in one statement', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    const store = openStore(dir);
+    try {
+      const count = async (scope: string) => (await store.db.selectFrom('counters').select('count').where('scope', '=', scope).executeTakeFirst())?.count ?? null;
+      assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'big', 0, 6, 5)), false, 'a fresh window past the limit');
+      assert.equal(await count('big'), null, 'no row written');
+      assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'w', 0, 3, 5)), true);
+      assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'w', 0, 2, 5)), true, 'up to the limit exactly');
+      assert.equal(await count('w'), 5);
+      assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'w', 0, 1, 5)), false, 'one more would pass it');
+      assert.equal(await count('w'), 5, 'unchanged');
+      assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'w', 86400, 1, 5)), true, 'a new window starts at zero');
+      assert.equal(await store.tx((trx) => incrementCounter(trx, 'w', 0, 2)), 7, 'the unbounded increment returns the new value');
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

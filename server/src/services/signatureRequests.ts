@@ -9,7 +9,7 @@ import { queueWhatsAppMessage, signingTemplate } from '../delivery/whatsapp.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { chargeAccount, getAccount, getBalance, type Account } from '../store/accounts.js';
-import { incrementCounter, readCounter } from '../store/counters.js';
+import { incrementCounter, incrementCounterWithin } from '../store/counters.js';
 import type { Db } from '../store/db.js';
 import { scheduleJob } from '../store/jobs.js';
 import { insertLedger } from '../store/ledger.js';
@@ -282,10 +282,7 @@ export async function countTestEmails(ctx: ServiceContext, trx: Db, accountId: s
 async function tryCountTestEmails(ctx: ServiceContext, trx: Db, accountId: string, count: number): Promise<boolean> {
   if (count === 0) return true;
   const now = nowSeconds(ctx.clock);
-  const sent = await readCounter(trx, `test_emails:${accountId}`, dayStart(now));
-  if (sent + count > ctx.config.TAWQI_TEST_DAILY_EMAILS) return false;
-  await incrementCounter(trx, `test_emails:${accountId}`, dayStart(now), count);
-  return true;
+  return incrementCounterWithin(trx, `test_emails:${accountId}`, dayStart(now), count, ctx.config.TAWQI_TEST_DAILY_EMAILS);
 }
 
 /**

@@ -39,6 +39,21 @@ const MARK = '\u0000tawqi-arg:';
  */
 const held = new WeakMap<object, SqliteDatabase>();
 
+/**
+ * The stores' root Kysely instances, with their connection and the database Kysely prepares on
+ * (db.ts, openStore). A precompiled *read* on a root instance while no transaction is open on the
+ * connection runs directly too: a synchronous autocommit read sees committed data only, and
+ * nothing can interleave with it. Inside an open transaction (a group between its members, a
+ * Kysely transaction) it waits for the connection through Kysely as before, so it never reads
+ * another request's uncommitted writes. Authentication and the idempotency lookup take this path.
+ */
+const roots = new WeakMap<object, { raw: { readonly inTransaction: boolean }; database: SqliteDatabase }>();
+
+/** Register a store's root Kysely instance (db.ts). */
+export function registerRoot(db: object, raw: { readonly inTransaction: boolean }, database: SqliteDatabase): void {
+  roots.set(db, { raw, database });
+}
+
 /** Mark `conn` as held by a group commit until the returned function is called. */
 export function holdConnection(conn: object, database: SqliteDatabase): () => void {
   held.set(conn, database);
@@ -96,6 +111,15 @@ export class Precompiled<R> {
     if (direct !== undefined) {
       try {
         return Promise.resolve(executeDirect<R>(direct, c.sql, parameters));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
+    const root = roots.get(db);
+    if (root !== undefined && !root.raw.inTransaction) {
+      try {
+        const stmt = root.database.prepare(c.sql);
+        if (stmt.reader) return Promise.resolve({ rows: stmt.all(parameters) as R[] });
       } catch (err) {
         return Promise.reject(err as Error);
       }

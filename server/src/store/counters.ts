@@ -10,16 +10,24 @@ const incrementQuery = precompile(
     ON CONFLICT (scope, window_start) DO UPDATE SET count = count + ${$(2)}
     RETURNING count`,
 );
-const readQuery = precompile((db, $) => db.selectFrom('counters').select('count').where('scope', '=', $(0)).where('window_start', '=', $(1)));
+// The same, but only while the new value stays within a limit: one statement, no read before it.
+// (The SELECT's WHERE keeps a fresh row out; the upsert's WHERE keeps an existing one unchanged.)
+const boundedIncrementQuery = precompile(
+  (_db, $) => sql<{ count: number }>`
+    INSERT INTO counters (scope, window_start, count) SELECT ${$(0)}, ${$(1)}, ${$(2)} WHERE ${$(2)} <= ${$(3)}
+    ON CONFLICT (scope, window_start) DO UPDATE SET count = count + excluded.count WHERE count + excluded.count <= ${$(3)}
+    RETURNING count`,
+);
 
 export async function incrementCounter(tx: Tx, scope: string, windowStart: number, by = 1): Promise<number> {
   const row = await incrementQuery.run(tx, [scope, windowStart, by]);
   return row.rows[0]!.count;
 }
 
-export async function readCounter(tx: Tx, scope: string, windowStart: number): Promise<number> {
-  const row = (await readQuery.run(tx, [scope, windowStart])).rows[0];
-  return row?.count ?? 0;
+/** Add `by` to a counter if the result stays within `limit`; false (nothing added) when it would not. */
+export async function incrementCounterWithin(tx: Tx, scope: string, windowStart: number, by: number, limit: number): Promise<boolean> {
+  const row = await boundedIncrementQuery.run(tx, [scope, windowStart, by, limit]);
+  return row.rows.length > 0;
 }
 
 /** Drop windows that ended before `before` (called by the housekeeping job). */

@@ -7,6 +7,7 @@ import { MIGRATIONS } from './migrations.js';
 import { CachedStatements } from './statementCache.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { groupCommit } from './groupCommit.js';
+import { registerRoot } from './compiled.js';
 
 export type Db = Kysely<Database>;
 export type Tx = Transaction<Database> | Kysely<Database>;
@@ -70,6 +71,7 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
   }
   const statements = new CachedStatements(raw);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  registerRoot(db, raw, statements);
   return {
     db,
     raw,
