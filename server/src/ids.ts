@@ -1,23 +1,15 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 import { ID_PREFIX, type IdKind } from '@tawqi/shared';
 import type { Clock } from './clock.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * The big-endian number in `bytes`, as `length` base-62 digits (most significant first): long
- * division by 62 over 32-bit limbs, one digit per pass (remainder × 2^32 + limb < 62 × 2^32 < 2^53,
- * so plain numbers are exact). The same digits as BigInt arithmetic, at a fifth of the cost.
+ * A big-endian number given as limbs (the first below 2^32, the others 32 bits each), as `length`
+ * base-62 digits (most significant first): long division by 62, one digit per pass (remainder ×
+ * 2^32 + limb < 62 × 2^32 < 2^53, so plain numbers are exact). The limbs are consumed.
  */
-function base62(bytes: Buffer, length: number): string {
-  const limbs: number[] = [];
-  const head = bytes.length % 4;
-  if (head > 0) {
-    let v = 0;
-    for (let k = 0; k < head; k++) v = v * 256 + bytes[k]!;
-    limbs.push(v);
-  }
-  for (let k = head; k < bytes.length; k += 4) limbs.push(bytes.readUInt32BE(k));
+function base62Limbs(limbs: number[], length: number): string {
   let out = '';
   for (let i = 0; i < length; i++) {
     let rem = 0;
@@ -32,31 +24,54 @@ function base62(bytes: Buffer, length: number): string {
   return out;
 }
 
+/** The big-endian number in `bytes`, as `length` base-62 digits (the same digits as BigInt arithmetic, at a fifth of the cost). */
+export function base62(bytes: Uint8Array, length: number): string {
+  const limbs: number[] = [];
+  const head = bytes.length % 4;
+  if (head > 0) {
+    let v = 0;
+    for (let k = 0; k < head; k++) v = v * 256 + bytes[k]!;
+    limbs.push(v);
+  }
+  for (let k = head; k < bytes.length; k += 4) limbs.push(((bytes[k]! << 24) | (bytes[k + 1]! << 16) | (bytes[k + 2]! << 8) | bytes[k + 3]!) >>> 0);
+  return base62Limbs(limbs, length);
+}
+
+/**
+ * Add one to a 96-bit number held as three 32-bit limbs (most significant first), with carry. A
+ * Uint32Array element wraps to 0 on overflow (read back: the value of `++r[i]` is not wrapped).
+ */
+export function increment96(r: Uint32Array): void {
+  r[2] = r[2]! + 1;
+  if (r[2] !== 0) return;
+  r[1] = r[1]! + 1;
+  if (r[1] === 0) r[0] = r[0]! + 1;
+}
+
 let lastMs = -1;
-let lastRandom = 0n;
-const RANDOM_MAX = (1n << 96n) - 1n;
+/** The random part of the last id: 96 bits as three 32-bit limbs, most significant first. */
+const lastRandom = new Uint32Array(3);
 
 /**
  * Time-ordered id: 48 bits of milliseconds then 96 random bits, base62, fixed width (24 chars),
  * so ids sort by creation and B-tree inserts stay local (fewer WAL pages per commit). Within one
  * millisecond the random part counts up from the previous id (as ULID does), so ids made by this
- * process are strictly increasing and lists ordered by id are ordered by creation.
+ * process are strictly increasing and lists ordered by id are ordered by creation. A fresh random
+ * part has its top bit cleared: headroom for counting up. (Plain 32-bit limbs, no BigInt: ids are
+ * made about ten times per create.)
  */
 export function newId(kind: IdKind, clock: Clock): string {
   let ms = Math.floor(clock.nowMs());
-  let random: bigint;
-  if (ms <= lastMs && lastRandom < RANDOM_MAX) {
+  const r = lastRandom;
+  if (ms <= lastMs && !(r[0] === 0xffffffff && r[1] === 0xffffffff && r[2] === 0xffffffff)) {
     ms = lastMs;
-    random = lastRandom + 1n;
+    increment96(r);
   } else {
-    random = BigInt('0x' + randomBytes(12).toString('hex')) >> 1n; // headroom for counting up
+    randomFillSync(r);
+    r[0]! >>>= 1;
   }
   lastMs = ms;
-  lastRandom = random;
-  const buf = Buffer.alloc(18);
-  buf.writeUIntBE(ms, 0, 6);
-  buf.write(random.toString(16).padStart(24, '0'), 6, 'hex');
-  return ID_PREFIX[kind] + base62(buf, 24);
+  return ID_PREFIX[kind] + base62Limbs([Math.floor(ms / 4294967296), ms >>> 0, r[0]!, r[1]!, r[2]!], 24);
 }
 
 /** A fully random secret of `bytes` bytes, hex encoded. */
