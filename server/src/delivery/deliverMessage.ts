@@ -5,10 +5,10 @@ import type { ServiceContext } from '../services/context.js';
 import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from '../services/invitations.js';
 import { signingUrl } from '../services/signingLinks.js';
 import type { Tx } from '../store/db.js';
-import type { OutboundMessage, WhatsAppTemplate } from './transport.js';
+import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from './transport.js';
 import { fillTemplate } from './whatsapp.js';
 import type { JobOutcome } from '../jobs/runner.js';
-import { holdMessage, markMessageSent, type MessageRow } from '../store/messages.js';
+import { getMessage, holdMessage, markMessageSent, type MessageEnvelope, type MessageRow } from '../store/messages.js';
 
 export type { MessageRow } from '../store/messages.js';
 
@@ -51,15 +51,17 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
 
 /**
  * Deliver one queued message (the delivery runner, or a session at once; at least once, so it is
- * idempotent: only a 'queued' message is sent, and only a 'queued' one is marked). Without a transport for its channel the message stays in the database
- * as 'held', intact, for `tawqi mail show` (local use without SMTP). After an SMTP send the stored
- * parts of a one-time code message are replaced by a note, so the code does not stay at rest.
- * The message's new state is returned as the outcome, for the caller to commit.
+ * idempotent: only a 'queued' message is sent, and only a 'queued' one is marked). It is decided
+ * from the message's envelope; the content is read only when the message leaves. Without a
+ * transport for its channel the message stays in the database as 'held', intact, for
+ * `tawqi mail show` (local use without SMTP). After an SMTP send the stored parts of a one-time
+ * code message are replaced by a note, so the code does not stay at rest. The message's new state
+ * is returned as the outcome, for the caller to commit.
  */
-export async function deliverMessage(ctx: ServiceContext, message: MessageRow): Promise<JobOutcome | undefined> {
-  if (message.state !== 'queued') return undefined;
-  const messageId = message.id;
-  const channel = message.channel as OutboundMessage['channel'];
+export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvelope): Promise<JobOutcome | undefined> {
+  if (envelope.state !== 'queued') return undefined;
+  const messageId = envelope.id;
+  const channel = envelope.channel as OutboundMessage['channel'];
   const transport = ctx.transport;
   if (!transport || (transport.channels && !transport.channels.includes(channel))) {
     return async (trx) => {
@@ -67,14 +69,22 @@ export async function deliverMessage(ctx: ServiceContext, message: MessageRow): 
     };
   }
   // A live WhatsApp message leaves only while the account has the channel on; otherwise it is kept (held).
-  if (channel === 'whatsapp' && message.livemode === 1) {
-    const account = await ctx.store.db.selectFrom('accounts').select('whatsapp_enabled').where('id', '=', message.account_id).executeTakeFirst();
+  if (channel === 'whatsapp' && envelope.livemode === 1) {
+    const account = await ctx.store.db.selectFrom('accounts').select('whatsapp_enabled').where('id', '=', envelope.account_id).executeTakeFirst();
     if (account?.whatsapp_enabled !== 1) {
       return async (trx) => {
         await holdMessage(trx, messageId);
       };
     }
   }
+  const message = await getMessage(ctx.store.db, messageId);
+  if (!message || message.state !== 'queued') return undefined;
+  return send(ctx, transport, message);
+}
+
+async function send(ctx: ServiceContext, transport: MessageTransport, message: MessageRow): Promise<JobOutcome> {
+  const messageId = message.id;
+  const channel = message.channel as OutboundMessage['channel'];
   const out = await renderMessage(ctx.store.db, message, ctx.publicUrl, ctx.secrets.linkKey);
   const template = message.template ? fillTemplate(JSON.parse(message.template) as WhatsAppTemplate, out.signingUrl) : undefined;
   await transport.send({

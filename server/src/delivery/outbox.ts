@@ -1,6 +1,6 @@
 import { jobBackoffSeconds, MAX_JOB_ATTEMPTS, type DueQueue, type JobOutcome } from '../jobs/runner.js';
 import { nowSeconds } from '../clock.js';
-import { dueMessages, retryMessage, type MessageRow } from '../store/messages.js';
+import { dueMessages, retryMessage, type MessageEnvelope } from '../store/messages.js';
 import type { ServiceContext } from '../services/context.js';
 import { deliverMessage } from './deliverMessage.js';
 
@@ -17,7 +17,7 @@ const BATCH = 50;
 export const messageOutbox: DueQueue = {
   async runDue(ctx, now, marking) {
     const due = await dueMessages(ctx.store.db, now, BATCH);
-    const outcomes: { message: MessageRow; outcome: JobOutcome }[] = [];
+    const outcomes: { message: MessageEnvelope; outcome: JobOutcome }[] = [];
     for (const message of due) {
       try {
         const outcome = await deliverMessage(ctx, message);
@@ -43,7 +43,7 @@ export const messageOutbox: DueQueue = {
   },
 };
 
-async function failed(ctx: ServiceContext, message: MessageRow, err: unknown): Promise<void> {
+async function failed(ctx: ServiceContext, message: MessageEnvelope, err: unknown): Promise<void> {
   const attempts = message.attempts + 1;
   const giveUp = attempts >= MAX_JOB_ATTEMPTS;
   ctx.log.warn({ message_id: message.id, channel: message.channel, attempts, err: String(err) }, giveUp ? 'message not delivered, given up' : 'message not delivered; will retry');

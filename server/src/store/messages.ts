@@ -5,6 +5,9 @@ import type { MessagesTable } from './schema.js';
 
 export type MessageRow = Selectable<MessagesTable>;
 
+/** What decides a queued message's delivery (its content is read only when it leaves). */
+export type MessageEnvelope = Pick<MessageRow, 'id' | 'account_id' | 'livemode' | 'channel' | 'kind' | 'state' | 'attempts'>;
+
 export interface OutgoingMessage {
   account_id: string;
   livemode: boolean;
@@ -43,7 +46,14 @@ export async function messagesFor(tx: Tx, signatureRequestId: string) {
 const getQuery = precompile((db, $) => db.selectFrom('messages').selectAll().where('id', '=', $(0)));
 // 'queued' is written into the SQL, not bound: only then can SQLite use the partial index messages_due.
 const dueQuery = precompile((db, $) =>
-  db.selectFrom('messages').selectAll().where('state', '=', sql.lit('queued')).where('deliver_at', '<=', $(0)).orderBy('deliver_at').orderBy('id').limit($(1)),
+  db
+    .selectFrom('messages')
+    .select(['id', 'account_id', 'livemode', 'channel', 'kind', 'state', 'attempts'])
+    .where('state', '=', sql.lit('queued'))
+    .where('deliver_at', '<=', $(0))
+    .orderBy('deliver_at')
+    .orderBy('id')
+    .limit($(1)),
 );
 /** The due query's SQL (tests check that SQLite plans it on messages_due). */
 export const DUE_MESSAGES_SQL = dueQuery.sql;
@@ -54,8 +64,8 @@ export async function getMessage(tx: Tx, id: number): Promise<MessageRow | undef
   return (await getQuery.run(tx, [id])).rows[0];
 }
 
-/** Queued messages due at `now`, oldest first (the partial index messages_due holds only queued ones). */
-export async function dueMessages(tx: Tx, now: number, limit: number): Promise<MessageRow[]> {
+/** The envelopes of queued messages due at `now`, oldest first (the partial index messages_due holds only queued ones). */
+export async function dueMessages(tx: Tx, now: number, limit: number): Promise<MessageEnvelope[]> {
   return (await dueQuery.run(tx, [now, limit])).rows;
 }
 
