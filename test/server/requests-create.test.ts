@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { PlanName } from '../../server/src/domain/plans.js';
 import { issueKey } from '../../server/src/services/accounts.js';
 import { verifyCode } from '../../server/src/services/codes.js';
+import { hashAccessCodes } from '../../server/src/services/signatureRequests.js';
 import { databasePath } from '../../server/src/store/db.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
@@ -221,6 +222,19 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
       ]),
     );
     assert.equal(ok.status, 201, ok.text);
+  });
+
+  test('access codes are hashed off the event loop before the create transaction: one hash per distinct code, each verifiable', async () => {
+    let turned = false;
+    const pending = hashAccessCodes(['Kite9Plum', undefined, 'Kite9Plum', 'Wq4z']);
+    setImmediate(() => (turned = true));
+    const hashes = await pending;
+    assert.equal(turned, true, 'the event loop turned while scrypt ran (thread pool, not the loop)');
+    assert.deepEqual([...hashes.keys()], ['Kite9Plum', 'Wq4z']);
+    assert.equal(verifyCode('Kite9Plum', hashes.get('Kite9Plum')!), true);
+    assert.equal(verifyCode('Wq4z', hashes.get('Wq4z')!), true);
+    assert.equal(verifyCode('Wq4z', hashes.get('Kite9Plum')!), false);
+    assert.equal((await hashAccessCodes([undefined])).size, 0);
   });
 
   test('access_code: 4 to 32 characters, stored hashed (scrypt), never in a response, event, message or the database file', async () => {

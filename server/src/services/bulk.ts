@@ -9,7 +9,7 @@ import { getAccount } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
 import type { ServiceContext } from './context.js';
 import { signerObject, type ObjectView } from './objects.js';
-import { createSignatureRequest, type Actor, type RequestWithSigners } from './signatureRequests.js';
+import { createSignatureRequest, type Actor, type CreateOptions, type RequestWithSigners } from './signatureRequests.js';
 
 /**
  * POST /signature_requests/bulk (spec 4, 7, 8): one contract to many recipients, one request each
@@ -69,7 +69,7 @@ function forRecipient(err: unknown, i: number): unknown {
  * (402 insufficient_balance with the batch's totals, nothing created); each request is then
  * charged as any request is.
  */
-export async function createBulk(ctx: ServiceContext, trx: Db, actor: Actor, b: BulkSend): Promise<{ batchId: string; created: RequestWithSigners[]; createdAt: number }> {
+export async function createBulk(ctx: ServiceContext, trx: Db, actor: Actor, b: BulkSend, opts: Pick<CreateOptions, 'accessCodeHashes'> = {}): Promise<{ batchId: string; created: RequestWithSigners[]; createdAt: number }> {
   if (!actor.livemode && b.recipients.length > TEST_BULK_LIMIT) throw new ApiError('test_bulk_limit', 'recipients', { max_recipients: TEST_BULK_LIMIT });
   const account = (await getAccount(trx, actor.account.id))!;
   if (actor.livemode) {
@@ -88,7 +88,7 @@ export async function createBulk(ctx: ServiceContext, trx: Db, actor: Actor, b: 
   const created: RequestWithSigners[] = [];
   for (let i = 0; i < b.recipients.length; i++) {
     try {
-      created.push(await createSignatureRequest(ctx, trx, actor, recipientBody(b, i, batchId)));
+      created.push(await createSignatureRequest(ctx, trx, actor, recipientBody(b, i, batchId), opts));
     } catch (err) {
       throw forRecipient(err, i);
     }

@@ -1,4 +1,4 @@
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 
 /**
  * Low-entropy secrets typed by people (access codes, one-time codes) are stored with scrypt and a
@@ -8,7 +8,19 @@ const N = 16384;
 
 export function hashCode(code: string): string {
   const salt = randomBytes(16);
-  const hash = scryptSync(code, salt, 32, { N, r: 8, p: 1 });
+  return encode(salt, scryptSync(code, salt, 32, { N, r: 8, p: 1 }));
+}
+
+/**
+ * The same hash computed on libuv's thread pool: scrypt takes ~25 ms of CPU, which on the event
+ * loop (or inside a group commit) would stall every other request for as long.
+ */
+export function hashCodeAsync(code: string): Promise<string> {
+  const salt = randomBytes(16);
+  return new Promise((resolve, reject) => scrypt(code, salt, 32, { N, r: 8, p: 1 }, (err, hash) => (err ? reject(err) : resolve(encode(salt, hash)))));
+}
+
+function encode(salt: Buffer, hash: Buffer): string {
   return `scrypt$${N}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 

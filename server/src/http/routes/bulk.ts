@@ -1,3 +1,4 @@
+import { hashAccessCodes } from '../../services/signatureRequests.js';
 import { bulkFeatures, bulkSendSchema, createBulk, presentBatch } from '../../services/bulk.js';
 import { commitWrite } from '../commitWrite.js';
 import { checkFeature, checkLiveGates } from '../gates.js';
@@ -27,8 +28,9 @@ export const bulkRoutes = [
       const auth = req.tawqi.auth!;
       checkLiveGates(ctx, auth);
       for (const [feature, param] of bulkFeatures(body)) checkFeature(ctx, auth, feature, param);
+      const accessCodeHashes = await hashAccessCodes(body.recipients.map((r) => r.access_code));
       await commitWrite(ctx, req, res, async (trx) => {
-        const batch = await createBulk(ctx, trx, auth, body);
+        const batch = await createBulk(ctx, trx, auth, body, { accessCodeHashes });
         return { status: 201, body: presentBatch(batch, viewFor(ctx, req), auth.livemode) };
       });
     },

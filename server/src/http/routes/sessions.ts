@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isDefaultWorkflowId, DEFAULT_WORKFLOW_ID, SESSION_STATUSES } from '../../domain/workflows.js';
-import { announceSend, createSignatureRequest } from '../../services/signatureRequests.js';
+import { announceSend, createSignatureRequest, hashAccessCodes } from '../../services/signatureRequests.js';
 import {
   deliverInvitations,
   deliveryFailedEnvelope,
@@ -72,9 +72,10 @@ export const sessionRoutes = [
       checkLiveGates(ctx, auth);
       const prepared = await prepareSession(ctx, ctx.store.db, auth, req.body ?? {});
       for (const [feature, param] of prepared.features) checkFeature(ctx, auth, feature, param);
+      const accessCodeHashes = await hashAccessCodes(prepared.body.signers.map((s) => s.access_code));
       const claim = req.tawqi.idempotency;
       const { created, body } = await ctx.store.tx(async (trx) => {
-        const c = await createSignatureRequest(ctx, trx, auth, prepared.body, prepared.options);
+        const c = await createSignatureRequest(ctx, trx, auth, prepared.body, { ...prepared.options, accessCodeHashes });
         const b = presentSession(c, links(ctx), currencyOf(req));
         if (claim && !(await completeIdempotency(trx, claim, 201, JSON.stringify(b)))) throw idempotencyInProgress();
         return { created: c, body: b };

@@ -6,6 +6,7 @@ import { requestObject } from '../../services/objects.js';
 import {
   cancelSignatureRequest,
   createSignatureRequest,
+  hashAccessCodes,
   loadOwned,
   remindSigners,
   sendSignatureRequest,
@@ -54,8 +55,9 @@ export const signatureRequestRoutes = [
       const auth = req.tawqi.auth!;
       checkLiveGates(ctx, auth);
       for (const [feature, param] of featuresUsed(body)) checkFeature(ctx, auth, feature, param);
+      const accessCodeHashes = await hashAccessCodes(body.signers.map((s) => s.access_code));
       await commitWrite(ctx, req, res, async (trx) => {
-        const created = await createSignatureRequest(ctx, trx, auth, body);
+        const created = await createSignatureRequest(ctx, trx, auth, body, { accessCodeHashes });
         return { status: 201, body: present(ctx, req, created, true) };
       });
     },
