@@ -143,6 +143,34 @@ describe('the signer journey over the page API', () => {
     assert.equal((await other.call('POST', '/access_code', { code: 'Secret-42' })).body.error.code, 'access_code_locked');
   });
 
+  test('concurrent guesses cannot pass the attempt limit (access code and one-time code): the attempt is taken before the check', async () => {
+    const sr = await create({}, [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme' }, access_code: 'Secret-42' }]);
+    const page = await PageClient.open(sr.signers[0].signing_url);
+    const guesses = await Promise.all(Array.from({ length: 8 }, (_, i) => page.call('POST', '/access_code', { code: `wrong-${i}` })));
+    const codes = guesses.map((g) => g.body.error.code).sort();
+    assert.deepEqual(codes, [...Array(4).fill('access_code_invalid'), ...Array(4).fill('access_code_locked')], 'four refused with attempts left, the fifth locks, the rest find it locked');
+    assert.deepEqual(guesses.filter((g) => g.body.error.code === 'access_code_invalid').map((g) => g.body.error.attempts_left).sort(), [1, 2, 3, 4]);
+    assert.equal((await page.call('POST', '/access_code', { code: 'Secret-42' })).body.error.code, 'access_code_locked', 'the right code comes too late');
+
+    const other = await create();
+    const otpPage = await PageClient.open(other.signers[0].signing_url);
+    await otpPage.call('POST', '/otp/send');
+    const code = await lastOtp(s, other.signers[0].id);
+    const bad = (n: number) => String((Number(code) + 1 + n) % 1_000_000).padStart(6, '0');
+    const tries = await Promise.all(Array.from({ length: 8 }, (_, i) => otpPage.call('POST', '/otp/verify', { code: bad(i) })));
+    assert.deepEqual(tries.map((t) => t.body.error.code).sort(), [...Array(4).fill('otp_invalid'), ...Array(4).fill('otp_locked')]);
+    assert.equal((await otpPage.call('POST', '/otp/verify', { code })).body.error.code, 'otp_locked');
+  });
+
+  test('a right code gives its attempt back: wrong, right, and the count stays at one', async () => {
+    const sr = await create({}, [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme' }, access_code: 'Secret-42' }]);
+    const page = await PageClient.open(sr.signers[0].signing_url);
+    assert.equal((await page.call('POST', '/access_code', { code: 'nope' })).body.error.attempts_left, 4);
+    assert.equal((await page.call('POST', '/access_code', { code: 'Secret-42' })).body.step, 'otp');
+    const row = await s.ctx.store.db.selectFrom('signers').select('access_attempts').where('id', '=', sr.signers[0].id).executeTakeFirstOrThrow();
+    assert.equal(row.access_attempts, 1);
+  });
+
   test('decline with a reason stops the request; the other signer sees a closed page', async () => {
     const sr = await create({}, [
       { name: 'Sara', email: TEAM[1], fields: { client: 'Acme' } },

@@ -9,9 +9,9 @@ import { ApiError } from '../errors.js';
 import { getAccount, type Account } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
 import { endSignerSessions, findPageSession, findSigningSession, grantAccess, insertPageSession, type PageSession, type SigningSession } from '../store/pageSessions.js';
-import { getRequestById, getSigner, signersOf, updateSigner, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
+import { getRequestById, getSigner, giveBackAttempt, signersOf, takeAttempt, updateSigner, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
 import { findTemplate } from '../store/templates.js';
-import { hashCode, verifyCode } from './codes.js';
+import { hashCodeAsync, verifyCodeAsync } from './codes.js';
 import type { ServiceContext } from './context.js';
 import { otpMessage, queueOtpMessage } from './invitations.js';
 import { otpChannel } from '../domain/workflows.js';
@@ -189,16 +189,23 @@ export async function recordView(ctx: ServiceContext, trx: Db, p: PageContext, o
   await applySignerMove(ctx, trx, p.signer.id, 'view', origin);
 }
 
-/** Check an access code; wrong attempts are counted in their own commit, then refused. */
+/**
+ * Check an access code. The attempt is taken first, atomically (takeAttempt: concurrent guesses
+ * cannot pass the limit), the code is checked on the thread pool, and a right code gets its
+ * attempt back with the access grant; a wrong one is refused with the attempts left.
+ */
 export async function checkAccessCode(ctx: ServiceContext, p: PageContext, code: string): Promise<void> {
-  if (!p.signer.access_code_hash) return;
-  if (p.signer.access_attempts >= ACCESS_CODE_MAX_ATTEMPTS) throw new ApiError('access_code_locked');
-  if (verifyCode(code, p.signer.access_code_hash)) {
-    await grantAccess(ctx.store.db, p.session.token_hash);
+  const hash = p.signer.access_code_hash;
+  if (!hash) return;
+  const attempts = await takeAttempt(ctx.store.db, p.signer.id, 'access_attempts', ACCESS_CODE_MAX_ATTEMPTS);
+  if (attempts === null) throw new ApiError('access_code_locked');
+  if (await verifyCodeAsync(code, hash)) {
+    await ctx.store.tx(async (trx) => {
+      await giveBackAttempt(trx, p.signer.id, 'access_attempts');
+      await grantAccess(trx, p.session.token_hash);
+    });
     return;
   }
-  const attempts = p.signer.access_attempts + 1;
-  await updateSigner(ctx.store.db, p.signer.id, { access_attempts: attempts });
   if (attempts >= ACCESS_CODE_MAX_ATTEMPTS) throw new ApiError('access_code_locked');
   throw new ApiError('access_code_invalid', 'code', { attempts_left: ACCESS_CODE_MAX_ATTEMPTS - attempts });
 }
@@ -213,15 +220,24 @@ function otpDestination(ctx: ServiceContext, p: PageContext): string | null {
   return p.signer.phone ? maskPhone(p.signer.phone) : null;
 }
 
-/** Send a new one-time code through the request's channel (see otpRoute). */
-export async function sendOtp(ctx: ServiceContext, trx: Db, p: PageContext): Promise<void> {
+/**
+ * Send a new one-time code through the request's channel (see otpRoute). The code is hashed on the
+ * thread pool before the transaction that stores it and queues its message.
+ */
+export async function sendOtp(ctx: ServiceContext, p: PageContext): Promise<void> {
   if (pageStep(p) !== 'otp') throw new ApiError('invalid_state', null, { reason: 'otp_not_expected' });
-  const now = nowSeconds(ctx.clock);
-  if (p.signer.otp_sent_at !== null && now - p.signer.otp_sent_at < OTP_RESEND_SECONDS) {
-    throw new ApiError('otp_too_soon', null, {}, { 'Retry-After': String(p.signer.otp_sent_at + OTP_RESEND_SECONDS - now) });
+  const asked = nowSeconds(ctx.clock);
+  if (p.signer.otp_sent_at !== null && asked - p.signer.otp_sent_at < OTP_RESEND_SECONDS) {
+    throw new ApiError('otp_too_soon', null, {}, { 'Retry-After': String(p.signer.otp_sent_at + OTP_RESEND_SECONDS - asked) });
   }
   const code = String(randomInt(0, 10 ** OTP_DIGITS)).padStart(OTP_DIGITS, '0');
-  const changes = { otp_hash: hashCode(code), otp_expires_at: now + OTP_LIFETIME_SECONDS, otp_attempts: 0, otp_sent_at: now };
+  const otpHash = await hashCodeAsync(code);
+  await ctx.store.tx((trx) => storeAndSendOtp(ctx, trx, p, code, otpHash));
+}
+
+async function storeAndSendOtp(ctx: ServiceContext, trx: Db, p: PageContext, code: string, otpHash: string): Promise<void> {
+  const now = nowSeconds(ctx.clock);
+  const changes = { otp_hash: otpHash, otp_expires_at: now + OTP_LIFETIME_SECONDS, otp_attempts: 0, otp_sent_at: now };
   Object.assign(p.signer, changes);
   await updateSigner(trx, p.signer.id, changes);
   const route = otpRoute(ctx, p);
@@ -248,14 +264,20 @@ export async function sendOtp(ctx: ServiceContext, trx: Db, p: PageContext): Pro
   }, now);
 }
 
-/** Verify a one-time code: 10-minute life, 5 wrong attempts lock it (a new code can be sent). */
+/**
+ * Verify a one-time code: 10-minute life, 5 wrong attempts lock it (a new code can be sent). As
+ * for access codes, the attempt is taken atomically before the code is checked on the thread pool.
+ */
 export async function verifyOtp(ctx: ServiceContext, p: PageContext, code: string, origin: ActionOrigin): Promise<void> {
   if (pageStep(p) !== 'otp') throw new ApiError('invalid_state', null, { reason: 'otp_not_expected' });
   const s = p.signer;
-  if (s.otp_hash === null) throw new ApiError('otp_expired', 'code');
+  const otpHash = s.otp_hash;
+  if (otpHash === null) throw new ApiError('otp_expired', 'code');
   if (s.otp_attempts >= OTP_MAX_ATTEMPTS) throw new ApiError('otp_locked', 'code');
   if (s.otp_expires_at !== null && s.otp_expires_at <= nowSeconds(ctx.clock)) throw new ApiError('otp_expired', 'code');
-  if (/^\d{6}$/.test(code) && verifyCode(code, s.otp_hash)) {
+  const attempts = await takeAttempt(ctx.store.db, s.id, 'otp_attempts', OTP_MAX_ATTEMPTS);
+  if (attempts === null) throw new ApiError('otp_locked', 'code');
+  if (/^\d{6}$/.test(code) && (await verifyCodeAsync(code, otpHash))) {
     await ctx.store.tx(async (trx) => {
       await updateSigner(trx, s.id, { otp_hash: null, otp_expires_at: null, otp_attempts: 0 });
       // A page that skipped /view still records the first view before the code (spec 3.1 viewed row).
@@ -264,8 +286,6 @@ export async function verifyOtp(ctx: ServiceContext, p: PageContext, code: strin
     });
     return;
   }
-  const attempts = s.otp_attempts + 1;
-  await updateSigner(ctx.store.db, s.id, { otp_attempts: attempts });
   if (attempts >= OTP_MAX_ATTEMPTS) throw new ApiError('otp_locked', 'code');
   throw new ApiError('otp_invalid', 'code', { attempts_left: OTP_MAX_ATTEMPTS - attempts });
 }

@@ -146,6 +146,34 @@ export async function updateSigner(tx: Tx, id: string, changes: Partial<SignerRe
   await updateById(tx, 'signers', id, encodeRow(signerCodec, changes));
 }
 
+type AttemptCounter = 'access_attempts' | 'otp_attempts';
+
+/**
+ * Take one attempt of a signer's code before the code is checked: one guarded UPDATE, so
+ * concurrent guesses cannot get past the limit. Returns the attempts now used, or null when all
+ * `max` were used already (locked).
+ */
+export async function takeAttempt(tx: Tx, signerId: string, counter: AttemptCounter, max: number): Promise<number | null> {
+  const row = await tx
+    .updateTable('signers')
+    .set((eb) => ({ [counter]: eb(counter, '+', 1) }))
+    .where('id', '=', signerId)
+    .where(counter, '<', max)
+    .returning(counter)
+    .executeTakeFirst();
+  return row ? (row[counter] as number) : null;
+}
+
+/** Give back an attempt taken for a code that proved right (a right code is not a failed attempt). */
+export async function giveBackAttempt(tx: Tx, signerId: string, counter: AttemptCounter): Promise<void> {
+  await tx
+    .updateTable('signers')
+    .set((eb) => ({ [counter]: eb(counter, '-', 1) }))
+    .where('id', '=', signerId)
+    .where(counter, '>', 0)
+    .execute();
+}
+
 export interface RequestListQuery {
   accountId: string;
   livemode: boolean;

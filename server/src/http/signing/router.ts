@@ -98,7 +98,7 @@ export function signingRouter(ctx: AppContext): express.Router {
   api.get('/state', page(async () => {}));
   api.post('/view', page((p, req) => ctx.store.tx((trx) => recordView(ctx, trx, p, origin(req)))));
   api.post('/access_code', page((p, req) => checkAccessCode(ctx, p, parseWith(codeBody, req.body).code)));
-  api.post('/otp/send', page((p) => ctx.store.tx((trx) => sendOtp(ctx, trx, p))));
+  api.post('/otp/send', page((p) => sendOtp(ctx, p)));
   api.post('/otp/verify', page((p, req) => verifyOtp(ctx, p, parseWith(codeBody, req.body).code, origin(req))));
   api.post('/sign', page((p, req) => {
     const body = parseWith(signBody, req.body);
