@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { PlanName } from '../../server/src/domain/plans.js';
 import { issueKey } from '../../server/src/services/accounts.js';
-import { verifyCode } from '../../server/src/services/codes.js';
+import { verifyCodeAsync } from '../../server/src/services/codes.js';
 import { hashAccessCodes } from '../../server/src/services/signatureRequests.js';
 import { databasePath } from '../../server/src/store/db.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
@@ -231,9 +231,9 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
     const hashes = await pending;
     assert.equal(turned, true, 'the event loop turned while scrypt ran (thread pool, not the loop)');
     assert.deepEqual([...hashes.keys()], ['Kite9Plum', 'Wq4z']);
-    assert.equal(verifyCode('Kite9Plum', hashes.get('Kite9Plum')!), true);
-    assert.equal(verifyCode('Wq4z', hashes.get('Wq4z')!), true);
-    assert.equal(verifyCode('Wq4z', hashes.get('Kite9Plum')!), false);
+    assert.equal(await verifyCodeAsync('Kite9Plum', hashes.get('Kite9Plum')!), true);
+    assert.equal(await verifyCodeAsync('Wq4z', hashes.get('Wq4z')!), true);
+    assert.equal(await verifyCodeAsync('Wq4z', hashes.get('Kite9Plum')!), false);
     assert.equal((await hashAccessCodes([undefined])).size, 0);
   });
 
@@ -260,8 +260,8 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
       const hash = hashes.get(sg)!;
       assert.match(hash, /^scrypt\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/);
       assert.equal(hash.includes(plain), false);
-      assert.equal(verifyCode(plain, hash), true);
-      assert.equal(verifyCode(plain + 'x', hash), false);
+      assert.equal(await verifyCodeAsync(plain, hash), true);
+      assert.equal(await verifyCodeAsync(plain + 'x', hash), false);
     }
 
     const secrets = [code, longest];

@@ -24,7 +24,7 @@ function encode(salt: Buffer, hash: Buffer): string {
   return `scrypt$${N}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
-/** verifyCode on libuv's thread pool (scrypt takes ~25 ms: not on the event loop). */
+/** Check a code against its stored hash, with scrypt on libuv's thread pool (~25 ms: not on the event loop), in constant time. */
 export async function verifyCodeAsync(code: string, stored: string): Promise<boolean> {
   const [scheme, n, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !salt || !hash) return false;
@@ -32,13 +32,5 @@ export async function verifyCodeAsync(code: string, stored: string): Promise<boo
   const actual = await new Promise<Buffer>((resolve, reject) =>
     scrypt(code, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: 8, p: 1 }, (err, key) => (err ? reject(err) : resolve(key))),
   );
-  return timingSafeEqual(actual, expected);
-}
-
-export function verifyCode(code: string, stored: string): boolean {
-  const [scheme, n, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !n || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const actual = scryptSync(code, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: 8, p: 1 });
   return timingSafeEqual(actual, expected);
 }
