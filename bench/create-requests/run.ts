@@ -10,7 +10,8 @@
  * Environment: BENCH_DURATION (seconds per measured run, default 10), BENCH_WARMUP (default 2),
  * BENCH_CONNECTIONS (comma list, default 16,64), BENCH_KEY (test, the default as the issue asks;
  * or live, which adds the charge of every create), BENCH_SYNCHRONOUS (full, the default, as Tawqi
- * ships: every commit synced to disk; or normal) — both servers always run with the same setting.
+ * ships: every commit synced to disk; or normal) — both servers always run with the same setting,
+ * BENCH_ROUNDS (rounds of baseline-then-Tawqi, default 3; the summary reports the median ratios).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,6 +28,8 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64').split(',').map(Nu
 const KEY_MODE = process.env.BENCH_KEY === 'live' ? 'live' : 'test';
 /** SQLite durability of both servers: Tawqi's default (full: every commit synced) unless BENCH_SYNCHRONOUS=normal. */
 const SYNCHRONOUS = process.env.BENCH_SYNCHRONOUS === 'normal' ? 'normal' : 'full';
+/** Rounds of (baseline, then Tawqi): the summary takes the median of the rounds' ratios. */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 /** The issue's targets, judged at this connection count. */
 const TARGET_CONNECTIONS = 16;
 const TARGET_THROUGHPUT_RATIO = 0.6;
@@ -47,6 +50,8 @@ interface Measured {
   server: ServerName;
   /** SQLite's synchronous setting of both servers. */
   synchronous: 'full' | 'normal';
+  /** Which round of (baseline, Tawqi) this run belongs to. */
+  round: number;
   connections: number;
   req_per_s: number;
   p50_ms: number;
@@ -174,12 +179,13 @@ function cpuMs(pid: number | undefined): number | null {
   }
 }
 
-function measured(server: ServerName, connections: number, r: autocannon.Result, cpuUsedMs: number | null): Measured {
+function measured(server: ServerName, round: number, connections: number, r: autocannon.Result, cpuUsedMs: number | null): Measured {
   const completed = Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0);
   return {
     bench: 'create-requests',
     server,
     synchronous: SYNCHRONOUS,
+    round,
     connections,
     req_per_s: Math.round(r.requests.average * 10) / 10,
     p50_ms: r.latency.p50,
@@ -195,7 +201,7 @@ function measured(server: ServerName, connections: number, r: autocannon.Result,
 }
 
 /** Start, check one request by hand, warm up, measure at each connection count, stop. */
-async function benchServer(server: ServerName, results: Measured[]): Promise<void> {
+async function benchServer(server: ServerName, results: Measured[], round: number): Promise<void> {
   const started =
     server === 'baseline'
       ? await startChild('./baseline-server.ts', /^listening (\d+)$/)
@@ -213,7 +219,7 @@ async function benchServer(server: ServerName, results: Measured[]): Promise<voi
         KEY_MODE === 'test'
           ? 'test secret key (as the issue asks); the benchmark server raises TAWQI_TEST_DAILY_REQUESTS and TAWQI_TEST_DAILY_EMAILS out of the way'
           : 'live secret key (BENCH_KEY=live): each create is also charged (balance UPDATE and ledger row)';
-      out({ bench: 'create-requests', server: 'tawqi', key_mode: KEY_MODE, why });
+      if (round === 1) out({ bench: 'create-requests', server: 'tawqi', key_mode: KEY_MODE, why });
     }
     const body = createBody(templateId);
     const first = await post(started.url + API_PATH, key, body);
@@ -226,7 +232,7 @@ async function benchServer(server: ServerName, results: Measured[]): Promise<voi
       const cpuBefore = cpuMs(started.child.pid);
       const result = await load(started.url, key, body, connections, DURATION);
       const cpuAfter = cpuMs(started.child.pid);
-      const m = measured(server, connections, result, cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore);
+      const m = measured(server, round, connections, result, cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore);
       out(m);
       results.push(m);
     }
@@ -235,32 +241,58 @@ async function benchServer(server: ServerName, results: Measured[]): Promise<voi
   }
 }
 
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/**
+ * One summary line per connection count. Each round measured the baseline and then Tawqi, close in
+ * time, so each round gives its own ratios; the line reports their medians (and each round's), which
+ * a machine whose speed drifts between runs disturbs far less than one pair would.
+ */
 function summarise(results: Measured[]): boolean {
   let valid = true;
   for (const connections of CONNECTIONS) {
-    const base = results.find((r) => r.server === 'baseline' && r.connections === connections);
-    const tawqi = results.find((r) => r.server === 'tawqi' && r.connections === connections);
-    if (!base || !tawqi) continue;
-    const clean = [base, tawqi].every((r) => r.non_2xx === 0 && r.non_201 === 0 && r.errors === 0 && r.timeouts === 0 && r.requests > 0);
+    const pairs: { base: Measured; tawqi: Measured }[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const base = results.find((r) => r.server === 'baseline' && r.connections === connections && r.round === round);
+      const tawqi = results.find((r) => r.server === 'tawqi' && r.connections === connections && r.round === round);
+      if (base && tawqi) pairs.push({ base, tawqi });
+    }
+    if (pairs.length === 0) continue;
+    const clean = pairs.every(({ base, tawqi }) => [base, tawqi].every((r) => r.non_2xx === 0 && r.non_201 === 0 && r.errors === 0 && r.timeouts === 0 && r.requests > 0));
     valid &&= clean;
-    const ratioThroughput = Math.round((tawqi.req_per_s / base.req_per_s) * 1000) / 1000;
-    const ratioP99 = Math.round((tawqi.p99_ms / base.p99_ms) * 1000) / 1000;
+    const throughputRatios = pairs.map(({ base, tawqi }) => round3(tawqi.req_per_s / base.req_per_s));
+    const p99Ratios = pairs.map(({ base, tawqi }) => round3(tawqi.p99_ms / base.p99_ms));
+    const ratioThroughput = round3(median(throughputRatios));
+    const ratioP99 = round3(median(p99Ratios));
+    const cpu = (side: 'base' | 'tawqi') => {
+      const xs = pairs.map((p) => p[side].server_cpu_ms_per_req).filter((x): x is number => x !== null);
+      return xs.length === pairs.length ? round3(median(xs)) : null;
+    };
+    const tawqiCpu = cpu('tawqi');
+    const baseCpu = cpu('base');
     const judged = connections === TARGET_CONNECTIONS;
     out({
       bench: 'create-requests',
       summary: true,
       synchronous: SYNCHRONOUS,
       connections,
-      tawqi_req_per_s: tawqi.req_per_s,
-      baseline_req_per_s: base.req_per_s,
+      rounds: pairs.length,
+      tawqi_req_per_s: round3(median(pairs.map((p) => p.tawqi.req_per_s))),
+      baseline_req_per_s: round3(median(pairs.map((p) => p.base.req_per_s))),
       ratio_throughput: ratioThroughput,
-      tawqi_p99_ms: tawqi.p99_ms,
-      baseline_p99_ms: base.p99_ms,
+      ratio_throughput_by_round: throughputRatios,
+      tawqi_p99_ms: median(pairs.map((p) => p.tawqi.p99_ms)),
+      baseline_p99_ms: median(pairs.map((p) => p.base.p99_ms)),
       ratio_p99: ratioP99,
-      tawqi_cpu_ms_per_req: tawqi.server_cpu_ms_per_req,
-      baseline_cpu_ms_per_req: base.server_cpu_ms_per_req,
-      ratio_cpu_per_req:
-        tawqi.server_cpu_ms_per_req !== null && base.server_cpu_ms_per_req ? Math.round((tawqi.server_cpu_ms_per_req / base.server_cpu_ms_per_req) * 100) / 100 : null,
+      ratio_p99_by_round: p99Ratios,
+      tawqi_cpu_ms_per_req: tawqiCpu,
+      baseline_cpu_ms_per_req: baseCpu,
+      ratio_cpu_per_req: tawqiCpu !== null && baseCpu ? Math.round((tawqiCpu / baseCpu) * 100) / 100 : null,
       valid: clean,
       ...(judged
         ? {
@@ -294,7 +326,7 @@ const load1 = loadavg()[0]!;
 if (load1 > cpus().length * 0.5) note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);
 const results: Measured[] = [];
 try {
-  for (const server of ['baseline', 'tawqi'] as const) await benchServer(server, results);
+  for (let round = 1; round <= ROUNDS; round++) for (const server of ['baseline', 'tawqi'] as const) await benchServer(server, results, round);
 } catch (err) {
   note(`failed: ${err instanceof Error ? err.message : String(err)}`);
   await Promise.all([...children].map(stopChild));

@@ -37,6 +37,11 @@ describe('Idempotency-Key', () => {
     assert.equal(second.status, 201);
     assert.equal(second.headers.get('idempotent-replayed'), 'true');
     assert.deepEqual(second.body, first.body);
+    // The first answer is written directly (commitWrite), the replay through Express: the same headers.
+    for (const r of [first, second]) {
+      assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(Number(r.headers.get('content-length')), Buffer.byteLength(r.text));
+    }
     assert.equal(await countTemplates(s, 'Idem one'), 1);
     // The English alias is the same path.
     const alias = await s.call('POST', '/templates', { key: s.keys.secret_live, headers, body: body('Idem one'), prefix: '/en/api/v1' });

@@ -24,8 +24,10 @@ export async function commitWrite(ctx: AppContext, req: Request, res: Response, 
     return { status: r.status, json };
   });
   ctx.afterCommit();
-  // What res.json(body) sends (Express's json settings are the defaults), without serialising again.
-  res.status(result.status);
-  if (!res.get('Content-Type')) res.set('Content-Type', 'application/json');
-  res.send(result.json);
+  // What res.json(body) sends (Express's json settings are the defaults), written directly: no
+  // second serialisation, no Content-Type parsing and no copy of the body into a Buffer per answer.
+  res.statusCode = result.status;
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(result.json));
+  res.end(result.json);
 }
