@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { precompile } from '../../server/src/store/compiled.js';
+import { insertRecord, precompile } from '../../server/src/store/compiled.js';
 import { databasePath, openStore, type Store } from '../../server/src/store/db.js';
 import { MIGRATIONS } from '../../server/src/store/migrations.js';
 import { incrementCounter, incrementCounterWithin } from '../../server/src/store/counters.js';
@@ -213,6 +213,26 @@ describe('prepared statements and precompiled queries', () => {
     // Outside a group a write goes through Kysely's executor and its connection mutex.
     await insert.run(store.db, ['held-d', null]);
     assert.equal(committedCount(file, 'held-d'), 1);
+  });
+
+  test('insertRecord encodes JSON and boolean fields, leaves undefined ones to their defaults, and keeps each shape apart when shapes alternate', async () => {
+    interface Row { id: string; account_id: string; livemode: boolean; type: string; signature_request_id: string | null; data: { object: unknown }; request_info?: unknown; created_at: number }
+    const codec = { json: ['data', 'request_info'], bool: ['livemode'] } as const;
+    const base = { account_id: 'acct_x', type: 't', signature_request_id: null, created_at: 1 };
+    const rows: Row[] = [
+      { id: 'evt_a', livemode: true, ...base, data: { object: { n: 1 } }, request_info: { ip: '1.2.3.4' } },
+      { id: 'evt_b', livemode: false, ...base, data: { object: { n: 2 } } }, // no request_info: another shape
+      { id: 'evt_c', livemode: true, ...base, data: { object: { n: 3 } }, request_info: null },
+    ];
+    await store.tx(async (trx) => {
+      for (const r of rows) await insertRecord(trx, 'events', { json: [...codec.json], bool: [...codec.bool] }, r);
+    });
+    const stored = await store.db.selectFrom('events').select(['id', 'livemode', 'data', 'request_info']).where('id', 'in', ['evt_a', 'evt_b', 'evt_c']).orderBy('id').execute();
+    assert.deepEqual(stored, [
+      { id: 'evt_a', livemode: 1, data: '{"object":{"n":1}}', request_info: '{"ip":"1.2.3.4"}' },
+      { id: 'evt_b', livemode: 0, data: '{"object":{"n":2}}', request_info: null },
+      { id: 'evt_c', livemode: 1, data: '{"object":{"n":3}}', request_info: null },
+    ]);
   });
 
   test('a precompiled read outside any transaction runs at once, and while a group is open it waits: it never sees uncommitted writes', async () => {

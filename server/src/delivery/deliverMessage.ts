@@ -10,8 +10,6 @@ import { fillTemplate } from './whatsapp.js';
 import type { JobOutcome } from '../jobs/runner.js';
 import { getMessage, holdMessage, markMessageSent, type MessageEnvelope, type MessageRow } from '../store/messages.js';
 
-export type { MessageRow } from '../store/messages.js';
-
 /** What replaces a one-time code message once it has left: no code stays at rest. */
 export const SCRUBBED_NOTE = '[one-time code message delivered; its content is not kept]';
 

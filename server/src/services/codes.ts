@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 /**
  * Low-entropy secrets typed by people (access codes, one-time codes) are stored with scrypt and a
@@ -6,13 +6,8 @@ import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
  */
 const N = 16384;
 
-export function hashCode(code: string): string {
-  const salt = randomBytes(16);
-  return encode(salt, scryptSync(code, salt, 32, { N, r: 8, p: 1 }));
-}
-
 /**
- * The same hash computed on libuv's thread pool: scrypt takes ~25 ms of CPU, which on the event
+ * Hash a code with scrypt on libuv's thread pool: scrypt takes ~25 ms of CPU, which on the event
  * loop (or inside a group commit) would stall every other request for as long.
  */
 export function hashCodeAsync(code: string): Promise<string> {

@@ -27,7 +27,7 @@ import {
 } from '../store/signatureRequests.js';
 import { insertSession, type SessionSettings } from '../store/workflows.js';
 import { findTemplate } from '../store/templates.js';
-import { hashCode, hashCodeAsync } from './codes.js';
+import { hashCodeAsync } from './codes.js';
 import { recordCompletion } from './completion.js';
 import type { ServiceContext } from './context.js';
 import { emitEvent, emitEvents, type EmitInput } from './events.js';
@@ -73,12 +73,18 @@ export interface CreateOptions {
 /**
  * Hash the access codes a create will store, before its transaction and on the thread pool (scrypt
  * is ~25 ms each; inside the transaction it would hold up every request of the group commit). One
- * hash per distinct code. createSignatureRequest hashes in place whatever is missing.
+ * hash per distinct code; every caller of createSignatureRequest passes them.
  */
 export async function hashAccessCodes(codes: Iterable<string | undefined>): Promise<Map<string, string>> {
   const distinct = [...new Set([...codes].filter((c): c is string => c !== undefined))];
   const hashes = await Promise.all(distinct.map(hashCodeAsync));
   return new Map(distinct.map((c, i) => [c, hashes[i]!]));
+}
+
+function accessCodeHash(opts: CreateOptions, code: string): string {
+  const hash = opts.accessCodeHashes?.get(code);
+  if (hash === undefined) throw new Error('access code not hashed before the transaction (hashAccessCodes)');
+  return hash;
 }
 
 /**
@@ -169,7 +175,7 @@ export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor
     status: 'pending',
     identity: { status: resolved[i]!.requireIdentity ? 'required' : 'not_required', provider: null, level: null, verification_id: null, name_match: null },
     fields: s.fields,
-    access_code_hash: s.access_code === undefined ? null : (opts.accessCodeHashes?.get(s.access_code) ?? hashCode(s.access_code)),
+    access_code_hash: s.access_code === undefined ? null : accessCodeHash(opts, s.access_code),
     link_version: 1,
     sent_at: null,
     viewed_at: null,
