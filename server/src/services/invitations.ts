@@ -281,18 +281,17 @@ export function invitationMessage(r: SignatureRequestRecord, s: SignerRecord, ki
 }
 
 /**
- * The one-time code message. `body` is the text part (kept for callers of the first version). The
- * delivery job scrubs the stored parts after SMTP delivery, so no code stays in the database.
+ * The one-time code message. The delivery job scrubs the stored parts after SMTP delivery, so no
+ * code stays in the database.
  */
-export function otpMessage(r: SignatureRequestRecord, code: string): MessageContent & { body: string } {
+export function otpMessage(r: SignatureRequestRecord, code: string): MessageContent {
   const t = TEXTS[r.language];
-  const m = composeMessage(r, t.otpSubject(r.title), [
+  return composeMessage(r, t.otpSubject(r.title), [
     { kind: 'para', text: t.otpBody },
     { kind: 'code', code },
     { kind: 'para', text: t.otpExpiry },
     { kind: 'small', text: t.ignore },
   ]);
-  return { ...m, body: m.text };
 }
 
 /**

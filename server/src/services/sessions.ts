@@ -30,7 +30,7 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db, Tx } from '../store/db.js';
 import { insertLedger } from '../store/ledger.js';
-import { getRequestById, signersOf, updateRequest, updateSigner, type SignerRecord } from '../store/signatureRequests.js';
+import { getRequestsByIds, signersOfMany, updateRequest, updateSigner, type SignerRecord } from '../store/signatureRequests.js';
 import { findTemplate, type TemplateRecord } from '../store/templates.js';
 import { listSessionIds } from '../store/workflows.js';
 import type { ServiceContext } from './context.js';
@@ -404,10 +404,7 @@ export async function listSessions(
     startingAfter: q.startingAfter,
     limit: q.limit,
   });
-  const out: RequestWithSigners[] = [];
-  for (const id of ids) {
-    const request = (await getRequestById(db, id))!;
-    out.push({ request, signers: await signersOf(db, id) });
-  }
-  return out;
+  const requests = new Map((await getRequestsByIds(db, ids)).map((r) => [r.id, r]));
+  const signers = await signersOfMany(db, ids);
+  return ids.map((id) => ({ request: requests.get(id)!, signers: signers.get(id)! }));
 }

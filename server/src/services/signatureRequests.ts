@@ -450,8 +450,8 @@ export async function applyRequestMove(ctx: ServiceContext, trx: Db, current: Re
   Object.assign(current.request, changes);
   await updateRequest(trx, current.request.id, changes);
   if (move.to === 'completed') await recordCompletion(ctx, trx, current.request, current.signers);
-  if (move.to === 'completed' && current.request.workflow) await queueCcCopies(ctx, trx, current.request);
-  for (const type of move.events) await emitRequestEvent(ctx, trx, type, current.request, current.signers);
+  if (move.to === 'completed') await queueCcCopies(ctx, trx, current.request);
+  await emitEvents(trx, ctx.clock, move.events.map((type) => requestEventInput(ctx, type, current.request, current.signers)));
 }
 
 export async function loadOwned(trx: Db, actor: Actor, id: string): Promise<RequestWithSigners> {

@@ -54,11 +54,11 @@ export async function applySignerMove(
   const { request, signers } = current;
   const now = nowSeconds(ctx.clock);
   if (trigger === 'view' && signer.viewed_at !== null) {
-    const refusal = signerRefusal(request, view(signer), signers.filter((s) => s !== signer).map(view), 'view');
+    const refusal = signerRefusal(request, signerView(signer), signers.filter((s) => s !== signer).map(signerView), 'view');
     if (refusal === 'request_not_open' || refusal === 'not_your_turn') throw refuse(refusal);
     return current; // a later view changes nothing
   }
-  const refusal = signerRefusal(request, view(signer), signers.filter((s) => s !== signer).map(view), trigger);
+  const refusal = signerRefusal(request, signerView(signer), signers.filter((s) => s !== signer).map(signerView), trigger);
   if (refusal) throw refuse(refusal);
 
   const move = SIGNER_MOVES[trigger];
@@ -77,9 +77,9 @@ export async function applySignerMove(
   if (trigger === 'view' && request.status === 'sent') await applyRequestMove(ctx, trx, current, 'first_view');
   await emitSignerEvent(ctx, trx, move.event, request, signer, origin, details.eventExtra ?? {});
   if (trigger === 'sign') {
-    await applyRequestMove(ctx, trx, current, afterSignature(signers.map(view)));
+    await applyRequestMove(ctx, trx, current, afterSignature(signers.map(signerView)));
     if (request.ordered && request.status === 'partially_signed') {
-      const next = nextInOrder(signers, view);
+      const next = nextInOrder(signers, signerView);
       if (next) {
         await inviteSigner(ctx, trx, request, next, { followUp: true });
         await emitSignerEvent(ctx, trx, 'signer.sent', request, next);
@@ -92,4 +92,3 @@ export async function applySignerMove(
 
 /** A signer as the pure signer rules of domain/requestStates.ts see it. */
 export const signerView = (s: SignerRecord) => ({ status: s.status, order: s.position, identity_status: s.identity.status });
-const view = signerView;

@@ -84,7 +84,6 @@ export async function loadPage(ctx: ServiceContext, trx: Db, token: string | und
   return { session, signingSession, signer: signers.find((s) => s.id === signer.id)!, request, signers, account };
 }
 
-const viewOf = signerView;
 
 export type PageStep =
   | 'closed' | 'not_your_turn' | 'access_code' | 'otp' | 'identity' | 'identity_wait'
@@ -95,8 +94,8 @@ export function pageStep(p: Pick<PageContext, 'session' | 'signer' | 'request' |
   if (signer.status === 'signed') return 'signed';
   if (signer.status === 'declined') return 'declined';
   if (!OPEN_STATUSES.includes(request.status)) return 'closed';
-  const others = p.signers.filter((s) => s.id !== signer.id).map(viewOf);
-  if (signerRefusal(request, viewOf(signer), others, 'view') === 'not_your_turn' || signer.status === 'pending') return 'not_your_turn';
+  const others = p.signers.filter((s) => s.id !== signer.id).map(signerView);
+  if (signerRefusal(request, signerView(signer), others, 'view') === 'not_your_turn' || signer.status === 'pending') return 'not_your_turn';
   if (signer.access_code_hash && p.session.access_granted !== 1) return 'access_code';
   if (signer.status === 'sent' || signer.status === 'viewed') return 'otp';
   switch (signer.identity.status) {
@@ -256,7 +255,7 @@ async function storeAndSendOtp(ctx: ServiceContext, trx: Db, p: PageContext, cod
     recipient: p.signer.phone!,
     kind: 'otp',
     subject: text.subject,
-    body: text.body,
+    body: text.text,
     language: p.request.language,
     signature_request_id: p.request.id,
     signer_id: p.signer.id,

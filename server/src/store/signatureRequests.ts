@@ -120,6 +120,13 @@ export async function getRequestById(tx: Tx, id: string): Promise<SignatureReque
   return row ? decodeRow(requestCodec, row) : undefined;
 }
 
+/** The requests with these ids, in no particular order (ids not found are left out). */
+export async function getRequestsByIds(tx: Tx, ids: readonly string[]): Promise<SignatureRequestRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.selectFrom('signature_requests').selectAll().where('id', 'in', ids).execute();
+  return rows.map((r) => decodeRow(requestCodec, r));
+}
+
 export async function updateRequest(tx: Tx, id: string, changes: Partial<SignatureRequestRecord>): Promise<void> {
   await updateById(tx, 'signature_requests', id, encodeRow(requestCodec, changes));
 }
