@@ -4,14 +4,16 @@ import { brandingOf } from '../domain/branding.js';
 import type { ServiceContext } from '../services/context.js';
 import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from '../services/invitations.js';
 import { signingUrl } from '../services/signingLinks.js';
-import type { Tx } from '../store/db.js';
+import type { Db, Tx } from '../store/db.js';
 import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from './transport.js';
 import { fillTemplate } from './whatsapp.js';
-import type { JobOutcome } from '../jobs/runner.js';
-import { getMessage, holdMessage, markMessageSent, type MessageEnvelope, type MessageRow } from '../store/messages.js';
+import { getMessage, holdMessage, markMessageSent, markMessageSentScrubbed, type MessageEnvelope, type MessageRow } from '../store/messages.js';
 
 /** What replaces a one-time code message once it has left: no code stays at rest. */
 export const SCRUBBED_NOTE = '[one-time code message delivered; its content is not kept]';
+
+/** A delivered message's new state (sent or held): database writes the caller commits. */
+export type DeliveryOutcome = (trx: Db) => Promise<void>;
 
 export interface RenderedMessage {
   subject: string;
@@ -56,7 +58,7 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
  * code message are replaced by a note, so the code does not stay at rest. The message's new state
  * is returned as the outcome, for the caller to commit.
  */
-export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvelope): Promise<JobOutcome | undefined> {
+export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvelope): Promise<DeliveryOutcome | undefined> {
   if (envelope.state !== 'queued') return undefined;
   const messageId = envelope.id;
   const channel = envelope.channel as OutboundMessage['channel'];
@@ -80,7 +82,7 @@ export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvel
   return send(ctx, transport, message);
 }
 
-async function send(ctx: ServiceContext, transport: MessageTransport, message: MessageRow): Promise<JobOutcome> {
+async function send(ctx: ServiceContext, transport: MessageTransport, message: MessageRow): Promise<DeliveryOutcome> {
   const messageId = message.id;
   const channel = message.channel as OutboundMessage['channel'];
   const out = await renderMessage(ctx.store.db, message, ctx.publicUrl, ctx.secrets.linkKey);
@@ -97,12 +99,5 @@ async function send(ctx: ServiceContext, transport: MessageTransport, message: M
   });
   const sentAt = nowSeconds(ctx.clock);
   if (message.kind !== 'otp') return (trx) => markMessageSent(trx, messageId, sentAt);
-  return async (trx) => {
-    await trx
-      .updateTable('messages')
-      .set({ state: 'sent', sent_at: sentAt, deliver_at: null, body: SCRUBBED_NOTE, html: null, blocks: null, template: null })
-      .where('id', '=', messageId)
-      .where('state', '=', 'queued')
-      .execute();
-  };
+  return (trx) => markMessageSentScrubbed(trx, messageId, sentAt, SCRUBBED_NOTE);
 }

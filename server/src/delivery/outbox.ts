@@ -1,8 +1,8 @@
-import { jobBackoffSeconds, MAX_JOB_ATTEMPTS, type DueQueue, type JobOutcome } from '../jobs/runner.js';
+import { retryPlan, type DueQueue } from '../jobs/runner.js';
 import { nowSeconds } from '../clock.js';
 import { dueMessages, retryMessage, type MessageEnvelope } from '../store/messages.js';
 import type { ServiceContext } from '../services/context.js';
-import { deliverMessage } from './deliverMessage.js';
+import { deliverMessage, type DeliveryOutcome } from './deliverMessage.js';
 
 /** How many due messages one look takes. */
 const BATCH = 50;
@@ -17,7 +17,7 @@ const BATCH = 50;
 export const messageOutbox: DueQueue = {
   async runDue(ctx, now, marking) {
     const due = await dueMessages(ctx.store.db, now, BATCH);
-    const outcomes: { message: MessageEnvelope; outcome: JobOutcome }[] = [];
+    const outcomes: { message: MessageEnvelope; outcome: DeliveryOutcome }[] = [];
     for (const message of due) {
       try {
         const outcome = await deliverMessage(ctx, message);
@@ -44,8 +44,7 @@ export const messageOutbox: DueQueue = {
 };
 
 async function failed(ctx: ServiceContext, message: MessageEnvelope, err: unknown): Promise<void> {
-  const attempts = message.attempts + 1;
-  const giveUp = attempts >= MAX_JOB_ATTEMPTS;
+  const { attempts, giveUp, retryAt } = retryPlan(message.attempts, nowSeconds(ctx.clock));
   ctx.log.warn({ message_id: message.id, channel: message.channel, attempts, err: String(err) }, giveUp ? 'message not delivered, given up' : 'message not delivered; will retry');
-  await retryMessage(ctx.store.db, message.id, nowSeconds(ctx.clock) + jobBackoffSeconds(attempts), String(err), giveUp);
+  await retryMessage(ctx.store.db, message.id, retryAt, String(err), giveUp);
 }

@@ -6,15 +6,11 @@ import { dueJobs, finishJob, retryJob, type JobRecord } from '../store/jobs.js';
 /**
  * A job either changes only the database (it runs inside the transaction that marks it done, so it
  * happens exactly once) or reaches outside (it runs first and is marked done after: at least once,
- * so such handlers are idempotent). An external handler may return the database writes that record
- * its outcome (a message marked sent or held); they commit with the mark.
+ * so such handlers are idempotent).
  */
 export type JobHandler =
   | { kind: 'transactional'; run: (ctx: ServiceContext, trx: Db, payload: Record<string, unknown>) => Promise<void> }
-  | { kind: 'external'; run: (ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord) => Promise<JobOutcome | void> };
-
-/** What an external job leaves to the transaction that marks it done. */
-export type JobOutcome = (trx: Db) => Promise<void>;
+  | { kind: 'external'; run: (ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord) => Promise<void> };
 
 export const MAX_JOB_ATTEMPTS = 10;
 
@@ -30,6 +26,16 @@ export interface DueQueue {
 /** Backoff for a failed job: 30 s, 1 min, 2 min … capped at one hour. */
 export function jobBackoffSeconds(attempts: number): number {
   return Math.min(30 * 2 ** attempts, 3600);
+}
+
+/**
+ * What follows a failed attempt of a job or a queued message that had failed `attemptsSoFar` times
+ * before: its new attempt count, whether it is given up (after MAX_JOB_ATTEMPTS), and when it is
+ * due again (Unix seconds; ignored when given up).
+ */
+export function retryPlan(attemptsSoFar: number, now: number): { attempts: number; giveUp: boolean; retryAt: number } {
+  const attempts = attemptsSoFar + 1;
+  return { attempts, giveUp: attempts >= MAX_JOB_ATTEMPTS, retryAt: now + jobBackoffSeconds(attempts) };
 }
 
 /**
@@ -105,11 +111,10 @@ export class JobRunner {
           await finishJob(trx, job.id);
         });
       } else {
-        const outcome = await handler.run(this.ctx, job.payload, job);
+        await handler.run(this.ctx, job.payload, job);
         marking.push(
           this.ctx.store
             .tx(async (trx) => {
-              if (outcome) await outcome(trx);
               await finishJob(trx, job.id);
             })
             .catch((err: unknown) => this.failed(job, err)),
@@ -121,9 +126,8 @@ export class JobRunner {
   }
 
   private async failed(job: JobRecord, err: unknown): Promise<void> {
-    const attempts = job.attempts + 1;
-    const giveUp = attempts >= MAX_JOB_ATTEMPTS;
+    const { attempts, giveUp, retryAt } = retryPlan(job.attempts, nowSeconds(this.ctx.clock));
     this.ctx.log.warn({ job_id: job.id, kind: job.kind, attempts, err: String(err) }, giveUp ? 'job failed for good' : 'job failed; will retry');
-    await retryJob(this.ctx.store.db, job.id, nowSeconds(this.ctx.clock) + jobBackoffSeconds(attempts), String(err), giveUp);
+    await retryJob(this.ctx.store.db, job.id, retryAt, String(err), giveUp);
   }
 }

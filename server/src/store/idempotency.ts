@@ -60,6 +60,20 @@ export async function deleteIdempotency(tx: Tx, s: IdempotencyScope): Promise<vo
 }
 
 /**
+ * A session's stored idempotent response, replaced once its outcome is known (201 stored with the
+ * creation; 502 delivery_failed when no invitation arrived), in the transaction that records that outcome.
+ */
+export async function replaceStoredResponse(tx: Tx, s: IdempotencyScope, status: number, body: string): Promise<void> {
+  await tx
+    .updateTable('idempotency')
+    .set({ response_status: status, response_body: body })
+    .where('account_id', '=', s.accountId)
+    .where('mode', '=', s.mode)
+    .where('idem_key', '=', s.key)
+    .execute();
+}
+
+/**
  * At start, expired records are dropped, and so are 'in_progress' rows: claims live in the
  * server's memory (http/middleware/idempotency.ts) and only earlier versions wrote such rows; a
  * process that died mid-request committed nothing for its key (the response is stored in the

@@ -1,6 +1,5 @@
-import type { Selectable } from 'kysely';
 import type { Tx } from './db.js';
-import type { IdentityVerificationsTable } from './schema.js';
+import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 
 /**
  * One identity verification of one signer: the provider's result and the name match. Never a
@@ -41,30 +40,15 @@ export interface IdentityVerificationRecord {
   completed_at: number | null;
 }
 
-function fromRow(row: Selectable<IdentityVerificationsTable>): IdentityVerificationRecord {
-  return {
-    ...row,
-    livemode: row.livemode === 1,
-    status: row.status as VerificationStatus,
-    name_match: row.name_match === null ? null : (JSON.parse(row.name_match) as VerificationNameMatch),
-  };
-}
-
-function toRow(changes: Partial<IdentityVerificationRecord>): Partial<IdentityVerificationsTable> {
-  const { livemode, name_match, ...rest } = changes;
-  const out: Partial<IdentityVerificationsTable> = { ...rest };
-  if (livemode !== undefined) out.livemode = livemode ? 1 : 0;
-  if (name_match !== undefined) out.name_match = name_match === null ? null : JSON.stringify(name_match);
-  return out;
-}
+const verificationCodec: Codec<IdentityVerificationRecord> = { json: ['name_match'], bool: ['livemode'] };
 
 export async function insertVerification(tx: Tx, v: IdentityVerificationRecord): Promise<void> {
-  await tx.insertInto('identity_verifications').values(toRow(v) as IdentityVerificationsTable).execute();
+  await tx.insertInto('identity_verifications').values(encodeRow(verificationCodec, v) as never).execute();
 }
 
 export async function getVerification(tx: Tx, id: string): Promise<IdentityVerificationRecord | undefined> {
   const row = await tx.selectFrom('identity_verifications').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? fromRow(row) : undefined;
+  return row ? decodeRow(verificationCodec, row) : undefined;
 }
 
 /** A verification of this account and mode; another account's or mode's id is not found. */
@@ -76,7 +60,7 @@ export async function findVerification(tx: Tx, accountId: string, livemode: bool
     .where('account_id', '=', accountId)
     .where('livemode', '=', livemode ? 1 : 0)
     .executeTakeFirst();
-  return row ? fromRow(row) : undefined;
+  return row ? decodeRow(verificationCodec, row) : undefined;
 }
 
 export async function findByProviderReference(tx: Tx, provider: string, reference: string): Promise<IdentityVerificationRecord | undefined> {
@@ -86,17 +70,17 @@ export async function findByProviderReference(tx: Tx, provider: string, referenc
     .where('provider', '=', provider)
     .where('provider_reference', '=', reference)
     .executeTakeFirst();
-  return row ? fromRow(row) : undefined;
+  return row ? decodeRow(verificationCodec, row) : undefined;
 }
 
 /** The signer's most recent verification (ids are time-ordered). */
 export async function latestVerificationOf(tx: Tx, signerId: string): Promise<IdentityVerificationRecord | undefined> {
   const row = await tx.selectFrom('identity_verifications').selectAll().where('signer_id', '=', signerId).orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row ? fromRow(row) : undefined;
+  return row ? decodeRow(verificationCodec, row) : undefined;
 }
 
 export async function updateVerification(tx: Tx, id: string, changes: Partial<IdentityVerificationRecord>): Promise<void> {
-  const values = toRow(changes);
+  const values = encodeRow(verificationCodec, changes);
   if (Object.keys(values).length === 0) return;
-  await tx.updateTable('identity_verifications').set(values).where('id', '=', id).execute();
+  await tx.updateTable('identity_verifications').set(values as never).where('id', '=', id).execute();
 }

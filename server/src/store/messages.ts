@@ -59,6 +59,13 @@ const dueQuery = precompile((db, $) =>
 export const DUE_MESSAGES_SQL = dueQuery.sql;
 const holdQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'held', deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
 const sentQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'sent', sent_at: $(1), deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
+const sentScrubbedQuery = precompile((db, $) =>
+  db
+    .updateTable('messages')
+    .set({ state: 'sent', sent_at: $(1), deliver_at: null, body: $(2), html: null, blocks: null, template: null })
+    .where('id', '=', $(0))
+    .where('state', '=', 'queued'),
+);
 
 export async function getMessage(tx: Tx, id: number): Promise<MessageRow | undefined> {
   return (await getQuery.run(tx, [id])).rows[0];
@@ -77,6 +84,11 @@ export async function holdMessage(tx: Tx, id: number): Promise<void> {
 /** A queued message handed to its transport. */
 export async function markMessageSent(tx: Tx, id: number, sentAt: number): Promise<void> {
   await sentQuery.run(tx, [id, sentAt]);
+}
+
+/** A queued message handed to its transport whose content is not kept (one-time codes): `note` replaces its body, its other parts are dropped. */
+export async function markMessageSentScrubbed(tx: Tx, id: number, sentAt: number, note: string): Promise<void> {
+  await sentScrubbedQuery.run(tx, [id, sentAt, note]);
 }
 
 /** A failed attempt: due again at `retryAt`, or 'failed' for good. */

@@ -113,25 +113,3 @@ export async function listSessionIds(tx: Tx, q: SessionListQuery): Promise<strin
   const rows = await query.orderBy('sessions.signature_request_id', 'desc').limit(q.limit + 1).execute();
   return rows.map((r) => r.id);
 }
-
-export async function sessionsOfMany(tx: Tx, ids: readonly string[]): Promise<Map<string, SessionRecord>> {
-  const out = new Map<string, SessionRecord>();
-  if (ids.length === 0) return out;
-  const rows = await tx.selectFrom('sessions').selectAll().where('signature_request_id', 'in', ids).execute();
-  for (const r of rows) out.set(r.signature_request_id, decodeRow(sessionCodec, r));
-  return out;
-}
-
-/**
- * A session's stored idempotent response, replaced once its outcome is known (201 stored with the
- * creation; 502 delivery_failed when no invitation arrived), in the transaction that records that outcome.
- */
-export async function replaceStoredResponse(tx: Tx, scope: { accountId: string; mode: string; key: string }, status: number, body: string): Promise<void> {
-  await tx
-    .updateTable('idempotency')
-    .set({ response_status: status, response_body: body })
-    .where('account_id', '=', scope.accountId)
-    .where('mode', '=', scope.mode)
-    .where('idem_key', '=', scope.key)
-    .execute();
-}

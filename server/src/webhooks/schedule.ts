@@ -18,9 +18,6 @@ export const RETRY_SCHEDULE_SECONDS: readonly number[] = [
 /** The first attempt plus one per retry. */
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_SECONDS.length + 1;
 
-/** A receiver must answer 2xx within this long (spec part 8); TAWQI_WEBHOOK_TIMEOUT_MS changes it. */
-export const DEFAULT_TIMEOUT_MS = 5000;
-
 /**
  * When to try again after `attemptsMade` attempts have failed (Unix seconds), or null when the
  * retries are exhausted and the delivery is failed.

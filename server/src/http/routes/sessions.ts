@@ -10,8 +10,7 @@ import {
   presentSession,
   revertUndelivered,
 } from '../../services/sessions.js';
-import { completeIdempotency } from '../../store/idempotency.js';
-import { replaceStoredResponse } from '../../store/workflows.js';
+import { completeIdempotency, replaceStoredResponse } from '../../store/idempotency.js';
 import type { AppContext } from '../context.js';
 import { checkFeature, checkLiveGates } from '../gates.js';
 import { limitParam } from '../lists.js';
