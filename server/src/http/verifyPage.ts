@@ -1,8 +1,8 @@
 import express, { type Request, type Response } from 'express';
+import { escapeHtml as esc } from '../sealing/html.js';
 import { verificationFor } from '../sealing/verification.js';
 import type { AppContext } from './context.js';
 
-const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const when = (t: number | null): string => (t === null ? '—' : new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');
 
 const TEXT = {

@@ -57,11 +57,6 @@ export function identityProvider(ctx: ServiceContext): IdentityProvider | null {
   return adapters.get(ctx)!;
 }
 
-/** Use another adapter (another provider protocol) for this server. */
-export function setIdentityProvider(ctx: ServiceContext, provider: IdentityProvider | null): void {
-  adapters.set(ctx, provider);
-}
-
 export const callbackUrl = (ctx: ServiceContext, provider: IdentityProvider): string => `${ctx.publicUrl}/identity/callbacks/${provider.name}`;
 
 // ---------------------------------------------------------------------------------------------
@@ -102,8 +97,6 @@ async function loadSigner(trx: Db, signerId: string): Promise<Loaded> {
   return { request, signer: signers.find((s) => s.id === signerId)!, signers };
 }
 
-const viewOf = signerView;
-
 /** Moves not made by the signer (provider results, reviewers) keep the signer's own recorded origin. */
 const signerOrigin = (s: SignerRecord): ActionOrigin => ({ ip: s.ip, user_agent: s.user_agent });
 
@@ -111,7 +104,7 @@ function startRefusal({ request, signer, signers }: Loaded): StartRefusal | null
   if (!signer.require_identity || signer.identity.status === 'not_required') return 'identity_not_required';
   if (!OPEN_STATUSES.includes(request.status)) return 'request_not_open';
   if (signer.identity.status === 'in_review') return 'identity_in_review';
-  const r = signerRefusal(request, viewOf(signer), signers.filter((s) => s !== signer).map(viewOf), 'identity_verified');
+  const r = signerRefusal(request, signerView(signer), signers.filter((s) => s !== signer).map(signerView), 'identity_verified');
   if (r === 'request_not_open' || r === 'already_finished' || r === 'not_your_turn' || r === 'otp_required') return r;
   if (r !== null) return 'identity_not_startable';
   return null;

@@ -1,6 +1,6 @@
+import { escapeHtml as esc } from './html.js';
 import type { FinalDocumentInput } from './types.js';
 
-const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const when = (t: number): string => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 
 /** The final document as a self-contained HTML page (final_document_url), every value escaped. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonicalJson.js';
 import { DOCUMENT_HASH_ALG } from './documentHash.js';
-import { timestamp, tokenFromResponse, type Pki } from './pki/index.js';
+import { timestampData, tokenFromResponse, type Pki } from './pki/index.js';
 import type { FinalDocumentInput } from './types.js';
 
 export const EVIDENCE_VERSION = 1;
@@ -42,7 +42,7 @@ export async function buildEvidence(pki: Pki, input: FinalDocumentInput, pdfSha2
   const recordRaw = canonicalJson(record);
   const bytes = Buffer.from(recordRaw, 'utf8');
   const signature = pki.evidence.sign(bytes);
-  const token = tokenFromResponse(await timestamp(pki, { hashAlgorithm: 'SHA-256', hashedMessage: new Uint8Array(createHash('sha256').update(bytes).digest()) }));
+  const token = tokenFromResponse(await timestampData(pki, bytes));
   return {
     record_raw: recordRaw,
     signature: Buffer.from(signature).toString('base64'),

@@ -11,6 +11,7 @@ import {
   SIMULATION_PROVIDER,
   simulateIdentityDecision,
 } from '../../identity/service.js';
+import { escapeHtml } from '../../sealing/html.js';
 import { signerObject } from '../../services/objects.js';
 import { findVerification, getVerification, type IdentityVerificationRecord } from '../../store/identityVerifications.js';
 import { getSigner } from '../../store/signatureRequests.js';
@@ -125,9 +126,6 @@ const simulationBody = z.object({
   return_url: z.string().max(2000).optional(),
   document_name: z.string().max(300).optional(),
 });
-
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const CALLBACK_TEXT: Record<CallbackRejected['reason'], { en: string; ar: string }> = {
   signature_missing: { en: 'The X-Provider-Signature header is missing or malformed.', ar: 'ترويسة X-Provider-Signature مفقودة أو غير صحيحة.' },

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { nowSeconds } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { getAccount } from '../../store/accounts.js';
-import { findPageSession, updateSigningSessionOrigin } from '../../store/pageSessions.js';
+import { updateSigningSessionOrigin } from '../../store/pageSessions.js';
 import {
   checkAccessCode,
   declineOnPage,
@@ -12,33 +12,29 @@ import {
   loadPage,
   mintPageSession,
   openSigningSession,
-  pageState,
   pageStep,
   recordView,
   sendOtp,
   signerForLink,
   signOnPage,
   verifyOtp,
-  type PageContext,
 } from '../../services/signerJourney.js';
 import { embeddingOrigins } from '../../services/signingSessions.js';
 import { simulateIdentityDecision, startIdentityVerification } from '../../identity/service.js';
-import { getRequestById, getSigner, signersOf } from '../../store/signatureRequests.js';
+import { getRequestById, getSigner } from '../../store/signatureRequests.js';
 import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
 import { parseWith } from '../routes/registry.js';
+import { origin, pageHandler, TOKEN_HEADER } from './page.js';
 import { sendShell } from './shell.js';
 import { tokenRouter } from './token.js';
 
 const ASSETS = fileURLToPath(new URL('../../../../signing-page/dist/', import.meta.url));
-const TOKEN_HEADER = 'x-tawqi-page-token';
 
 const INVALID_LINK = {
   ar: { title: 'الرابط غير صالح', text: 'هذا الرابط غير صالح أو انتهت صلاحيته. اطلب من المرسل رابطًا جديدًا.' },
   en: { title: 'This link is not valid', text: 'This link is not valid or has expired. Ask the sender for a new one.' },
 };
-
-const origin = (req: Request) => ({ ip: req.tawqi.clientIp, user_agent: String(req.headers['user-agent'] ?? '').slice(0, 300) || null });
 
 /**
  * The signer's page: `/sign/{link}`, `/sign/s/{session}`, its assets and its JSON API (contract:
@@ -85,15 +81,7 @@ export function signingRouter(ctx: AppContext): express.Router {
   api.use(express.json({ limit: '600kb', type: () => true }));
 
   /** Load the page context, answer in the request's language, and return the fresh state. */
-  const page = (handler: (p: PageContext, req: Request) => Promise<void>) => async (req: Request, res: Response) => {
-    const p = await loadPage(ctx, ctx.store.db, req.get(TOKEN_HEADER));
-    req.tawqi.lang = p.request.language;
-    await handler(p, req);
-    ctx.afterCommit();
-    // Signing and declining end the session, so the state is read for this signer directly.
-    const fresh = await reload(ctx, p);
-    res.json(await pageState(ctx, fresh));
-  };
+  const page = pageHandler(ctx);
 
   api.get('/state', page(async () => {}));
   api.post('/view', page((p, req) => ctx.store.tx((trx) => recordView(ctx, trx, p, origin(req)))));
@@ -146,10 +134,4 @@ const identitySimulateBody = z.strictObject({ decision: z.enum(['approve', 'decl
 function brand(branding: Record<string, unknown>, key: string): string | null {
   const v = branding[key];
   return typeof v === 'string' ? v : null;
-}
-
-async function reload(ctx: AppContext, p: PageContext): Promise<PageContext> {
-  const signers = await signersOf(ctx.store.db, p.request.id);
-  const session = (await findPageSession(ctx.store.db, p.session.token_hash))!;
-  return { ...p, session, request: (await getRequestById(ctx.store.db, p.request.id))!, signers, signer: signers.find((s) => s.id === p.signer.id)! };
 }

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { AGENT_PORTS } from '@tawqi/shared';
 import type { Response } from 'express';
+import { escapeHtml } from '../../sealing/html.js';
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 /** The desktop signing agent's WebSocket (qes with a token): loopback, on the protocol's ports only. */
 const AGENT_CONNECT_SRC = AGENT_PORTS.map((port) => `ws://127.0.0.1:${port}`).join(' ');

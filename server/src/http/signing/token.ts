@@ -1,18 +1,14 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { completeTokenSignature, prepareTokenSignature, tokenPreview } from '../../services/qes.js';
-import { loadPage, pageState, type PageContext } from '../../services/signerJourney.js';
-import { findPageSession } from '../../store/pageSessions.js';
-import { getRequestById, signersOf } from '../../store/signatureRequests.js';
+import { loadPage } from '../../services/signerJourney.js';
 import type { AppContext } from '../context.js';
 import { parseWith } from '../routes/registry.js';
+import { origin, pageHandler, TOKEN_HEADER } from './page.js';
 
-const TOKEN_HEADER = 'x-tawqi-page-token';
 const base64 = z.string().min(1).max(200_000);
 const prepareBody = z.strictObject({ certificate: base64.max(20_000), chain: z.array(base64.max(20_000)).max(8).optional() });
 const completeBody = z.strictObject({ cms: base64, ticket: z.string().min(1).max(8192).optional() });
-
-const origin = (req: Request) => ({ ip: req.tawqi.clientIp, user_agent: String(req.headers['user-agent'] ?? '').slice(0, 300) || null });
 
 /**
  * The token calls of the page API (signing-page/API.md, "Qualified signature with a token"), mounted
@@ -38,21 +34,10 @@ export function tokenRouter(ctx: AppContext): express.Router {
     res.end(Buffer.from(preview.body.buffer, preview.body.byteOffset, preview.body.byteLength));
   });
 
-  router.post('/complete', async (req: Request, res: Response) => {
-    const p = await loadPage(ctx, ctx.store.db, req.get(TOKEN_HEADER));
-    req.tawqi.lang = p.request.language;
+  router.post('/complete', pageHandler(ctx)(async (p, req) => {
     const body = parseWith(completeBody, req.body ?? {});
     await completeTokenSignature(ctx, p, body, origin(req));
-    ctx.afterCommit();
-    res.json(await pageState(ctx, await reload(ctx, p)));
-  });
+  }));
 
   return router;
-}
-
-/** The page context after the signature (the session is ended by then, so it is read directly). */
-async function reload(ctx: AppContext, p: PageContext): Promise<PageContext> {
-  const signers = await signersOf(ctx.store.db, p.request.id);
-  const session = (await findPageSession(ctx.store.db, p.session.token_hash))!;
-  return { ...p, session, request: (await getRequestById(ctx.store.db, p.request.id))!, signers, signer: signers.find((s) => s.id === p.signer.id)! };
 }

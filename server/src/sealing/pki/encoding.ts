@@ -33,11 +33,6 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** "AB:CD:…" as browsers and openssl show certificate fingerprints. */
-export function colonHex(hex: string): string {
-  return hex.toUpperCase().match(/.{2}/g)!.join(':');
-}
-
 /**
  * A fresh certificate serial number: 16 random bytes (RFC 5280 asks for ≥ 64 bits of entropy), positive
  * and without a leading zero byte, as lowercase hex.

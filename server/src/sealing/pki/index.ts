@@ -37,4 +37,4 @@ export {
   type SignedDataParts,
 } from './cms.js';
 export { TSA_POLICY_OID, BUILT_IN_CERT_POLICY_OID, TAWQI_ARC, normaliseOid } from './oids.js';
-export { toPem, fromPem } from './encoding.js';
+export { toPem, fromPem, allPem } from './encoding.js';

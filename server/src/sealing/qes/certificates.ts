@@ -12,6 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { PadesKeyAlgorithm } from '../pades/index.js';
+import { allPem } from '../pki/index.js';
 
 export type CertificateRefusal = 'malformed' | 'not_signing' | 'expired' | 'not_yet_valid' | 'unsupported_key' | 'untrusted' | 'no_trusted_roots';
 
@@ -180,8 +181,7 @@ export class TrustedRoots {
 
 export function pemCertificates(pem: string): Uint8Array[] {
   const out: Uint8Array[] = [];
-  for (const m of pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)) {
-    const der = new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64'));
+  for (const der of allPem(pem, 'CERTIFICATE')) {
     try {
       new X509Certificate(Buffer.from(der));
       out.push(der);
