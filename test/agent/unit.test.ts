@@ -266,6 +266,28 @@ describe('trust store and config', () => {
     }
   });
 
+  test('the trust file is read again only when it changed (another process, e.g. the CLI, wrote it); a broken file fails every time', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-trust-'));
+    try {
+      const pem = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString();
+      const agent = new TrustStore(dir);
+      const cli = new TrustStore(dir);
+      agent.reloadIfChanged();
+      assert.equal(agent.get('https://a.example'), null, 'no file: no server');
+      cli.add({ origin: 'https://a.example', keyPem: pem, fingerprint: keyFingerprint(pem) });
+      agent.reloadIfChanged();
+      assert.equal(agent.get('https://a.example')?.fingerprint, keyFingerprint(pem), 'the other writer is seen at the next check');
+      cli.remove('https://a.example');
+      agent.reloadIfChanged();
+      assert.equal(agent.get('https://a.example'), null, 'and so is a removal');
+      writeFileSync(path.join(dir, 'trusted-servers.json'), '{"version":1,"servers":"nope"}');
+      assert.throws(() => agent.reloadIfChanged(), /not a valid trust store/);
+      assert.throws(() => agent.reloadIfChanged(), /not a valid trust store/, 'a broken file is not remembered');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('config: defaults, documented ports, a bad setting is named; data dir per OS', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-config-'));
     try {

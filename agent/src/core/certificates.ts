@@ -61,6 +61,8 @@ export function tokenInfo(raw: RawToken): TokenInfo {
 }
 
 interface Parsed {
+  /** Hex SHA-256 of the DER (computed once, when parsed). */
+  sha256: string;
   node: X509Certificate;
   keyUsage: string[] | null;
   isCa: boolean;
@@ -80,10 +82,10 @@ function remember<V>(cache: Map<string, V>, key: string, value: V): V {
 function parse(der: Uint8Array): Parsed | null {
   const key = sha256Hex(der);
   if (parsedCache.has(key)) return parsedCache.get(key) ?? null;
-  return remember(parsedCache, key, parseUncached(der));
+  return remember(parsedCache, key, parseUncached(der, key));
 }
 
-function parseUncached(der: Uint8Array): Parsed | null {
+function parseUncached(der: Uint8Array, sha256: string): Parsed | null {
   try {
     const node = new X509Certificate(der);
     const asn = asn1js.fromBER(der);
@@ -100,7 +102,7 @@ function parseUncached(der: Uint8Array): Parsed | null {
         isCa = ext.parsedValue instanceof pkijs.BasicConstraints ? ext.parsedValue.cA === true : false;
       }
     }
-    return { node, keyUsage, isCa };
+    return { sha256, node, keyUsage, isCa };
   } catch {
     return null;
   }
@@ -140,7 +142,8 @@ export function analyzeCertificates(scan: ScanResult, now: Date): CertificateEnt
   const out: CertificateEntry[] = [];
   for (const token of scan.tokens) {
     const certs = (token.certificates ?? []).map((c) => ({ raw: c, parsed: parse(c.der) }));
-    const pool = certs.flatMap((c) => (c.parsed ? [{ node: c.parsed.node, der: c.raw.der }] : []));
+    const pool = certs.flatMap((c) => (c.parsed ? [{ node: c.parsed.node, der: c.raw.der, sha256: c.parsed.sha256 }] : []));
+    const poolKey = pool.map((c) => c.sha256).join(',');
     const keys = token.keys ?? [];
     // Private keys are usually private objects, invisible before login; their public keys are not.
     const keysHidden = keys.length === 0 && (token.flags & CKF_LOGIN_REQUIRED) !== 0;
@@ -162,12 +165,12 @@ export function analyzeCertificates(scan: ScanResult, now: Date): CertificateEnt
       const hasKey = raw.id !== '' && (keys.some((k) => k.id === raw.id) || keysHidden);
       if (!hasKey) reasons.push('no_key_on_token');
 
-      const chainKey = `${sha256Hex(raw.der)}:${pool.map((c) => sha256Hex(c.der)).join(',')}`;
+      const chainKey = `${parsed.sha256}:${poolKey}`;
       const chain = chainCache.get(chainKey) ?? remember(chainCache, chainKey, chainOf(node, pool));
       const name = commonName(node.subject) ?? oneLine(node.subject);
       out.push({
         info: {
-          cert_sha256: sha256Hex(raw.der),
+          cert_sha256: parsed.sha256,
           certificate: Buffer.from(raw.der).toString('base64'),
           chain: chain.map((d) => Buffer.from(d).toString('base64')),
           subject: oneLine(node.subject),

@@ -4,6 +4,7 @@
  * get an answer; every sign carries a server-signed ticket, checked before anything is shown, and
  * needs the user's consent and PIN in the agent's own UI.
  */
+import type { KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
   AGENT_CLOSE_CODES,
@@ -24,7 +25,7 @@ import { pinStateFromFlags } from './pkcs11/flags.js';
 import type { TokenService } from './pkcs11/tokens.js';
 import { fetchPreview as defaultFetchPreview, type Preview } from './preview.js';
 import { CLOCK_SKEW_S, JtiRegistry, publicKeyFromPem, verifyTicket } from './ticket.js';
-import type { TrustStore } from './trust.js';
+import type { TrustedServer, TrustStore } from './trust.js';
 import type { AgentUi } from './ui.js';
 
 export const AGENT_NAME = 'tawqi-agent';
@@ -70,6 +71,8 @@ export class AgentServer {
   private boundPort = 0;
   private readonly now: () => Date;
   private readonly fetchPreview: NonNullable<AgentServerOptions['fetchPreview']>;
+  /** Parsed server keys, per trusted-server record (a reload of the trust file makes new records). */
+  private readonly serverKeys = new WeakMap<TrustedServer, KeyObject>();
   private readonly onTokensChanged = (tokens: unknown): void => {
     for (const c of this.connections) if (c.version !== null) this.send(c, { type: 'tokens-changed', tokens } as AgentResponse);
   };
@@ -150,9 +153,10 @@ export class AgentServer {
     this.send(c, { type: 'error', id, code: error.code, message: error.message, ...(error.pin ? { pin: error.pin } : {}) });
   }
 
-  private trusted(origin: string | undefined) {
+  private trusted(origin: string | undefined): TrustedServer | null {
     try {
-      this.options.trust.reload(); // `tawqi-agent trust add/remove` may have run since
+      // `tawqi-agent trust add/remove` may have run since: the file is read again when it changed.
+      this.options.trust.reloadIfChanged();
     } catch (error) {
       this.options.log.error('trust store unreadable', { error: (error as Error).message });
       return null;
@@ -225,7 +229,8 @@ export class AgentServer {
         return;
       }
       if (c.version === null) throw new AgentError('hello_required');
-      if (!this.trusted(c.origin)) throw new AgentError('origin_not_trusted');
+      const server = this.trusted(c.origin);
+      if (!server) throw new AgentError('origin_not_trusted');
       switch (msg.type) {
         case 'list-certificates': {
           const { tokens, entries } = await this.options.tokens.certificates(this.now());
@@ -237,7 +242,7 @@ export class AgentServer {
           return;
         }
         case 'sign':
-          await this.sign(c, msg);
+          await this.sign(c, msg, server);
           return;
       }
     } catch (error) {
@@ -247,16 +252,24 @@ export class AgentServer {
     }
   }
 
-  private async sign(c: Connection, msg: SignRequest): Promise<void> {
+  private serverKey(server: TrustedServer): KeyObject {
+    let key = this.serverKeys.get(server);
+    if (!key) {
+      key = publicKeyFromPem(server.key_pem);
+      this.serverKeys.set(server, key);
+    }
+    return key;
+  }
+
+  /** `server`: the trusted server of the connection's origin, checked for this message. */
+  private async sign(c: Connection, msg: SignRequest, server: TrustedServer): Promise<void> {
     if (c.signs.has(msg.id)) throw new AgentError('bad_message', 'a sign with this id is in progress');
     if (this.busy) throw new AgentError('busy');
-    const server = this.trusted(c.origin);
-    if (!server) throw new AgentError('origin_not_trusted');
 
     const check = verifyTicket({
       ticket: msg.ticket,
       origin: c.origin,
-      serverKey: publicKeyFromPem(server.key_pem),
+      serverKey: this.serverKey(server),
       nowS: Math.floor(this.now().getTime() / 1000),
       jtis: this.jtis,
     });

@@ -5,7 +5,7 @@
  * the origin and the fingerprint; removing is `trust remove` or the window's Remove button.
  */
 import { createHash, createPublicKey } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { OriginSchema, SERVER_KEY_PATH } from '@tawqi/shared';
 import { z } from 'zod';
@@ -69,6 +69,8 @@ export async function fetchServerKey(originInput: string, timeoutMs = 10_000): P
 export class TrustStore {
   private servers: TrustedServer[] = [];
   private readonly file: string;
+  /** The file's stamp when `servers` was last read from or written to it; undefined: not known. */
+  private loadedStamp: string | null | undefined = undefined;
 
   constructor(dataDir: string) {
     this.file = path.join(dataDir, 'trusted-servers.json');
@@ -77,16 +79,41 @@ export class TrustStore {
 
   /** Reads the file again (another process — the CLI — may have changed it). */
   reload(): void {
+    this.loadedStamp = undefined;
+    const stamp = this.stamp();
     let text: string;
     try {
       text = readFileSync(this.file, 'utf8');
     } catch {
       this.servers = [];
+      // Missing: remembered, so polling stays cheap. Present but unreadable: retried every time.
+      if (stamp === null) this.loadedStamp = null;
       return;
     }
     const parsed = FileSchema.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`${this.file} is not a valid trust store`);
     this.servers = parsed.data.servers;
+    // The stamp was taken before reading: a write in between only makes the next check read again.
+    if (stamp !== null) this.loadedStamp = stamp;
+  }
+
+  /**
+   * Like reload(), but reads the file only when it changed (mtime, size or inode) since it was last
+   * read or written here. A broken file is never remembered, so it throws again on every call.
+   */
+  reloadIfChanged(): void {
+    if (this.loadedStamp !== undefined && this.loadedStamp === this.stamp()) return;
+    this.reload();
+  }
+
+  /** `${mtimeMs}:${size}:${ino}` of the file, or null when it cannot be stat'ed (missing). */
+  private stamp(): string | null {
+    try {
+      const st = statSync(this.file);
+      return `${st.mtimeMs}:${st.size}:${st.ino}`;
+    } catch {
+      return null;
+    }
   }
 
   private save(): void {
@@ -94,6 +121,8 @@ export class TrustStore {
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ version: 1, servers: this.servers }, null, 2) + '\n', { mode: 0o600 });
     renameSync(tmp, this.file);
+    // What is in memory is what was just written.
+    this.loadedStamp = this.stamp() ?? undefined;
   }
 
   list(): TrustedServer[] {
