@@ -18,6 +18,7 @@ import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
+import { sqliteConnection } from '../../server/src/store/db.js';
 import { API_PATH, createBody, SIGNERS, TEMPLATE } from './workload.js';
 
 interface Phase {
@@ -57,7 +58,7 @@ try {
   // Count executions, not preparations: the store caches prepared statements (statementCache.ts),
   // so a statement is prepared once and run many times. Every Statement of the store's connection
   // shares one prototype; its run/all/get/iterate are wrapped for the counted phases.
-  const raw = running.ctx.store.raw;
+  const raw = sqliteConnection(running.ctx.store);
   let phase: Phase | null = null;
   const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as Record<'run' | 'all' | 'get' | 'iterate', (...args: unknown[]) => unknown>;
   for (const method of ['run', 'all', 'get', 'iterate'] as const) {

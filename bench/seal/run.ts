@@ -28,6 +28,7 @@ import { applySignerMove, type ActionOrigin } from '../../server/src/services/si
 import { validSignatureImage } from '../../server/src/services/signerJourney.js';
 import { getEvidence, getSealedDocument } from '../../server/src/store/sealing.js';
 import { updateSigner } from '../../server/src/store/signatureRequests.js';
+import { sqliteConnection } from '../../server/src/store/db.js';
 import { dataUrl, FIELD_VALUES, signaturePng, SIGNERS, TEMPLATE, templateWords } from './workload.js';
 
 const N = Number(process.env.BENCH_SEAL_N ?? 30);
@@ -76,7 +77,7 @@ class Bench {
     // With manualJobs afterCommit does nothing; the seal job calls it right after the transaction
     // that sets pdf_status ready. Watching it gives the instant the PDF became ready, apart from
     // the delivery jobs (final-file notices) the same runDue() runs after it.
-    const ready = running.ctx.store.raw.prepare('SELECT pdf_status FROM sealed_documents WHERE signature_request_id = ?');
+    const ready = sqliteConnection(running.ctx.store).prepare('SELECT pdf_status FROM sealed_documents WHERE signature_request_id = ?');
     running.ctx.afterCommit = () => {
       const w = this.watched;
       if (!w || w.readyAt !== null) return;

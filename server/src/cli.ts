@@ -71,10 +71,10 @@ interface JsonFlag {
   json?: boolean;
 }
 
-/** Open the store under DATA_DIR (validated like the server's settings), run `work`, always close. */
+/** Open the server's store (DATABASE_URL, or SQLite under DATA_DIR; validated like the server's settings), run `work`, always close. */
 async function withStore<T>(work: (ctx: Ctx) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = openStore(config.DATA_DIR, { synchronous: config.TAWQI_SQLITE_SYNCHRONOUS });
+  const store = await openStore(config.DATA_DIR, { databaseUrl: config.DATABASE_URL, poolSize: config.TAWQI_PG_POOL_SIZE, synchronous: config.TAWQI_SQLITE_SYNCHRONOUS });
   try {
     return await work({ store, config });
   } finally {

@@ -12,6 +12,12 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/[^\s]+$/, 'must be postgres://user:password@host:port/database (or postgresql://…); unset: SQLite under DATA_DIR')
+    .optional()
+    .describe('PostgreSQL database of the server and the CLI (several server processes may share it); unset: SQLite at DATA_DIR/tawqi.sqlite'),
+  TAWQI_PG_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10).describe('PostgreSQL connections each process may hold (DATABASE_URL)'),
   TAWQI_SQLITE_SYNCHRONOUS: z
     .enum(['full', 'normal'])
     .default('full')

@@ -86,7 +86,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   checkTransport(config);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
-  const store = openStore(config.DATA_DIR, {
+  const store = await openStore(config.DATA_DIR, {
+    databaseUrl: config.DATABASE_URL,
+    poolSize: config.TAWQI_PG_POOL_SIZE,
+    onPoolError: (err) => log.warn({ err }, 'an idle PostgreSQL connection failed; the pool opens another when needed'),
     synchronous: config.TAWQI_SQLITE_SYNCHRONOUS,
     checkpointWorker: true,
     onCheckpointFailure: (err) => log.error({ err }, 'WAL checkpoint worker failed; automatic checkpoints are back on'),

@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { PlanName } from '../../server/src/domain/plans.js';
 import { issueKey } from '../../server/src/services/accounts.js';
 import { verifyCodeAsync } from '../../server/src/services/codes.js';
 import { hashAccessCodes } from '../../server/src/services/signatureRequests.js';
-import { databasePath } from '../../server/src/store/db.js';
+import { databasePath, sqliteConnection } from '../../server/src/store/db.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
@@ -81,6 +82,18 @@ async function refused(s: TestServer, a: Setup, key: string, b: unknown, code: P
 
 const now = (s: TestServer): number => Math.floor(s.clock.nowMs() / 1000);
 
+
+/** Everything the database holds: the SQLite file (WAL checkpointed into it), or every row of every table as text on PostgreSQL. */
+async function databaseContents(s: TestServer): Promise<Buffer> {
+  if (s.ctx.store.dialect === 'sqlite') {
+    sqliteConnection(s.ctx.store).pragma('wal_checkpoint(TRUNCATE)');
+    return readFileSync(databasePath(s.dataDir));
+  }
+  const tables = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`.execute(s.ctx.store.db);
+  const parts: string[] = [];
+  for (const t of tables.rows) parts.push(...(await sql<{ row: string }>`SELECT CAST(t AS TEXT) AS row FROM ${sql.table(t.name)} AS t`.execute(s.ctx.store.db)).rows.map((r) => r.row));
+  return Buffer.from(parts.join('\n'));
+}
 describe('POST /signature_requests: body of 4.1 and its rules', () => {
   let s: TestServer;
   before(async () => {
@@ -291,9 +304,7 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
       for (const secret of [code, shortest, longest]) assert.equal(`${m.subject}\n${m.body}`.includes(secret), false);
       assert.match(m.body, /access code/, 'the invitation says a code will be asked, without the code');
     }
-    s.ctx.store.raw.pragma('wal_checkpoint(TRUNCATE)');
-    const file = readFileSync(databasePath(s.dataDir));
-    for (const secret of [code, longest]) assert.equal(file.includes(Buffer.from(secret)), false, 'no plaintext access code in the database');
+    for (const secret of [code, longest]) assert.equal((await databaseContents(s)).includes(Buffer.from(secret)), false, 'no plaintext access code in the database');
   });
 
   test('method token only with legal_level qes; format defaults by level; PAdES refused on ses', async () => {

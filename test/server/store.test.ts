@@ -1,8 +1,11 @@
 /**
- * The SQLite store's performance machinery (DESIGN §7) keeps its promises: group commit (one
+ * The store on both engines: precompiled queries, counters, the one migrator (PostgreSQL: several
+ * processes at once; SQLite: an installation of the hand-rolled migration loop upgraded in place).
+ * And the SQLite store's performance machinery (DESIGN §7) keeps its promises: group commit (one
  * transaction per event-loop turn, a savepoint per store.tx, results settled after COMMIT, a
- * failing member undone alone), the prepared-statement cache, precompiled queries, and WAL
- * checkpoints from a worker thread.
+ * failing member undone alone), the prepared-statement cache, direct execution, and WAL
+ * checkpoints from a worker thread — those tests open SQLite whatever the run's engine and say
+ * so in their names ("sqlite only:").
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -12,13 +15,14 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { insertRecord, precompile } from '../../server/src/store/compiled.js';
-import { databasePath, openStore, type Store } from '../../server/src/store/db.js';
+import { databasePath, openStore, sqliteConnection, type Store } from '../../server/src/store/db.js';
 import { MIGRATIONS } from '../../server/src/store/migrations.js';
 import { incrementCounter, incrementCounterWithin } from '../../server/src/store/counters.js';
 import { DUE_MESSAGES_SQL, dueMessages } from '../../server/src/store/messages.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startTestServer } from '../support/server.js';
+import { createTestDatabase, dropDatabaseOf, dropTestDatabase, onPostgres, storeOptions } from '../support/database.js';
 
 /** A second connection to the same file: it sees only what has been committed. */
 function committedCount(file: string, kind: string): number {
@@ -32,12 +36,14 @@ function committedCount(file: string, kind: string): number {
 
 const insertJob = (kind: string) => sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES (${kind}, 0, '{}', 0)`;
 
-describe('store.tx: group commit', () => {
+describe('sqlite only: store.tx: group commit', () => {
   let dir: string;
   let store: Store;
-  beforeEach(() => {
+  let raw: SQLite.Database;
+  beforeEach(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-    store = openStore(dir);
+    store = await openStore(dir);
+    raw = sqliteConnection(store);
   });
   afterEach(async () => {
     await store.close();
@@ -47,7 +53,7 @@ describe('store.tx: group commit', () => {
   test('transactions asked for in one turn share one COMMIT; each settles only after it', async () => {
     const file = databasePath(dir);
     let begins = 0;
-    const proto = Object.getPrototypeOf(store.raw.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
+    const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
     const run = proto.run;
     proto.run = function (this: { source: string }, ...args: unknown[]) {
       if (this.source.startsWith('BEGIN')) begins++;
@@ -93,7 +99,7 @@ describe('store.tx: group commit', () => {
     assert.deepEqual(results[2], { status: 'fulfilled', value: 1 }, "the failed member's rows were gone before the next member ran");
     const file = databasePath(dir);
     assert.deepEqual([committedCount(file, 'first'), committedCount(file, 'doomed'), committedCount(file, 'last')], [1, 0, 1]);
-    assert.equal(store.raw.inTransaction, false);
+    assert.equal(raw.inTransaction, false);
   });
 
   test('a constraint violation inside a member undoes that member only', async () => {
@@ -138,19 +144,72 @@ describe('store.tx: group commit', () => {
     );
     const file = databasePath(dir);
     assert.deepEqual([committedCount(file, 'solo'), committedCount(file, 'solo-failed')], [1, 0]);
-    assert.equal(store.raw.inTransaction, false);
+    assert.equal(raw.inTransaction, false);
   });
 });
 
-describe('prepared statements and precompiled queries', () => {
+describe('precompiled queries, on the run\'s engine', () => {
   let dir: string;
   let store: Store;
-  before(() => {
+  before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-    store = openStore(dir);
+    store = await openStore(dir, await storeOptions(dir));
   });
   after(async () => {
     await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    await dropDatabaseOf(dir);
+  });
+
+  test('the store names its engine', () => {
+    assert.equal(store.dialect, onPostgres ? 'postgres' : 'sqlite');
+  });
+
+  test('a precompiled query runs with new arguments each time, constants kept, in the caller’s transaction', async () => {
+    const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: $(1), payload: '{}', dedupe_key: null, last_error: null, created_at: $(1) }));
+    const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
+    await store.tx(async (trx) => {
+      await insert.run(trx, ['pre', 5]);
+      await insert.run(trx, ['pre', 6]);
+      assert.equal((await count.run(trx, ['pre'])).rows[0]!.n, 2);
+    });
+    const rows = await store.db.selectFrom('jobs').select(['run_at', 'created_at', 'payload']).where('kind', '=', 'pre').orderBy('run_at').execute();
+    assert.deepEqual(rows, [
+      { run_at: 5, created_at: 5, payload: '{}' },
+      { run_at: 6, created_at: 6, payload: '{}' },
+    ]);
+  });
+
+  test('insertRecord encodes JSON and boolean fields, leaves undefined ones to their defaults, and keeps each shape apart when shapes alternate', async () => {
+    interface Row { id: string; account_id: string; livemode: boolean; type: string; signature_request_id: string | null; data: { object: unknown }; request_info?: unknown; created_at: number }
+    const codec = { json: ['data', 'request_info'], bool: ['livemode'] } as const;
+    const base = { account_id: 'acct_x', type: 't', signature_request_id: null, created_at: 1 };
+    const rows: Row[] = [
+      { id: 'evt_a', livemode: true, ...base, data: { object: { n: 1 } }, request_info: { ip: '1.2.3.4' } },
+      { id: 'evt_b', livemode: false, ...base, data: { object: { n: 2 } } }, // no request_info: another shape
+      { id: 'evt_c', livemode: true, ...base, data: { object: { n: 3 } }, request_info: null },
+    ];
+    await store.tx(async (trx) => {
+      for (const r of rows) await insertRecord(trx, 'events', { json: [...codec.json], bool: [...codec.bool] }, r);
+    });
+    const stored = await store.db.selectFrom('events').select(['id', 'livemode', 'data', 'request_info']).where('id', 'in', ['evt_a', 'evt_b', 'evt_c']).orderBy('id').execute();
+    assert.deepEqual(stored, [
+      { id: 'evt_a', livemode: 1, data: '{"object":{"n":1}}', request_info: '{"ip":"1.2.3.4"}' },
+      { id: 'evt_b', livemode: 0, data: '{"object":{"n":2}}', request_info: null },
+      { id: 'evt_c', livemode: 1, data: '{"object":{"n":3}}', request_info: null },
+    ]);
+  });
+});
+
+describe('sqlite only: prepared statements and direct execution', () => {
+  let dir: string;
+  let sqlite: Store;
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    sqlite = await openStore(dir);
+  });
+  after(async () => {
+    await sqlite.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -175,35 +234,20 @@ describe('prepared statements and precompiled queries', () => {
     cache.close();
   });
 
-  test('a precompiled query runs with new arguments each time, constants kept, in the caller’s transaction', async () => {
-    const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: $(1), payload: '{}', dedupe_key: null, last_error: null, created_at: $(1) }));
-    const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
-    await store.tx(async (trx) => {
-      await insert.run(trx, ['pre', 5]);
-      await insert.run(trx, ['pre', 6]);
-      assert.equal((await count.run(trx, ['pre'])).rows[0]!.n, 2);
-    });
-    const rows = await store.db.selectFrom('jobs').select(['run_at', 'created_at', 'payload']).where('kind', '=', 'pre').orderBy('run_at').execute();
-    assert.deepEqual(rows, [
-      { run_at: 5, created_at: 5, payload: '{}' },
-      { run_at: 6, created_at: 6, payload: '{}' },
-    ]);
-  });
-
   test('inside a group, precompiled queries run on the held connection: results, insert ids, and a failure that undoes its member only', async () => {
     const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: $(1), last_error: null, created_at: 0 }));
     const insertReturning = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: null, last_error: null, created_at: 0 }).returning('id'));
     const results = await Promise.allSettled([
-      store.tx(async (trx) => {
+      sqlite.tx(async (trx) => {
         const plain = await insert.run(trx, ['held-a', null]);
         const returned = await insertReturning.run(trx, ['held-a']);
         return { affected: plain.numAffectedRows, insertId: typeof plain.insertId, returnedId: typeof returned.rows[0]!.id };
       }),
-      store.tx(async (trx) => {
+      sqlite.tx(async (trx) => {
         await insert.run(trx, ['held-b', 'held-dup']);
         await insert.run(trx, ['held-b', 'held-dup']); // UNIQUE dedupe_key: rejects, synchronously thrown inside, a rejection outside
       }),
-      store.tx((trx) => insert.run(trx, ['held-c', null])),
+      sqlite.tx((trx) => insert.run(trx, ['held-c', null])),
     ]);
     assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
     assert.deepEqual((results[0] as PromiseFulfilledResult<unknown>).value, { affected: 1n, insertId: 'bigint', returnedId: 'number' });
@@ -211,43 +255,23 @@ describe('prepared statements and precompiled queries', () => {
     const file = databasePath(dir);
     assert.deepEqual([committedCount(file, 'held-a'), committedCount(file, 'held-b'), committedCount(file, 'held-c')], [2, 0, 1]);
     // Outside a group a write goes through Kysely's executor and its connection mutex.
-    await insert.run(store.db, ['held-d', null]);
+    await insert.run(sqlite.db, ['held-d', null]);
     assert.equal(committedCount(file, 'held-d'), 1);
-  });
-
-  test('insertRecord encodes JSON and boolean fields, leaves undefined ones to their defaults, and keeps each shape apart when shapes alternate', async () => {
-    interface Row { id: string; account_id: string; livemode: boolean; type: string; signature_request_id: string | null; data: { object: unknown }; request_info?: unknown; created_at: number }
-    const codec = { json: ['data', 'request_info'], bool: ['livemode'] } as const;
-    const base = { account_id: 'acct_x', type: 't', signature_request_id: null, created_at: 1 };
-    const rows: Row[] = [
-      { id: 'evt_a', livemode: true, ...base, data: { object: { n: 1 } }, request_info: { ip: '1.2.3.4' } },
-      { id: 'evt_b', livemode: false, ...base, data: { object: { n: 2 } } }, // no request_info: another shape
-      { id: 'evt_c', livemode: true, ...base, data: { object: { n: 3 } }, request_info: null },
-    ];
-    await store.tx(async (trx) => {
-      for (const r of rows) await insertRecord(trx, 'events', { json: [...codec.json], bool: [...codec.bool] }, r);
-    });
-    const stored = await store.db.selectFrom('events').select(['id', 'livemode', 'data', 'request_info']).where('id', 'in', ['evt_a', 'evt_b', 'evt_c']).orderBy('id').execute();
-    assert.deepEqual(stored, [
-      { id: 'evt_a', livemode: 1, data: '{"object":{"n":1}}', request_info: '{"ip":"1.2.3.4"}' },
-      { id: 'evt_b', livemode: 0, data: '{"object":{"n":2}}', request_info: null },
-      { id: 'evt_c', livemode: 1, data: '{"object":{"n":3}}', request_info: null },
-    ]);
   });
 
   test('a precompiled read outside any transaction runs at once, and while a group is open it waits: it never sees uncommitted writes', async () => {
     const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
-    assert.equal((await count.run(store.db, ['none-yet'])).rows[0]!.n, 0);
+    assert.equal((await count.run(sqlite.db, ['none-yet'])).rows[0]!.n, 0);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const writing = store.tx(async (trx) => {
+    const writing = sqlite.tx(async (trx) => {
       await insertJob('rolled').execute(trx);
       await gate; // the group stays open across real waiting
       throw new Error('undo');
     });
-    for (let i = 0; i < 100 && !store.raw.inTransaction; i++) await new Promise((resolve) => setImmediate(resolve));
-    assert.ok(store.raw.inTransaction, 'the group is open');
-    const during = count.run(store.db, ['rolled']);
+    for (let i = 0; i < 100 && !sqliteConnection(sqlite).inTransaction; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(sqliteConnection(sqlite).inTransaction, 'the group is open');
+    const during = count.run(sqlite.db, ['rolled']);
     release();
     await assert.rejects(writing, /undo/);
     assert.equal((await during).rows[0]!.n, 0, 'the read waited for the group: it never saw the write that was rolled back');
@@ -257,7 +281,7 @@ describe('prepared statements and precompiled queries', () => {
 describe('windowed counters', () => {
   test('a bounded increment adds only while the total stays within the limit, in one statement', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-    const store = openStore(dir);
+    const store = await openStore(dir, await storeOptions(dir));
     try {
       const count = async (scope: string) => (await store.db.selectFrom('counters').select('count').where('scope', '=', scope).executeTakeFirst())?.count ?? null;
       assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'big', 0, 6, 5)), false, 'a fresh window past the limit');
@@ -272,11 +296,12 @@ describe('windowed counters', () => {
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
+      await dropDatabaseOf(dir);
     }
   });
 });
 
-describe('migration 9: messages become their own delivery queue', () => {
+describe('sqlite only: migration 9: messages become their own delivery queue', () => {
   test('a pending deliver_message job moves onto its message (due time, attempts); other jobs stay', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
     try {
@@ -293,7 +318,7 @@ describe('migration 9: messages become their own delivery queue', () => {
       old.prepare(`INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('expire_request', 999, '{}', 'expire:sr_x', 100)`).run();
       old.close();
 
-      const store = openStore(dir);
+      const store = await openStore(dir);
       try {
         const rows = await store.db.selectFrom('messages').select(['id', 'state', 'deliver_at', 'attempts', 'html', 'blocks']).orderBy('id').execute();
         assert.deepEqual(rows, [
@@ -304,7 +329,7 @@ describe('migration 9: messages become their own delivery queue', () => {
         assert.deepEqual(jobs, [{ kind: 'expire_request' }]);
         const due = await dueMessages(store.db, 200, 10);
         assert.deepEqual(due.map((m) => m.id), [7], 'the moved message is due');
-        const plan = store.raw.prepare(`EXPLAIN QUERY PLAN ${DUE_MESSAGES_SQL}`).all(200, 10) as { detail: string }[];
+        const plan = sqliteConnection(store).prepare(`EXPLAIN QUERY PLAN ${DUE_MESSAGES_SQL}`).all(200, 10) as { detail: string }[];
         assert.match(plan.map((p) => p.detail).join(' '), /messages_due/, 'the due query reads the partial index');
       } finally {
         await store.close();
@@ -315,26 +340,26 @@ describe('migration 9: messages become their own delivery queue', () => {
   });
 });
 
-describe('durability of commits', () => {
+describe('sqlite only: durability of commits', () => {
   test('by default every commit is synced to disk (synchronous=FULL); TAWQI_SQLITE_SYNCHRONOUS=normal relaxes it', async () => {
     assert.equal(loadConfig({}).TAWQI_SQLITE_SYNCHRONOUS, 'full');
     assert.equal(loadConfig({ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }).TAWQI_SQLITE_SYNCHRONOUS, 'normal');
     assert.throws(() => loadConfig({ TAWQI_SQLITE_SYNCHRONOUS: 'off' }), /TAWQI_SQLITE_SYNCHRONOUS/);
     for (const [option, pragma] of [[undefined, 2], ['full', 2], ['normal', 1]] as const) {
       const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-      const store = openStore(dir, option ? { synchronous: option } : {});
+      const store = await openStore(dir, option ? { synchronous: option } : {});
       try {
-        assert.equal(store.raw.pragma('synchronous', { simple: true }), pragma, `synchronous for ${option ?? 'the default'}`);
-        assert.equal(store.raw.pragma('journal_mode', { simple: true }), 'wal');
+        assert.equal(sqliteConnection(store).pragma('synchronous', { simple: true }), pragma, `synchronous for ${option ?? 'the default'}`);
+        assert.equal(sqliteConnection(store).pragma('journal_mode', { simple: true }), 'wal');
       } finally {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
       }
     }
     for (const [env, pragma] of [[{}, 2], [{ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }, 1]] as const) {
-      const s = await startTestServer(env);
+      const s = await startTestServer({ ...env, DATABASE_URL: '' });
       try {
-        assert.equal(s.ctx.store.raw.pragma('synchronous', { simple: true }), pragma, 'the server opens its store with the configured setting');
+        assert.equal(sqliteConnection(s.ctx.store).pragma('synchronous', { simple: true }), pragma, 'the server opens its store with the configured setting');
       } finally {
         await s.close();
       }
@@ -342,12 +367,12 @@ describe('durability of commits', () => {
   });
 });
 
-describe('WAL checkpoints from a worker thread', () => {
+describe('sqlite only: WAL checkpoints from a worker thread', () => {
   test('the connection does not checkpoint on commit; the worker copies the WAL into the database file within about a second', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-    const store = openStore(dir, { checkpointWorker: true, onCheckpointFailure: (err) => assert.fail(String(err)) });
+    const store = await openStore(dir, { checkpointWorker: true, onCheckpointFailure: (err) => assert.fail(String(err)) });
     try {
-      assert.equal(store.raw.pragma('wal_autocheckpoint', { simple: true }), 0);
+      assert.equal(sqliteConnection(store).pragma('wal_autocheckpoint', { simple: true }), 0);
       const file = databasePath(dir);
       const before = statSync(file).size;
       await store.tx(async (trx) => {
@@ -365,12 +390,101 @@ describe('WAL checkpoints from a worker thread', () => {
 
   test('without the worker (the CLI) automatic checkpoints stay on', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-    const store = openStore(dir);
+    const store = await openStore(dir);
     try {
-      assert.equal(store.raw.pragma('wal_autocheckpoint', { simple: true }), 1000);
+      assert.equal(sqliteConnection(store).pragma('wal_autocheckpoint', { simple: true }), 1000);
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('one migrator on both engines', () => {
+  test('sqlite only: an installation of the hand-rolled migration loop upgrades in place: its history moves to the Migrator, nothing runs twice, data stays', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    try {
+      // The database as the code before the Migrator left it: every migration applied, recorded in schema_migrations.
+      const old = new SQLite(databasePath(dir));
+      old.exec('CREATE TABLE schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+      for (const m of MIGRATIONS) {
+        old.exec(m.sql);
+        old.prepare('INSERT INTO schema_migrations VALUES (?, ?, ?)').run(m.id, m.name, 1_700_000_000 + m.id);
+      }
+      old.prepare(`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES ('kept', 5, '{}', 5)`).run();
+      old.close();
+
+      for (let open = 0; open < 2; open++) {
+        const store = await openStore(dir);
+        try {
+          const history = await sql<{ name: string; timestamp: string }>`SELECT name, timestamp FROM kysely_migration ORDER BY name`.execute(store.db);
+          assert.deepEqual(
+            history.rows.map((r) => r.name),
+            MIGRATIONS.map((m) => String(m.id).padStart(4, '0')),
+          );
+          assert.equal(history.rows[0]!.timestamp, new Date((1_700_000_000 + 1) * 1000).toISOString(), 'applied times kept');
+          const legacy = sqliteConnection(store).prepare("SELECT name FROM sqlite_master WHERE name = 'schema_migrations'").get();
+          assert.equal(legacy, undefined, 'schema_migrations is gone');
+          assert.deepEqual(await store.db.selectFrom('jobs').select('kind').execute(), [{ kind: 'kept' }]);
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('postgres only: three processes opening a fresh database at once migrate it once', { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' }, async () => {
+    const url = await createTestDatabase();
+    try {
+      // Three stores with their own pools: to PostgreSQL, three processes.
+      const stores = await Promise.all([0, 1, 2].map(() => openStore('/nonexistent', { databaseUrl: url, poolSize: 2 })));
+      try {
+        const history = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(stores[0]!.db);
+        assert.deepEqual(history.rows, [{ name: '0009' }], 'the baseline, recorded once');
+        for (const store of stores) {
+          assert.equal(store.dialect, 'postgres');
+          assert.equal(await store.tx((trx) => incrementCounter(trx, 'three', 0)), stores.indexOf(store) + 1);
+        }
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    } finally {
+      await dropTestDatabase(url);
+    }
+  });
+
+  test('postgres only: the baseline has every table, column, default and index SQLite has after its migrations', { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' }, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    const url = await createTestDatabase();
+    const sqlite = await openStore(dir);
+    const postgres = await openStore(dir, { databaseUrl: url });
+    try {
+      const raw = sqliteConnection(sqlite);
+      const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
+      const pgColumns = await sql<{ table_name: string; column_name: string; is_nullable: string; column_default: string | null }>`
+        SELECT table_name, column_name, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely_%'`.execute(postgres.db);
+      assert.deepEqual([...new Set(pgColumns.rows.map((c) => c.table_name))].sort(), tables);
+      for (const table of tables) {
+        const columns = raw.prepare(`SELECT name, "notnull", dflt_value, pk FROM pragma_table_info(?)`).all(table) as { name: string; notnull: number; dflt_value: string | null; pk: number }[];
+        const pg = pgColumns.rows.filter((c) => c.table_name === table);
+        assert.deepEqual(pg.map((c) => c.column_name).sort(), columns.map((c) => c.name).sort(), `columns of ${table}`);
+        for (const c of columns) {
+          const p = pg.find((x) => x.column_name === c.name)!;
+          if (c.notnull || c.pk) assert.equal(p.is_nullable, 'NO', `${table}.${c.name} is NOT NULL`);
+          const pgDefault = p.column_default?.replace(/::[a-z ]+$/, '') ?? null;
+          assert.equal(pgDefault, c.dflt_value, `${table}.${c.name} default`);
+        }
+      }
+      const sqliteIndexes = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((i) => i.name);
+      const pgIndexes = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' AND indexname NOT LIKE 'kysely_%' ORDER BY indexname`.execute(postgres.db);
+      assert.deepEqual(pgIndexes.rows.map((i) => i.indexname), sqliteIndexes);
+    } finally {
+      await sqlite.close();
+      await postgres.close();
+      rmSync(dir, { recursive: true, force: true });
+      await dropTestDatabase(url);
     }
   });
 });

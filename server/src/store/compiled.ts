@@ -1,5 +1,19 @@
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type CompiledQuery, type QueryResult, type RawBuilder, type SqliteDatabase } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+  type QueryResult,
+  type RawBuilder,
+  type SqliteDatabase,
+} from 'kysely';
 import type { Tx } from './db.js';
+import type { Dialect } from './dialect.js';
 import type { Codec } from './rowCodec.js';
 import type { Database } from './schema.js';
 
@@ -18,15 +32,29 @@ import type { Database } from './schema.js';
  *
  * A value is marked in the builder with `$(i)` (argument i of `run`); anything else the builder
  * turns into a parameter (a literal null, a constant 1) stays a constant.
+ *
+ * Each query is compiled for SQLite when its module loads and for PostgreSQL ($1 placeholders) the
+ * first time it runs on a PostgreSQL store; the builder is told the dialect, for the few raw
+ * statements whose SQL differs. The direct-execution shortcuts below are SQLite's alone.
  */
-const compiler = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  },
-});
+const compilers: Record<Dialect, Kysely<Database>> = {
+  sqlite: new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  }),
+  postgres: new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  }),
+};
 
 const MARK = '\u0000tawqi-arg:';
 
@@ -79,27 +107,64 @@ export type Arg = (i: number) => any;
 /** A query builder (compile()) or a sql`` template (compile(executorProvider)). */
 type Buildable<R> = { compile(): CompiledQuery<R> } | RawBuilder<R>;
 
+/** Builds a query on a dialect's compiler; `$(i)` marks argument i. */
+export type Build<R> = (db: Kysely<Database>, $: Arg, dialect: Dialect) => Buildable<R>;
+
+/** One dialect's compiled form of a query. */
+class Compiled<R> {
+  readonly query: CompiledQuery<R>;
+  /** Per parameter: the argument index, or -1 for a constant. */
+  readonly slots: number[] = [];
+  readonly constants: unknown[] = [];
+
+  constructor(build: Build<R>, dialect: Dialect) {
+    const compiler = compilers[dialect];
+    const built = build(compiler, (i) => MARK + i, dialect);
+    this.query = (built as RawBuilder<R>).compile(compiler);
+    if (this.query.sql.includes(MARK)) throw new Error(`an argument was inlined into the SQL, not bound: ${this.query.sql}`);
+    for (const p of this.query.parameters) {
+      const arg = typeof p === 'string' && p.startsWith(MARK) ? Number(p.slice(MARK.length)) : -1;
+      this.slots.push(arg);
+      this.constants.push(arg === -1 ? p : undefined);
+    }
+  }
+
+  parameters(args: readonly unknown[]): unknown[] {
+    const slots = this.slots;
+    const parameters = new Array<unknown>(slots.length);
+    for (let i = 0; i < slots.length; i++) parameters[i] = slots[i] === -1 ? this.constants[i] : args[slots[i]!];
+    return parameters;
+  }
+}
+
 export class Precompiled<R> {
+  readonly #build: Build<R>;
   readonly #compiled: CompiledQuery<R>;
   /** Per parameter: the argument index, or -1 for a constant. */
   readonly #slots: number[];
   readonly #constants: unknown[];
+  #postgres: Compiled<R> | undefined;
 
-  constructor(build: (db: Kysely<Database>, $: Arg) => Buildable<R>) {
-    const built = build(compiler, (i) => MARK + i);
-    this.#compiled = (built as RawBuilder<R>).compile(compiler);
-    if (this.#compiled.sql.includes(MARK)) throw new Error(`an argument was inlined into the SQL, not bound: ${this.#compiled.sql}`);
-    this.#slots = [];
-    this.#constants = [];
-    for (const p of this.#compiled.parameters) {
-      const arg = typeof p === 'string' && p.startsWith(MARK) ? Number(p.slice(MARK.length)) : -1;
-      this.#slots.push(arg);
-      this.#constants.push(arg === -1 ? p : undefined);
-    }
+  constructor(build: Build<R>) {
+    this.#build = build;
+    const sqlite = new Compiled(build, 'sqlite');
+    this.#compiled = sqlite.query;
+    this.#slots = sqlite.slots;
+    this.#constants = sqlite.constants;
   }
 
+  /** The SQLite SQL (tests read its query plan). */
   get sql(): string {
     return this.#compiled.sql;
+  }
+
+  /** The SQL run on `dialect`. */
+  sqlFor(dialect: Dialect): string {
+    return dialect === 'sqlite' ? this.#compiled.sql : this.#forPostgres().query.sql;
+  }
+
+  #forPostgres(): Compiled<R> {
+    return (this.#postgres ??= new Compiled(this.#build, 'postgres'));
   }
 
   run(db: Tx, args: readonly unknown[]): Promise<QueryResult<R>> {
@@ -124,12 +189,18 @@ export class Precompiled<R> {
         return Promise.reject(err as Error);
       }
     }
+    const executor = db.getExecutor();
+    if (executor.adapter instanceof PostgresAdapter) {
+      const pg = this.#forPostgres();
+      const q = pg.query;
+      return db.executeQuery<R>({ query: q.query, queryId: q.queryId, sql: q.sql, parameters: pg.parameters(args) });
+    }
     return db.executeQuery<R>({ query: c.query, queryId: c.queryId, sql: c.sql, parameters });
   }
 }
 
 /** Build and compile a query once (where it is declared, when its module loads). */
-export function precompile<R>(build: (db: Kysely<Database>, $: Arg) => Buildable<R>): Precompiled<R> {
+export function precompile<R>(build: Build<R>): Precompiled<R> {
   return new Precompiled(build);
 }
 
@@ -137,7 +208,7 @@ type Table = keyof Database & string;
 const shaped = new Map<string, Precompiled<unknown>>();
 
 /** One compiled query per table, statement kind and column list (rows and changes vary in shape). */
-function byShape<R>(key: string, build: (db: Kysely<Database>, $: Arg) => Buildable<R>): Precompiled<R> {
+function byShape<R>(key: string, build: Build<R>): Precompiled<R> {
   let q = shaped.get(key) as Precompiled<R> | undefined;
   if (!q) {
     q = new Precompiled(build);

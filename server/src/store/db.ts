@@ -3,7 +3,9 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
-import { MIGRATIONS } from './migrations.js';
+import type { Dialect } from './dialect.js';
+import { migratePostgres, migrateSqlite } from './migrate.js';
+import { openPostgres } from './postgres.js';
 import { CachedStatements } from './statementCache.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { groupCommit } from './groupCommit.js';
@@ -14,12 +16,16 @@ export type Tx = Transaction<Database> | Kysely<Database>;
 
 export interface Store {
   db: Db;
-  raw: SQLite.Database;
+  /** The engine: SQLite under DATA_DIR (the default) or PostgreSQL (DATABASE_URL). */
+  dialect: Dialect;
   /**
-   * Run `work` in one write transaction (BEGIN IMMEDIATE: no upgrade deadlock with the CLI process).
-   * Transactions asked for in the same event-loop turn share one SQLite transaction, each in its own
-   * savepoint, and settle after the shared COMMIT (group commit, groupCommit.ts): a `work` that
-   * throws undoes its own writes only. Never call store.tx from inside a `work`.
+   * Run `work` in one write transaction.
+   *
+   * SQLite: BEGIN IMMEDIATE (no upgrade deadlock with the CLI process). Transactions asked for in
+   * the same event-loop turn share one SQLite transaction, each in its own savepoint, and settle
+   * after the shared COMMIT (group commit, groupCommit.ts): a `work` that throws undoes its own
+   * writes only. PostgreSQL: one transaction per call on a pooled connection (postgres.ts).
+   * Never call store.tx from inside a `work`.
    */
   tx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -47,8 +53,44 @@ export interface StoreOptions {
   onCheckpointFailure?: (err: unknown) => void;
 }
 
-/** Open (and migrate) the SQLite store under dataDir. Safe to open from the server and the CLI at once. */
-export function openStore(dataDir: string, options: StoreOptions = {}): Store {
+/** Where the store is and how to open it. */
+export interface OpenOptions extends StoreOptions {
+  /** postgres://… (DATABASE_URL): PostgreSQL instead of the SQLite file under dataDir. */
+  databaseUrl?: string;
+  /** PostgreSQL connections this process may hold (TAWQI_PG_POOL_SIZE). */
+  poolSize?: number;
+  /** Told when an idle pooled PostgreSQL connection fails. */
+  onPoolError?: (err: unknown) => void;
+}
+
+/**
+ * Open (and migrate) the store: PostgreSQL when a database URL is given, otherwise SQLite under
+ * dataDir. Safe to open from several processes at once (servers, the CLI).
+ */
+export async function openStore(dataDir: string, options: OpenOptions = {}): Promise<Store> {
+  if (options.databaseUrl) {
+    const engine = await openPostgres(options.databaseUrl, options);
+    try {
+      await migratePostgres(engine.db);
+    } catch (err) {
+      await engine.close();
+      throw err;
+    }
+    return { db: engine.db, dialect: 'postgres', tx: engine.tx, close: engine.close };
+  }
+  return openSqlite(dataDir, options);
+}
+
+/** The SQLite connection behind a SQLite store (tests of SQLite's own machinery); the store owns it. */
+export function sqliteConnection(store: Store): SQLite.Database {
+  const raw = sqliteConnections.get(store);
+  if (!raw) throw new Error('not a SQLite store');
+  return raw;
+}
+
+const sqliteConnections = new WeakMap<Store, SQLite.Database>();
+
+async function openSqlite(dataDir: string, options: StoreOptions): Promise<Store> {
   mkdirSync(dataDir, { recursive: true });
   const file = databasePath(dataDir);
   const raw = new SQLite(file);
@@ -60,7 +102,14 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
   raw.pragma('temp_store = MEMORY');
   raw.pragma('cache_size = -16384');
   raw.pragma('mmap_size = 268435456');
-  migrate(raw);
+  const statements = new CachedStatements(raw);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  try {
+    await migrateSqlite(db, raw);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
   let checkpointer: Checkpointer | null = null;
   if (options.checkpointWorker) {
     raw.pragma('wal_autocheckpoint = 0');
@@ -69,31 +118,18 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
       options.onCheckpointFailure?.(err);
     });
   }
-  const statements = new CachedStatements(raw);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   registerRoot(db, raw, statements);
-  return {
+  const store: Store = {
     db,
-    raw,
+    dialect: 'sqlite',
     tx: groupCommit(db, raw, statements),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
     },
   };
-}
-
-function migrate(raw: SQLite.Database): void {
-  raw.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-  const apply = raw.transaction(() => {
-    const done = new Set((raw.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => r.id));
-    for (const m of MIGRATIONS) {
-      if (done.has(m.id)) continue;
-      raw.exec(m.sql);
-      raw.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, Math.floor(Date.now() / 1000));
-    }
-  });
-  apply.immediate();
+  sqliteConnections.set(store, raw);
+  return store;
 }
 
 export function parseJson<T>(text: string): T {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { TemplateFieldDefinition } from '../domain/templateLibrary.js';
 import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
+import { dialectOf } from './dialect.js';
 
 export interface TemplateRecord {
   id: string;
@@ -63,7 +64,11 @@ export async function listTemplates(tx: Tx, q: TemplateQuery): Promise<TemplateR
   query = q.mineOnly
     ? query.where('account_id', '=', q.accountId)
     : query.where((eb) => eb.or([eb('account_id', '=', q.accountId), eb('account_id', 'is', null)]));
-  if (q.search) query = query.where(sql<boolean>`title LIKE ${'%' + q.search.replace(/[\\%_]/g, (c) => '\\' + c) + '%'} ESCAPE '\\'`);
+  if (q.search) {
+    // Case-insensitive for ASCII letters only on both engines: SQLite's LIKE, PostgreSQL's ILIKE on a COLLATE "C" column.
+    const like = dialectOf(tx) === 'postgres' ? sql`ILIKE` : sql`LIKE`;
+    query = query.where(sql<boolean>`title ${like} ${'%' + q.search.replace(/[\\%_]/g, (c) => '\\' + c) + '%'} ESCAPE '\\'`);
+  }
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
   const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
   return rows.map(fromRow);

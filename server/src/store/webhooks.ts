@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
+import { dialectOf } from './dialect.js';
 import type { EventRecord } from './events.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 
@@ -279,13 +280,27 @@ const RECORD_CHUNK = 500;
  * Record attempts and their outcome, one UPDATE … FROM (VALUES …) per chunk. A delivery canceled
  * while its attempt was in flight stays canceled (the attempt is still logged, with no retry).
  * SET expressions see the row as it was before the update.
+ *
+ * The attempt is appended to the JSON text of the row's attempts, with its next_retry_at set from
+ * the row's status: by SQLite's JSON functions, and on PostgreSQL by joining the same compact text
+ * (JSON.stringify's, the entry ending in next_retry_at), so both engines store identical text.
  */
 export async function recordAttempts(tx: Tx, results: readonly AttemptResult[]): Promise<void> {
+  const postgres = dialectOf(tx) === 'postgres';
   for (let i = 0; i < results.length; i += RECORD_CHUNK) {
     const values = results.slice(i, i + RECORD_CHUNK).map((r) => {
       const retryAt = r.outcome.status === 'pending' ? r.outcome.retryAt : null;
-      return sql`(${r.deliveryId}, ${r.outcome.status}, ${retryAt}, ${JSON.stringify({ ...r.entry, next_retry_at: null })}, ${r.now})`;
+      const entry = { ...r.entry } as Record<string, unknown>;
+      delete entry.next_retry_at;
+      const json = JSON.stringify({ ...entry, next_retry_at: null });
+      if (!postgres) return sql`(${r.deliveryId}, ${r.outcome.status}, ${retryAt}, ${json}, ${r.now})`;
+      // The entry without its final `null}`: the row's next_retry_at and the closing brace are added in SQL.
+      const head = json.slice(0, -'null}'.length);
+      return sql`(CAST(${r.deliveryId} AS TEXT), CAST(${r.outcome.status} AS TEXT), CAST(${retryAt} AS BIGINT), CAST(${head} AS TEXT), CAST(${r.now} AS BIGINT))`;
     });
+    const attempts = postgres
+      ? sql`CASE WHEN d.attempts = '[]' THEN '[' ELSE left(d.attempts, -1) || ',' END || r.entry || coalesce(CAST(CASE WHEN d.status = 'pending' THEN r.retry_at END AS TEXT), 'null') || '}]'`
+      : sql`json_insert(d.attempts, '$[#]', json_set(json(r.entry), '$.next_retry_at', CASE WHEN d.status = 'pending' THEN r.retry_at ELSE NULL END))`;
     await sql`
       WITH r(id, outcome, retry_at, entry, now) AS (VALUES ${sql.join(values)})
       UPDATE webhook_deliveries AS d SET
@@ -293,7 +308,7 @@ export async function recordAttempts(tx: Tx, results: readonly AttemptResult[]):
         status = CASE WHEN d.status = 'pending' THEN r.outcome ELSE d.status END,
         next_attempt_at = CASE WHEN d.status = 'pending' THEN r.retry_at ELSE NULL END,
         leased_until = NULL,
-        attempts = json_insert(d.attempts, '$[#]', json_set(json(r.entry), '$.next_retry_at', CASE WHEN d.status = 'pending' THEN r.retry_at ELSE NULL END)),
+        attempts = ${attempts},
         updated_at = r.now
       FROM r
       WHERE d.id = r.id`.execute(tx);

@@ -1,0 +1,58 @@
+import type { Pool, PoolConfig } from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from './schema.js';
+
+/**
+ * The PostgreSQL engine of the store (DATABASE_URL): Kysely's PostgresDialect on a pg.Pool.
+ *
+ * Values: BIGINT (int8) and NUMERIC come back as JS numbers, not strings — they hold Unix seconds,
+ * amounts in minor units, counts and row ids, all far below 2^53 — so rows look exactly as they do
+ * on SQLite. Booleans are INTEGER 0/1 and JSON is TEXT on both engines (rowCodec.ts is shared).
+ *
+ * Transactions: every store.tx is one real transaction (READ COMMITTED) on a pooled connection;
+ * there is no group commit (PostgreSQL commits concurrent transactions in parallel). A transaction
+ * that PostgreSQL aborts as a serialization failure or a deadlock victim (40001, 40P01) is run
+ * again, up to TX_ATTEMPTS times in all.
+ */
+export const TX_ATTEMPTS = 3;
+
+const RETRYABLE = new Set(['40001', '40P01']);
+
+export interface PostgresEngine {
+  db: Kysely<Database>;
+  tx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  /** Connections this process may hold (TAWQI_PG_POOL_SIZE). */
+  poolSize?: number;
+  /** Told when an idle pooled connection fails (the pool drops it and opens another when needed). */
+  onPoolError?: (err: unknown) => void;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresEngine> {
+  // Loaded only here: a SQLite installation never loads the driver.
+  const { default: pg } = await import('pg');
+  const toNumber = (value: string): number => Number(value);
+  const types: PoolConfig['types'] = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format ?? 'text')) as NonNullable<PoolConfig['types']>['getTypeParser'],
+  };
+  const pool: Pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types, application_name: 'tawqi' });
+  pool.on('error', (err) => options.onPoolError?.(err));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const tx = async <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await db.transaction().execute(work);
+      } catch (err) {
+        if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((err as { code?: string } | null)?.code ?? '')) throw err;
+      }
+    }
+  };
+  return { db, tx, close: () => db.destroy() };
+}
