@@ -13,12 +13,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { ManualClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
 import { hashSecret } from '../../server/src/domain/keys.js';
 import { startServer, type RunningServer } from '../../server/src/server.js';
-import { databasePath } from '../../server/src/store/db.js';
+import { databaseEnv, dropDatabaseOf } from '../support/database.js';
 import { assertError } from '../support/envelope.js';
 import { call, type CallOptions, type CallResult } from '../support/server.js';
 
@@ -48,13 +47,16 @@ describe('tawqi CLI', () => {
   let dataDir: string;
   let clock: ManualClock;
   let server: RunningServer;
+  let database: Record<string, string>;
 
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-cli-'));
+    database = await databaseEnv(dataDir);
     clock = new ManualClock();
     // Generous limits: every request here comes from 127.0.0.1 within one window of the still clock.
     const config = loadConfig({
       DATA_DIR: dataDir,
+      ...database,
       PORT: '0',
       HOST: '127.0.0.1',
       TAWQI_LOG_LEVEL: 'silent',
@@ -67,11 +69,12 @@ describe('tawqi CLI', () => {
   after(async () => {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
+    await dropDatabaseOf(dataDir);
   });
 
   /** Run the CLI from source as its own process, on the server's data directory. */
   function cli(...args: string[]): Promise<CliResult> {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...database };
     delete env.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
       execFile(
@@ -125,22 +128,13 @@ describe('tawqi CLI', () => {
     return matches[0].id;
   }
 
-  function apiKeyRows(): Json[] {
-    const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
-    try {
-      return db.prepare('SELECT * FROM api_keys').all();
-    } finally {
-      db.close();
-    }
+  /** The stored rows, read from the database the server and the CLI share (either engine). */
+  async function apiKeyRows(): Promise<Json[]> {
+    return server.ctx.store.db.selectFrom('api_keys').selectAll().execute();
   }
 
-  function ledgerRows(accountId: string): Json[] {
-    const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
-    try {
-      return db.prepare('SELECT * FROM ledger WHERE account_id = ? ORDER BY id').all(accountId);
-    } finally {
-      db.close();
-    }
+  async function ledgerRows(accountId: string): Promise<Json[]> {
+    return server.ctx.store.db.selectFrom('ledger').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
   }
 
   test('account create --json prints exactly one JSON object: the account and four keys of the documented formats', async () => {
@@ -204,7 +198,7 @@ describe('tawqi CLI', () => {
 
   test('the database holds only SHA-256 digests of the keys, never a plain key', async () => {
     const { keys } = await newAccount();
-    const dump = JSON.stringify(apiKeyRows());
+    const dump = JSON.stringify(await apiKeyRows());
     for (const secret of Object.values(keys)) {
       assert.ok(!dump.includes(secret), 'a plain key is stored');
       assert.ok(!dump.includes(secret.slice(-40)), 'the random part of a key is stored');
@@ -287,7 +281,7 @@ describe('tawqi CLI', () => {
 
   test('account set --balance and --wallet-topup write ledger rows in the same transaction', async () => {
     const { id, keys } = await newAccount('--balance', '10');
-    const opening = ledgerRows(id);
+    const opening = await ledgerRows(id);
     assert.equal(opening.length, 1);
 
     const body = await cliJson('account', 'set', id, '--balance', '25', '--wallet-topup', '12.50');
@@ -297,7 +291,7 @@ describe('tawqi CLI', () => {
     assert.equal(usage.body.balance.sends, 25);
     assert.equal(usage.body.balance.wallet.amount, 12.5);
 
-    const rows = ledgerRows(id).slice(1);
+    const rows = (await ledgerRows(id)).slice(1);
     const balanceSet = rows.find((r) => r.kind === 'balance_set');
     const topup = rows.find((r) => r.kind === 'wallet_topup');
     assert.equal(rows.length, 2);
@@ -307,7 +301,7 @@ describe('tawqi CLI', () => {
     assert.equal(topup.sends_delta, 0);
 
     await cliJson('account', 'set', id, '--wallet-topup', '0.5', '--balance', '3');
-    const more = ledgerRows(id).slice(3);
+    const more = (await ledgerRows(id)).slice(3);
     assert.deepEqual(more.map((r) => [r.kind, r.sends_delta, r.wallet_delta_minor]).sort(), [
       ['balance_set', -22, 0],
       ['wallet_topup', 0, 50],
@@ -318,7 +312,7 @@ describe('tawqi CLI', () => {
 
     // A refused change writes nothing: neither the account nor the ledger.
     await cliFails(['account', 'set', id, '--balance', '99', '--wallet-topup', '1', '--remove-domain', 'never-added.example.com'], /never-added\.example\.com/);
-    assert.equal(ledgerRows(id).length, 5);
+    assert.equal((await ledgerRows(id)).length, 5);
     assert.equal((await cliJson('account', 'show', id)).account.balance_sends, 3);
 
     await cliFails(['account', 'set', id, '--wallet-topup', '1.234'], /--wallet-topup/);
@@ -326,7 +320,7 @@ describe('tawqi CLI', () => {
     await cliFails(['account', 'set', id, '--wallet-topup', '0'], /more than 0/);
     await cliFails(['account', 'set', id, '--balance', '2.5'], /--balance/);
     await cliFails(['account', 'set', id], /Nothing to change/);
-    assert.equal(ledgerRows(id).length, 5);
+    assert.equal((await ledgerRows(id)).length, 5);
   });
 
   test('account set: accepted domains, team emails and phones, WhatsApp', async () => {

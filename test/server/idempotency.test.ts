@@ -7,10 +7,12 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import { databasePath } from '../../server/src/store/db.js';
 import { call } from '../support/server.js';
+import { databaseEnv, dropDatabaseOf } from '../support/database.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -116,10 +118,10 @@ describe('Idempotency across a restart', () => {
   const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
   /** `server/src/main.ts` in its own process on dataDir (system clock): resolves with its API base and the operator's live key. */
-  function startServerProcess(dataDir: string): Promise<{ proc: ChildProcess; api: string; key: string }> {
+  async function startServerProcess(dataDir: string): Promise<{ proc: ChildProcess; api: string; key: string }> {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of Object.keys(env)) if (name.startsWith('TAWQI_') || name === 'NODE_TEST_CONTEXT') delete env[name];
-    Object.assign(env, { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' });
+    Object.assign(env, { DATA_DIR: dataDir, ...(await databaseEnv(dataDir)), PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' });
     const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), 30_000);
@@ -136,16 +138,36 @@ describe('Idempotency across a restart', () => {
     });
   }
 
+  /** Another connection holding a lock that stops the server's next write to templates, until released. */
+  async function holdWriteLock(dataDir: string): Promise<{ release(): Promise<void> }> {
+    const { DATABASE_URL } = await databaseEnv(dataDir);
+    if (DATABASE_URL) {
+      const client = new pg.Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      await client.query('BEGIN');
+      await client.query('LOCK TABLE templates IN EXCLUSIVE MODE');
+      return { release: async () => (await client.query('ROLLBACK'), await client.end()) };
+    }
+    const lock = new SQLite(databasePath(dataDir), { timeout: 5000 });
+    lock.exec('BEGIN IMMEDIATE');
+    return {
+      release: async () => {
+        lock.exec('ROLLBACK');
+        lock.close();
+      },
+    };
+  }
+
   test('a process killed mid-request left nothing: the restarted server replays the completed response and runs the unfinished one', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-idem-crash-'));
     const server = await startServerProcess(dataDir);
-    const lock = new SQLite(databasePath(dataDir), { timeout: 5000 });
+    let lock: { release(): Promise<void> } | null = null;
     try {
       const { api, key } = server;
       const durable = await call(api, 'POST', '/templates', { key, headers: { 'idempotency-key': 'durable' }, body: body('Durable') });
       assert.equal(durable.status, 201, durable.text);
       // Hold the database's write lock, so the next request claims its key and then waits in its transaction…
-      lock.exec('BEGIN IMMEDIATE');
+      lock = await holdWriteLock(dataDir);
       const orphan = call(api, 'POST', '/templates', { key, headers: { 'idempotency-key': 'orphan' }, body: body('Orphan') }).then(
         (r) => r.status,
         () => 'no response',
@@ -156,10 +178,10 @@ describe('Idempotency across a restart', () => {
       server.proc.kill('SIGKILL');
       assert.equal(await exited, 'SIGKILL');
       assert.equal(await orphan, 'no response', 'the request was still in flight when the process died');
-      lock.exec('ROLLBACK');
-      lock.close();
+      await lock.release();
+      lock = null;
 
-      const restarted = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' }));
+      const restarted = await startServer(loadConfig({ DATA_DIR: dataDir, ...(await databaseEnv(dataDir)), PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' }));
       try {
         const replay = await call(restarted.url, 'POST', '/templates', { key, headers: { 'idempotency-key': 'durable' }, body: body('Durable') });
         assert.equal(replay.headers.get('idempotent-replayed'), 'true');
@@ -173,9 +195,10 @@ describe('Idempotency across a restart', () => {
         await restarted.close();
       }
     } finally {
-      if (lock.open) lock.close();
+      await lock?.release();
       if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
+      await dropDatabaseOf(dataDir);
     }
   });
 
@@ -189,7 +212,7 @@ describe('Idempotency across a restart', () => {
         .execute();
       assertError(await s.call('POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'legacy' }, body: body('Legacy') }), 'idempotency_in_progress');
       await s.stop();
-      const restarted = await startServer(loadConfig({ DATA_DIR: s.dataDir, PORT: '0', TAWQI_LOG_LEVEL: 'silent' }), { clock: s.clock });
+      const restarted = await startServer(loadConfig({ DATA_DIR: s.dataDir, ...s.databaseEnv, PORT: '0', TAWQI_LOG_LEVEL: 'silent' }), { clock: s.clock });
       try {
         const r = await call(restarted.url, 'POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'legacy' }, body: body('Legacy') });
         assert.equal(r.status, 201, r.text);

@@ -771,7 +771,7 @@ describe('identity verification (spec 3.2)', () => {
   });
 
   function runCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, ...s.databaseEnv };
     delete env.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
       execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {

@@ -29,6 +29,7 @@ import {
   TSA_POLICY_OID,
 } from '../../server/src/sealing/pki/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { databaseEnv } from '../support/database.js';
 
 const FIXED_URL = 'http://sign.example.test';
 
@@ -482,7 +483,7 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
 describe('server restart with a fixed TAWQI_PUBLIC_URL', () => {
   test('the same CA, seal, TSA and evidence key after a restart', async () => {
     const dataDir = tempDir('restart');
-    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_PUBLIC_URL: FIXED_URL });
+    const config = loadConfig({ DATA_DIR: dataDir, ...(await databaseEnv(dataDir)), PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_PUBLIC_URL: FIXED_URL });
     try {
       const clock = new ManualClock();
       const one = await startServer(config, { clock, manualJobs: true });
@@ -538,7 +539,7 @@ describe('operator replacements', () => {
   test('TAWQI_SEAL_P12: the server seals with the operator certificate (RSA PKCS#1 v1.5), built_in false', async () => {
     // The operator certificate starts now (real time): run the server's clock from now.
     const dataDir = tempDir('p12-server');
-    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'correct horse' });
+    const config = loadConfig({ DATA_DIR: dataDir, ...(await databaseEnv(dataDir)), PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'correct horse' });
     const s = await startServer(config, { clock: new ManualClock(Date.now()), manualJobs: true });
     try {
       const seal = s.ctx.pki.seal;
@@ -566,7 +567,7 @@ describe('operator replacements', () => {
     assert.throws(() => loadConfig({ TAWQI_SEAL_P12: path.join(work, 'seal.p12') }), (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12 and TAWQI_SEAL_P12_PASSWORD/.test(e.message));
     const dataDir = tempDir('p12-wrong');
     try {
-      const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'wrong' });
+      const config = loadConfig({ DATA_DIR: dataDir, ...(await databaseEnv(dataDir)), PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'wrong' });
       await assert.rejects(startServer(config, { clock: new ManualClock(Date.now()), manualJobs: true }), (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12: cannot open/.test(e.message));
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -19,6 +19,7 @@ import { issueKey } from '../../server/src/services/accounts.js';
 import { listRequestLog } from '../../server/src/store/requestLog.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { call, startTestServer, type TestServer } from '../support/server.js';
+import { databaseEnv, onPostgres } from '../support/database.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'];
@@ -142,7 +143,7 @@ describe('npm start: the entry point as a real process', () => {
   test('first start on an empty DATA_DIR creates the operator and prints its four keys once; a restart prints none and the keys still work', async () => {
     const dataDir = tempDir('tawqi-start-');
     const port = await freePort();
-    const settings = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
+    const settings = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...(await databaseEnv(dataDir)) };
     const base = `http://127.0.0.1:${port}`;
     const listening = new RegExp(`^Tawqi API listening at ${base.replace(/[.]/g, '\\.')}/api/v1$`, 'm');
 
@@ -156,7 +157,8 @@ describe('npm start: the entry point as a real process', () => {
     };
     for (const [name, found] of Object.entries(keys)) assert.equal(found.length, 1, `${name} printed once:\n${first.stdout}`);
     const sk = keys.secret_live[0]!;
-    assert.ok(existsSync(path.join(dataDir, 'tawqi.sqlite')), 'the SQLite file lives at DATA_DIR/tawqi.sqlite');
+    if (onPostgres) assert.equal(existsSync(path.join(dataDir, 'tawqi.sqlite')), false, 'with DATABASE_URL there is no SQLite file');
+    else assert.ok(existsSync(path.join(dataDir, 'tawqi.sqlite')), 'the SQLite file lives at DATA_DIR/tawqi.sqlite');
 
     const usage = await call(base, 'GET', '/usage', { key: sk });
     assert.equal(usage.status, 200, usage.text);
@@ -196,6 +198,8 @@ describe('npm start: the entry point as a real process', () => {
     { name: 'TAWQI_LOG_LEVEL=loud', env: { TAWQI_LOG_LEVEL: 'loud' }, names: ['TAWQI_LOG_LEVEL'] },
     { name: 'TAWQI_TLS_CERT without TAWQI_TLS_KEY', env: { TAWQI_TLS_CERT: '/nowhere/cert.pem' }, names: ['TAWQI_TLS_CERT', 'TAWQI_TLS_KEY'] },
     { name: 'HOST=0.0.0.0 over plain HTTP', env: { HOST: '0.0.0.0' }, names: ['HOST'] },
+    { name: 'DATABASE_URL=mysql://…', env: { DATABASE_URL: 'mysql://db.example/tawqi' }, names: ['DATABASE_URL'] },
+    { name: 'TAWQI_PG_POOL_SIZE=0', env: { TAWQI_PG_POOL_SIZE: '0' }, names: ['TAWQI_PG_POOL_SIZE'] },
   ];
   for (const c of refused) {
     test(`a bad setting stops the start with exit 1 naming it: ${c.name}`, async () => {
@@ -224,6 +228,8 @@ describe('config: one zod schema for every setting', () => {
     assert.equal(c.TAWQI_TLS_KEY, undefined);
     assert.equal(c.TAWQI_LOG_LEVEL, 'info');
     assert.equal(c.TAWQI_DEFAULT_VERSION, '2026-07-01');
+    assert.equal(c.DATABASE_URL, undefined, 'SQLite under DATA_DIR unless DATABASE_URL is set');
+    assert.equal(c.TAWQI_PG_POOL_SIZE, 10);
     assert.doesNotThrow(() => checkTransport(c), 'the defaults pass the transport rule');
   });
 
@@ -237,7 +243,11 @@ describe('config: one zod schema for every setting', () => {
       TAWQI_ALLOW_INSECURE_HTTP: '1',
       TAWQI_LOG_LEVEL: '',
       SOMETHING_ELSE: 'x',
+      DATABASE_URL: 'postgresql://tawqi:s%40cret@db.internal:5432/tawqi',
+      TAWQI_PG_POOL_SIZE: '25',
     });
+    assert.equal(c.DATABASE_URL, 'postgresql://tawqi:s%40cret@db.internal:5432/tawqi');
+    assert.equal(c.TAWQI_PG_POOL_SIZE, 25);
     assert.equal(c.PORT, 9090);
     assert.equal(c.HOST, '::1');
     assert.equal(c.DATA_DIR, '/var/lib/tawqi');
@@ -258,6 +268,9 @@ describe('config: one zod schema for every setting', () => {
       [{ TAWQI_PUBLIC_URL: 'not a url' }, 'TAWQI_PUBLIC_URL'],
       [{ TAWQI_DEFAULT_VERSION: 'July' }, 'TAWQI_DEFAULT_VERSION'],
       [{ TAWQI_TLS_KEY: '/k.pem' }, 'TAWQI_TLS_CERT'],
+      [{ DATABASE_URL: 'sqlite:///var/lib/tawqi.db' }, 'DATABASE_URL'],
+      [{ DATABASE_URL: 'postgres://' }, 'DATABASE_URL'],
+      [{ TAWQI_PG_POOL_SIZE: 'many' }, 'TAWQI_PG_POOL_SIZE'],
     ];
     for (const [env, name] of bad) {
       assert.throws(

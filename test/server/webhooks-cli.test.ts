@@ -50,7 +50,7 @@ describe('tawqi webhook and events commands', () => {
   });
 
   function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-    const e: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env };
+    const e: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, ...s.databaseEnv, TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env };
     delete e.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
       execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli.ts', ...args], { cwd: ROOT, env: e, encoding: 'utf8' }, (err, stdout, stderr) =>

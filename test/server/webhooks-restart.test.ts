@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { call } from '../support/server.js';
+import { databaseEnv, dropDatabaseOf } from '../support/database.js';
 import { makeTestCa, WebhookReceiver, type TestCa } from '../support/webhookReceiver.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -31,12 +32,14 @@ describe('webhook deliveries survive kill -9', () => {
   let ca: TestCa;
   let rx: WebhookReceiver;
   let dataDir: string;
+  let database: Record<string, string>;
   let child: ChildProcess | null = null;
 
   before(async () => {
     ca = makeTestCa();
     rx = await WebhookReceiver.start(ca);
     dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-webhook-crash-'));
+    database = await databaseEnv(dataDir);
   });
   after(async () => {
     if (child && child.exitCode === null && child.signalCode === null) {
@@ -46,6 +49,7 @@ describe('webhook deliveries survive kill -9', () => {
     }
     await rx.close();
     rmSync(dataDir, { recursive: true, force: true });
+    await dropDatabaseOf(dataDir);
     ca.cleanup();
   });
 
@@ -53,6 +57,7 @@ describe('webhook deliveries survive kill -9', () => {
     const e: NodeJS.ProcessEnv = {
       ...process.env,
       DATA_DIR: dataDir,
+      ...database,
       PORT: '0',
       HOST: '127.0.0.1',
       TAWQI_LOG_LEVEL: 'error',

@@ -5,10 +5,13 @@ import { ManualClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
 import { createAccount, type NewAccount } from '../../server/src/services/accounts.js';
 import { startServer, type RunningServer, type StartOptions } from '../../server/src/server.js';
+import { databaseEnv, dropDatabaseOf } from './database.js';
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
   dataDir: string;
+  /** The settings that put a child process (the CLI) on this server's database: DATABASE_URL on PostgreSQL runs, none on SQLite. */
+  databaseEnv: Record<string, string>;
   keys: NonNullable<RunningServer['operator']>['keys'];
   /** Create another account (defaults: business plan, verified, 1000 sends) and return its keys. */
   account(overrides?: Partial<NewAccount>): Promise<{ id: string; keys: TestServer['keys'] }>;
@@ -40,21 +43,27 @@ export interface TestServerOptions {
   start?: Omit<StartOptions, 'clock' | 'manualJobs'>;
 }
 
-/** A real server on 127.0.0.1 with a fresh SQLite file and a ManualClock that tests move. */
+/**
+ * A real server on 127.0.0.1 with a fresh database (SQLite file, or a PostgreSQL database with
+ * TAWQI_TEST_DATABASE=postgres; a restart on the same dataDir reuses it) and a ManualClock that tests move.
+ */
 export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'tawqi-test-'));
   const clock = new ManualClock();
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', ...env });
+  const database = await databaseEnv(dataDir);
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', ...database, ...env });
   const running = await startServer(config, { ...options.start, clock, manualJobs: true });
   const server: TestServer = {
     ...running,
     clock,
     dataDir,
+    databaseEnv: database,
     keys: running.operator?.keys ?? { secret_live: '', publishable_live: '', secret_test: '', publishable_test: '' },
     stop: () => running.close(),
     close: async () => {
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });
+      await dropDatabaseOf(dataDir);
     },
     account: async (overrides = {}) => {
       const created = await createAccount(running.ctx.store, clock, {

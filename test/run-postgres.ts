@@ -1,0 +1,23 @@
+/**
+ * `npm run test:postgres`: the whole suite (or the test files given) on PostgreSQL. Starts one
+ * throwaway cluster (test/support/postgres.ts) for the run, runs node's test runner with
+ * TAWQI_TEST_DATABASE=postgres and TAWQI_TEST_PG_URL pointing at it (each test server gets its own
+ * database there), and removes the cluster when the run ends, whatever its outcome.
+ */
+import { spawn } from 'node:child_process';
+import { startThrowawayPostgres } from './support/postgres.js';
+
+const files = process.argv.slice(2);
+const cluster = await startThrowawayPostgres();
+let code = 1;
+try {
+  const child = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, TAWQI_TEST_DATABASE: 'postgres', TAWQI_TEST_PG_URL: cluster.url },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  code = await new Promise<number>((resolve) => child.once('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+} finally {
+  cluster.stop();
+}
+process.exit(code);
