@@ -5,9 +5,21 @@
  * database there), and removes the cluster when the run ends, whatever its outcome.
  */
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { startThrowawayPostgres } from './support/postgres.js';
 
-const files = process.argv.slice(2);
+/** The files given, or all of test/*\/*.test.ts (what `npm test` runs). */
+function testFiles(): string[] {
+  if (process.argv.length > 2) return process.argv.slice(2);
+  const root = path.dirname(new URL(import.meta.url).pathname);
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) => readdirSync(path.join(root, d.name)).filter((f) => f.endsWith('.test.ts')).map((f) => path.join('test', d.name, f)))
+    .sort();
+}
+
+const files = testFiles();
 const cluster = await startThrowawayPostgres();
 let code = 1;
 try {

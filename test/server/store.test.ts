@@ -488,3 +488,40 @@ describe('one migrator on both engines', () => {
     }
   });
 });
+
+describe('store.tx on PostgreSQL', () => {
+  test('postgres only: a transaction PostgreSQL picks as a deadlock victim runs again and commits', { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' }, async () => {
+    const url = await createTestDatabase();
+    const store = await openStore('/nonexistent', { databaseUrl: url });
+    try {
+      await store.tx(async (trx) => {
+        await incrementCounter(trx, 'a', 0);
+        await incrementCounter(trx, 'b', 0);
+      });
+      let bothLocked!: () => void;
+      const barrier = new Promise<void>((resolve) => (bothLocked = resolve));
+      let locked = 0;
+      const runs: string[] = [];
+      // Each takes one row, waits until the other has taken the other row, then wants it: a deadlock.
+      const crossing = (first: string, second: string) =>
+        store.tx(async (trx) => {
+          runs.push(first);
+          await incrementCounter(trx, first, 0);
+          if (++locked === 2) bothLocked();
+          await barrier;
+          await incrementCounter(trx, second, 0);
+        });
+      const results = await Promise.allSettled([crossing('a', 'b'), crossing('b', 'a')]);
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled']);
+      assert.equal(runs.length, 3, 'one of the two ran twice');
+      const rows = await store.db.selectFrom('counters').select(['scope', 'count']).orderBy('scope').execute();
+      assert.deepEqual(rows, [
+        { scope: 'a', count: 3 },
+        { scope: 'b', count: 3 },
+      ]);
+    } finally {
+      await store.close();
+      await dropTestDatabase(url);
+    }
+  });
+});
