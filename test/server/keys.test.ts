@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
-import path from 'node:path';
 import { hashSecret, ipAllowed, normaliseIpEntry } from '../../server/src/domain/keys.js';
 import { issueKey, revokeKey, rotateKey } from '../../server/src/services/accounts.js';
 import { listRequestLog } from '../../server/src/store/requestLog.js';
@@ -25,9 +23,7 @@ describe('API keys', () => {
     assert.match(s.keys.publishable_live, /^pk_[0-9a-f]{40}$/);
     assert.match(s.keys.secret_test, /^sk_test_[0-9a-f]{40}$/);
     assert.match(s.keys.publishable_test, /^pk_test_[0-9a-f]{40}$/);
-    const db = new Database(path.join(s.dataDir, 'tawqi.sqlite'), { readonly: true });
-    const dump = JSON.stringify(db.prepare('SELECT * FROM api_keys').all());
-    db.close();
+    const dump = JSON.stringify(await s.ctx.store.db.selectFrom('api_keys').selectAll().execute());
     for (const k of Object.values(s.keys)) {
       assert.ok(!dump.includes(k), 'a plain key is stored');
       assert.ok(dump.includes(hashSecret(k)));

@@ -9,12 +9,16 @@ import type { Database } from './schema.js';
  * amounts in minor units, counts and row ids, all far below 2^53 — so rows look exactly as they do
  * on SQLite. Booleans are INTEGER 0/1 and JSON is TEXT on both engines (rowCodec.ts is shared).
  *
- * Transactions: every store.tx is one real transaction (READ COMMITTED) on a pooled connection;
- * there is no group commit (PostgreSQL commits concurrent transactions in parallel). A transaction
- * that PostgreSQL aborts as a serialization failure or a deadlock victim (40001, 40P01) is run
- * again, up to TX_ATTEMPTS times in all.
+ * Transactions: every store.tx is one real transaction on a pooled connection; there is no group
+ * commit (PostgreSQL commits concurrent transactions in parallel). It runs SERIALIZABLE: the
+ * services were written for SQLite, where write transactions never overlap (read a draft, then
+ * charge and send it), and PostgreSQL's serializable isolation keeps exactly that promise — across
+ * processes too — by aborting one of two transactions that could not have run one after the
+ * other (40001; a deadlock victim is 40P01). Such a transaction is run again after a short random
+ * pause, up to TX_ATTEMPTS times in all; `work` must therefore have no effect outside the database
+ * before it returns (true of every store.tx: what follows a commit runs after it).
  */
-export const TX_ATTEMPTS = 3;
+export const TX_ATTEMPTS = 30;
 
 const RETRYABLE = new Set(['40001', '40P01']);
 
@@ -49,9 +53,11 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   const tx = async <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await db.transaction().execute(work);
+        return await db.transaction().setIsolationLevel('serializable').execute(work);
       } catch (err) {
         if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((err as { code?: string } | null)?.code ?? '')) throw err;
+        // Spread the retries of transactions that collided, more as they keep colliding (at most ~50 ms).
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));
       }
     }
   };
