@@ -158,11 +158,6 @@ export class Precompiled<R> {
     return this.#compiled.sql;
   }
 
-  /** The SQL run on `dialect`. */
-  sqlFor(dialect: Dialect): string {
-    return dialect === 'sqlite' ? this.#compiled.sql : this.#forPostgres().query.sql;
-  }
-
   #forPostgres(): Compiled<R> {
     return (this.#postgres ??= new Compiled(this.#build, 'postgres'));
   }
@@ -189,8 +184,7 @@ export class Precompiled<R> {
         return Promise.reject(err as Error);
       }
     }
-    const executor = db.getExecutor();
-    if (executor.adapter instanceof PostgresAdapter) {
+    if (db.getExecutor().adapter instanceof PostgresAdapter) {
       const pg = this.#forPostgres();
       const q = pg.query;
       return db.executeQuery<R>({ query: q.query, queryId: q.queryId, sql: q.sql, parameters: pg.parameters(args) });
