@@ -1,5 +1,5 @@
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type CompiledQuery, type QueryResult, type RawBuilder, type SqliteDatabase } from 'kysely';
-import type { Tx } from './db.js';
+import type { Tx } from './types.js';
 import type { Codec } from './rowCodec.js';
 import type { Database } from './schema.js';
 
