@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../../server/src/config.js';
 import { SCRUBBED_NOTE } from '../../server/src/delivery/deliverMessage.js';
 import { smtpSettings } from '../../server/src/delivery/index.js';
-import { jobBackoffSeconds, MAX_JOB_ATTEMPTS } from '../../server/src/jobs/runner.js';
+import { jobBackoffSeconds, MAX_JOB_ATTEMPTS } from '../../server/src/retry.js';
 import { invitationMessage, messageHtml, queueFinalFileNotices, queueOtpMessage } from '../../server/src/services/invitations.js';
 import { linkToken, signingUrl } from '../../server/src/services/signingLinks.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';

@@ -1,7 +1,7 @@
-import { retryPlan, type DueQueue } from '../jobs/runner.js';
+import { retryPlan, type DueQueue } from '../retry.js';
 import { nowSeconds } from '../clock.js';
 import { dueMessages, retryMessage, type MessageEnvelope } from '../store/messages.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext } from '../context.js';
 import { deliverMessage, type DeliveryOutcome } from './deliverMessage.js';
 
 /** How many due messages one look takes. */

@@ -4,7 +4,7 @@ import { namesMatch } from '../domain/nameMatch.js';
 import { OPEN_STATUSES, SIGNER_MOVES, signerRefusal, type SignerTrigger } from '../domain/requestStates.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext } from '../context.js';
 import type { Actor } from '../services/signatureRequests.js';
 import { applySignerMove, REFUSAL_TEXT, signerView, type ActionOrigin } from '../services/signerActions.js';
 import { getAccount } from '../store/accounts.js';

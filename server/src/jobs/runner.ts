@@ -1,5 +1,6 @@
 import { nowSeconds } from '../clock.js';
-import type { ServiceContext } from '../services/context.js';
+import { retryPlan, type DueQueue } from '../retry.js';
+import type { ServiceContext } from '../context.js';
 import type { Db } from '../store/db.js';
 import { dueJobs, finishJob, retryJob, type JobRecord } from '../store/jobs.js';
 
@@ -12,31 +13,6 @@ export type JobHandler =
   | { kind: 'transactional'; run: (ctx: ServiceContext, trx: Db, payload: Record<string, unknown>) => Promise<void> }
   | { kind: 'external'; run: (ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord) => Promise<void> };
 
-export const MAX_JOB_ATTEMPTS = 10;
-
-/**
- * A durable queue kept in rows of its own table, drained with the jobs (the message outbox,
- * delivery/outbox.ts). `runDue` runs what is due now, pushes the commits of its outcomes onto
- * `marking`, and returns how many entries it took.
- */
-export interface DueQueue {
-  runDue(ctx: ServiceContext, now: number, marking: Promise<void>[]): Promise<number>;
-}
-
-/** Backoff for a failed job: 30 s, 1 min, 2 min … capped at one hour. */
-export function jobBackoffSeconds(attempts: number): number {
-  return Math.min(30 * 2 ** attempts, 3600);
-}
-
-/**
- * What follows a failed attempt of a job or a queued message that had failed `attemptsSoFar` times
- * before: its new attempt count, whether it is given up (after MAX_JOB_ATTEMPTS), and when it is
- * due again (Unix seconds; ignored when given up).
- */
-export function retryPlan(attemptsSoFar: number, now: number): { attempts: number; giveUp: boolean; retryAt: number } {
-  const attempts = attemptsSoFar + 1;
-  return { attempts, giveUp: attempts >= MAX_JOB_ATTEMPTS, retryAt: now + jobBackoffSeconds(attempts) };
-}
 
 /**
  * Runs due jobs from the durable jobs table. In production a timer ticks every second and a commit

@@ -1,5 +1,5 @@
 import { maskEmail, maskPhone } from '../domain/keys.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext } from '../context.js';
 import { getAccount } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
 import { listEvents } from '../store/events.js';

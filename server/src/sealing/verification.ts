@@ -1,4 +1,4 @@
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext } from '../context.js';
 import type { Db } from '../store/db.js';
 import { findByReference } from '../store/sealing.js';
 import { getRequestById, signersOf } from '../store/signatureRequests.js';

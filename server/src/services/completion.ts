@@ -7,7 +7,7 @@ import { scheduleJob } from '../store/jobs.js';
 import { insertSealedDocument } from '../store/sealing.js';
 import type { SignatureRequestRecord, SignerRecord } from '../store/signatureRequests.js';
 import { findTemplate } from '../store/templates.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 
 /**
  * In the completing transaction: fix the document text (template filled with every signer's

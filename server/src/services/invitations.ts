@@ -4,7 +4,7 @@ import { whiteTextReadable, type Branding } from '../domain/branding.js';
 import type { Db } from '../store/db.js';
 import { queueMessage, type OutgoingMessage } from '../store/messages.js';
 import type { SignatureRequestRecord, SignerRecord } from '../store/signatureRequests.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 
 /**
  * The emails a request sends — invitation, reminder, one-time code, final-file notice — as a text

@@ -43,7 +43,7 @@ import {
   type QesPreparedRow,
 } from '../sealing/qes/index.js';
 import { timestampDigest } from '../sealing/seal.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 import { applySignerMove, type ActionOrigin } from './signerActions.js';
 import { pageStep, type PageContext } from './signerJourney.js';
 

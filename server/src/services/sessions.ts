@@ -33,7 +33,7 @@ import { insertLedger } from '../store/ledger.js';
 import { getRequestsByIds, signersOfMany, updateRequest, updateSigner, type SignerRecord } from '../store/signatureRequests.js';
 import { findTemplate, type TemplateRecord } from '../store/templates.js';
 import { listSessionIds } from '../store/workflows.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 import { signingUrl } from './signingLinks.js';
 import { emitRequestEvent, loadOwned, type Actor, type CreateOptions, type RequestWithSigners } from './signatureRequests.js';
 import { findWorkflow, isLive } from './workflows.js';

@@ -29,7 +29,7 @@ import { insertSession, type SessionSettings } from '../store/workflows.js';
 import { findTemplate } from '../store/templates.js';
 import { hashCodeAsync } from './codes.js';
 import { recordCompletion } from './completion.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 import { emitEvent, emitEvents, type EmitInput } from './events.js';
 import { invitationMessage } from './invitations.js';
 import { requestObject, signerObject, type ObjectView } from './objects.js';

@@ -12,7 +12,7 @@ import { endSignerSessions, findPageSession, findSigningSession, grantAccess, in
 import { getRequestById, getSigner, giveBackAttempt, signersOf, takeAttempt, updateSigner, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
 import { findTemplate } from '../store/templates.js';
 import { hashCodeAsync, verifyCodeAsync } from './codes.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 import { otpMessage, queueOtpMessage } from './invitations.js';
 import { otpChannel } from '../domain/workflows.js';
 import { otpTemplate, queueWhatsAppMessage, whatsappCodesEnabled } from '../delivery/whatsapp.js';

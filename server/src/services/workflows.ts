@@ -31,7 +31,7 @@ import {
   type WorkflowVersionRecord,
 } from '../store/workflows.js';
 import { OperatorError } from './accounts.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 import { composeMessage, queueEmail, type MessageContent } from './invitations.js';
 
 /** A workflow as the API and the CLI see it: the record and its latest published version (null: never published). */

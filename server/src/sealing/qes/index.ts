@@ -5,7 +5,7 @@
  */
 import { documentValues } from '../../domain/requestRules.js';
 import { renderTemplate } from '../../domain/templates.js';
-import type { ServiceContext } from '../../services/context.js';
+import type { ServiceContext } from '../../context.js';
 import type { Db } from '../../store/db.js';
 import type { SealedDocument } from '../../store/sealing.js';
 import type { SignatureRequestRecord, SignerRecord } from '../../store/signatureRequests.js';

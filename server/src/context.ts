@@ -1,12 +1,16 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
-import type { ServerSecrets } from '../secrets.js';
-import type { Store } from '../store/db.js';
-import type { MessageTransport } from '../delivery/transport.js';
-import type { Pki } from '../sealing/pki/index.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { ServerSecrets } from './secrets.js';
+import type { Store } from './store/types.js';
+import type { MessageTransport } from './transport.js';
+import type { Pki } from './sealing/pki/pki.js';
 
-/** What services need: no HTTP. The HTTP layer's AppContext extends it. */
+/**
+ * The application context, at the bottom so every layer can name it: what services need, no HTTP
+ * (the HTTP layer's AppContext extends it). Engines take narrower parts of it. The PKI is named by
+ * its type only (sealing/pki imports nothing above the bottom modules).
+ */
 export interface ServiceContext {
   config: Config;
   store: Store;
