@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { emitEvent } from '../../server/src/services/events.js';
+import { emitEvent } from '../../server/src/events/emit.js';
 import type { TestServer } from '../support/server.js';
 import { makeTestCa, startWebhookTestServer, WebhookReceiver, type Received, type TestCa } from '../support/webhookReceiver.js';
 

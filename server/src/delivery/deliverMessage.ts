@@ -3,7 +3,7 @@ import { nowSeconds } from '../clock.js';
 import { brandingOf } from '../domain/branding.js';
 import type { ServiceContext } from '../context.js';
 import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from '../services/invitations.js';
-import { signingUrl } from '../services/signingLinks.js';
+import { signingUrl } from '../domain/signingLinks.js';
 import type { Db, Tx } from '../store/db.js';
 import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from '../transport.js';
 import { fillTemplate } from './whatsapp.js';

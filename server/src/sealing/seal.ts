@@ -5,7 +5,7 @@ import { nowSeconds } from '../clock.js';
 import type { JobRecord } from '../store/jobs.js';
 import { MAX_JOB_ATTEMPTS } from '../retry.js';
 import type { ServiceContext } from '../context.js';
-import { emitEvent } from '../services/events.js';
+import { emitEvent } from '../events/emit.js';
 import { queueFinalFileNotices } from '../services/invitations.js';
 import { emitRequestEvent } from '../services/signatureRequests.js';
 import { getAccount } from '../store/accounts.js';

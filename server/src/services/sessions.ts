@@ -34,7 +34,7 @@ import { getRequestsByIds, signersOfMany, updateRequest, updateSigner, type Sign
 import { findTemplate, type TemplateRecord } from '../store/templates.js';
 import { listSessionIds } from '../store/workflows.js';
 import type { ServiceContext } from '../context.js';
-import { signingUrl } from './signingLinks.js';
+import { signingUrl } from '../domain/signingLinks.js';
 import { emitRequestEvent, loadOwned, type Actor, type CreateOptions, type RequestWithSigners } from './signatureRequests.js';
 import { findWorkflow, isLive } from './workflows.js';
 

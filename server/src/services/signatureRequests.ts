@@ -30,9 +30,9 @@ import { findTemplate } from '../store/templates.js';
 import { hashCodeAsync } from './codes.js';
 import { recordCompletion } from './completion.js';
 import type { ServiceContext } from '../context.js';
-import { emitEvent, emitEvents, type EmitInput } from './events.js';
+import { emitEvent, emitEvents, type EmitInput } from '../events/emit.js';
 import { invitationMessage } from './invitations.js';
-import { requestObject, signerObject, type ObjectView } from './objects.js';
+import { requestObject, signerObject, type ObjectView } from '../presenters/objects.js';
 import { queueCcCopies } from './workflows.js';
 
 export interface Actor {

@@ -17,7 +17,7 @@ import { otpMessage, queueOtpMessage } from './invitations.js';
 import { otpChannel } from '../domain/workflows.js';
 import { otpTemplate, queueWhatsAppMessage, whatsappCodesEnabled } from '../delivery/whatsapp.js';
 import { applySignerMove, signerView, type ActionOrigin } from './signerActions.js';
-import { linkToken } from './signingLinks.js';
+import { linkToken } from '../domain/signingLinks.js';
 import { countTestEmails } from './signatureRequests.js';
 
 /** One-time codes (issue: 6 digits, 10-minute life, 5 attempts then locked), access codes, page sessions. */

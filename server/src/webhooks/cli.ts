@@ -6,7 +6,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { nowSeconds, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
-import { presentEvent } from '../services/events.js';
+import { presentEvent } from '../presenters/events.js';
 import { OperatorError } from '../services/accounts.js';
 import { getAccount } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
@@ -22,8 +22,8 @@ import {
   MAX_ROTATION_OVERLAP_SECONDS,
   rotateEndpointSecret,
 } from './endpoints.js';
-import { EVENT_TYPES, isKnownEventType } from './eventTypes.js';
-import { presentDelivery, presentEndpoint } from './present.js';
+import { EVENT_TYPES, isKnownEventType } from '../domain/eventTypes.js';
+import { presentDelivery, presentEndpoint } from '../presenters/webhooks.js';
 import { systemResolver } from './reachability.js';
 
 export interface CliKit {

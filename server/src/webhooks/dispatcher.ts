@@ -1,7 +1,7 @@
 import type https from 'node:https';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
-import { presentEvent } from '../services/events.js';
+import { presentEvent } from '../presenters/events.js';
 import { deliveriesToSend, deliveryWrites, dueForEndpoint, leaseDeliveries, nextDueByEndpoint, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
 import { signingSecrets } from './endpoints.js';
 import { systemResolver, type Resolver } from './reachability.js';

@@ -12,13 +12,13 @@ import {
   simulateIdentityDecision,
 } from '../../identity/service.js';
 import { escapeHtml } from '../../sealing/html.js';
-import { signerObject } from '../../services/objects.js';
+import { signerObject } from '../../presenters/objects.js';
 import { findVerification, getVerification, type IdentityVerificationRecord } from '../../store/identityVerifications.js';
 import { getSigner } from '../../store/signatureRequests.js';
 import { commitWrite } from '../commitWrite.js';
 import type { AppContext } from '../context.js';
 import { ipRateLimit } from '../middleware/limits.js';
-import { viewFor } from '../views.js';
+import { viewFor } from '../../presenters/objects.js';
 import { defineRoute, parseWith } from './registry.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,13 @@
+/**
+ * Event emission, below the engines: services (and the seal job) record events here, and the
+ * webhook deliveries they fan out to; webhooks/ only consumes them.
+ */
 import { nowSeconds, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
 import { insertEvent, type EventRecord } from '../store/events.js';
-import { enabledEndpoints } from '../store/webhooks.js';
-import { fanOut } from '../webhooks/deliveries.js';
+import { subscribes } from '../domain/eventTypes.js';
+import { enabledEndpoints, insertDeliveries, newDeliveryId, type WebhookDelivery } from '../store/webhooks.js';
 
 export interface EmitInput {
   accountId: string;
@@ -58,19 +62,39 @@ function eventRecord(clock: Clock, e: EmitInput): EventRecord {
   };
 }
 
-/** The envelope of spec 6.2, as webhooks carry it and GET /events returns it. */
-export function presentEvent(e: EventRecord, opts: { maskRequestInfo: boolean }) {
+/**
+ * Deliveries are born in the transaction that writes their event (the transactional outbox): an
+ * event and its deliveries commit or vanish together, so a crash can never lose a delivery.
+ */
+export function newDelivery(clock: Clock, event: EventRecord, endpointId: string, trigger: WebhookDelivery['trigger'], now: number): WebhookDelivery {
   return {
-    id: e.id,
-    object: 'event' as const,
-    type: e.type,
-    created_at: e.created_at,
-    livemode: e.livemode,
-    data: e.data,
-    request: e.request_info
-      ? opts.maskRequestInfo
-        ? { ip: '', user_agent: '' }
-        : e.request_info
-      : null,
+    id: newDeliveryId(clock),
+    event_id: event.id,
+    endpoint_id: endpointId,
+    trigger,
+    status: 'pending',
+    attempt_count: 0,
+    next_attempt_at: now,
+    leased_until: null,
+    attempts: [],
+    created_at: now,
+    updated_at: now,
   };
+}
+
+/** The enabled endpoints of an account and mode, with what they subscribe to. */
+export type EndpointSubscriptions = Awaited<ReturnType<typeof enabledEndpoints>>;
+
+/**
+ * One pending delivery per enabled endpoint of the event's account and mode that subscribes to its
+ * type. `endpoints`: that account's and mode's enabled endpoints, when the caller has just read them
+ * (several events of one change, emitEvents).
+ */
+export async function fanOut(trx: Db, clock: Clock, event: EventRecord, endpoints?: EndpointSubscriptions): Promise<number> {
+  const list = endpoints ?? (await enabledEndpoints(trx, event.account_id, event.livemode));
+  const endpointIds = list.filter((e) => subscribes(e.enabled_events, event.type)).map((e) => e.id);
+  if (endpointIds.length === 0) return 0;
+  const now = nowSeconds(clock);
+  await insertDeliveries(trx, endpointIds.map((id) => newDelivery(clock, event, id, 'event', now)));
+  return endpointIds.length;
 }

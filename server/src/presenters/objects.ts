@@ -1,7 +1,8 @@
+import type { ServiceContext } from '../context.js';
 import { maskEmail, maskPhone } from '../domain/keys.js';
 import { amount } from '../domain/money.js';
 import type { SignatureRequestRecord, SignerRecord } from '../store/signatureRequests.js';
-import { signingUrl } from './signingLinks.js';
+import { signingUrl } from '../domain/signingLinks.js';
 
 /**
  * How an object is shown. Event snapshots carry no signing links (the event log lives long and
@@ -13,6 +14,25 @@ export interface ObjectView {
   mask: boolean;
   currency: string;
   publicUrl: string;
+}
+
+/**
+ * The view a response uses: secret keys get links and full contacts; publishable keys get masked
+ * contacts and no links, except that their creation response keeps the contacts they just sent
+ * (spec part 5 rule 7, 4.1 rule 4).
+ */
+export function viewFor(
+  ctx: Pick<ServiceContext, 'publicUrl' | 'secrets' | 'config'>,
+  req: { tawqi: { auth?: { publishable: boolean; account: { currency: string } } | null } },
+  opts: { creation?: boolean } = {},
+): ObjectView {
+  const publishable = req.tawqi.auth?.publishable ?? false;
+  return {
+    links: publishable ? null : { publicUrl: ctx.publicUrl, linkKey: ctx.secrets.linkKey },
+    mask: publishable && !opts.creation,
+    currency: req.tawqi.auth?.account.currency ?? ctx.config.TAWQI_CURRENCY,
+    publicUrl: ctx.publicUrl,
+  };
 }
 
 export function signerObject(s: SignerRecord, r: SignatureRequestRecord, view: ObjectView) {
