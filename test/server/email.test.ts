@@ -13,7 +13,7 @@ import { ConfigError, loadConfig } from '../../server/src/config.js';
 import { SCRUBBED_NOTE } from '../../server/src/delivery/deliverMessage.js';
 import { smtpSettings } from '../../server/src/delivery/index.js';
 import { jobBackoffSeconds, MAX_JOB_ATTEMPTS } from '../../server/src/retry.js';
-import { invitationMessage, messageHtml, queueFinalFileNotices, queueOtpMessage } from '../../server/src/services/invitations.js';
+import { invitationMessage, messageHtml, queueFinalFileNotices, queueOtpMessage } from '../../server/src/delivery/messages.js';
 import { linkToken, signingUrl } from '../../server/src/domain/signingLinks.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
 import { getRequestById, signersOf } from '../../server/src/store/signatureRequests.js';

@@ -2,7 +2,7 @@ import type { Language } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import { brandingOf } from '../domain/branding.js';
 import type { ServiceContext } from '../context.js';
-import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from '../services/invitations.js';
+import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from './messages.js';
 import { signingUrl } from '../domain/signingLinks.js';
 import type { Db, Tx } from '../store/db.js';
 import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from '../transport.js';

@@ -6,7 +6,7 @@ import type { JobRecord } from '../store/jobs.js';
 import { MAX_JOB_ATTEMPTS } from '../retry.js';
 import type { ServiceContext } from '../context.js';
 import { emitEvent } from '../events/emit.js';
-import { queueFinalFileNotices } from '../services/invitations.js';
+import { queueFinalFileNotices } from '../delivery/messages.js';
 import { emitRequestEvent } from '../services/signatureRequests.js';
 import { getAccount } from '../store/accounts.js';
 import { getSealedDocument, insertEvidence, updateSealedDocument } from '../store/sealing.js';

@@ -31,7 +31,7 @@ import { hashCodeAsync } from './codes.js';
 import { recordCompletion } from './completion.js';
 import type { ServiceContext } from '../context.js';
 import { emitEvent, emitEvents, type EmitInput } from '../events/emit.js';
-import { invitationMessage } from './invitations.js';
+import { invitationMessage } from '../delivery/messages.js';
 import { requestObject, signerObject, type ObjectView } from '../presenters/objects.js';
 import { queueCcCopies } from './workflows.js';
 

@@ -13,7 +13,7 @@ import { getRequestById, getSigner, giveBackAttempt, signersOf, takeAttempt, upd
 import { findTemplate } from '../store/templates.js';
 import { hashCodeAsync, verifyCodeAsync } from './codes.js';
 import type { ServiceContext } from '../context.js';
-import { otpMessage, queueOtpMessage } from './invitations.js';
+import { otpMessage, queueOtpMessage } from '../delivery/messages.js';
 import { otpChannel } from '../domain/workflows.js';
 import { otpTemplate, queueWhatsAppMessage, whatsappCodesEnabled } from '../delivery/whatsapp.js';
 import { applySignerMove, signerView, type ActionOrigin } from './signerActions.js';

@@ -246,7 +246,7 @@ export interface MessagesTable {
   language: Generated<string>;
   /** WhatsApp: the template message as JSON (name, language, parameters); null for email. */
   template: Generated<string | null>;
-  /** Email: the message's blocks as JSON, from which its HTML part is built at delivery (services/invitations.ts). */
+  /** Email: the message's blocks as JSON, from which its HTML part is built at delivery (delivery/messages.ts). */
   blocks: Generated<string | null>;
   /** When a queued message is due for delivery (null: not scheduled). */
   deliver_at: Generated<number | null>;
