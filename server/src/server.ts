@@ -16,7 +16,7 @@ import { openStore, type Store } from './store/db.js';
 import { loadSecrets } from './secrets.js';
 import { JobRunner } from './jobs/runner.js';
 import { messageOutbox } from './delivery/outbox.js';
-import { JOB_HANDLERS } from './jobs/handlers.js';
+import { JOB_HANDLERS } from './services/jobHandlers.js';
 import { transportFromConfig } from './delivery/index.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';

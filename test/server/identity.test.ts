@@ -14,7 +14,7 @@ import type { SignerTrigger } from '../../server/src/domain/requestStates.js';
 import { ApiError } from '../../server/src/errors.js';
 import { GenericProvider } from '../../server/src/identity/genericProvider.js';
 import { CallbackRejected, ProviderUnavailable, signPayload, verifySignature } from '../../server/src/identity/provider.js';
-import { simulateIdentityDecision, startIdentityVerification } from '../../server/src/identity/service.js';
+import { simulateIdentityDecision, startIdentityVerification } from '../../server/src/services/identity.js';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { getVerification } from '../../server/src/store/identityVerifications.js';

@@ -10,7 +10,7 @@ import {
   identityProvider,
   SIMULATION_PROVIDER,
   simulateIdentityDecision,
-} from '../../identity/service.js';
+} from '../../services/identity.js';
 import { escapeHtml } from '../../sealing/html.js';
 import { signerObject } from '../../presenters/objects.js';
 import { findVerification, getVerification, type IdentityVerificationRecord } from '../../store/identityVerifications.js';

@@ -20,7 +20,7 @@ import {
   verifyOtp,
 } from '../../services/signerJourney.js';
 import { embeddingOrigins } from '../../services/signingSessions.js';
-import { simulateIdentityDecision, startIdentityVerification } from '../../identity/service.js';
+import { simulateIdentityDecision, startIdentityVerification } from '../../services/identity.js';
 import { getRequestById, getSigner } from '../../store/signatureRequests.js';
 import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';

@@ -1,5 +1,5 @@
-import type { JobHandler } from './runner.js';
-import { runAutoReminder, runExpiry } from '../services/signatureRequests.js';
+import type { JobHandler } from '../jobs/runner.js';
+import { runAutoReminder, runExpiry } from './signatureRequests.js';
 import { runSeal } from '../sealing/seal.js';
 
 /** Every job kind the runner knows. */

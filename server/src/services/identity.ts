@@ -5,8 +5,8 @@ import { OPEN_STATUSES, SIGNER_MOVES, signerRefusal, type SignerTrigger } from '
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { ServiceContext } from '../context.js';
-import type { Actor } from '../services/signatureRequests.js';
-import { applySignerMove, REFUSAL_TEXT, signerView, type ActionOrigin } from '../services/signerActions.js';
+import type { Actor } from './signatureRequests.js';
+import { applySignerMove, REFUSAL_TEXT, signerView, type ActionOrigin } from './signerActions.js';
 import { getAccount } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
 import {
@@ -20,8 +20,8 @@ import {
   type VerificationStatus,
 } from '../store/identityVerifications.js';
 import { getRequestById, getSigner, signersOf, updateSigner, type IdentityState, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
-import { GenericProvider } from './genericProvider.js';
-import { ProviderUnavailable, type IdentityProvider, type ProviderDocument, type ProviderResult, type ProviderStatus } from './provider.js';
+import { GenericProvider } from '../identity/genericProvider.js';
+import { ProviderUnavailable, type IdentityProvider, type ProviderDocument, type ProviderResult, type ProviderStatus } from '../identity/provider.js';
 
 /**
  * Identity verification of signers (spec 1.3, 3.2, 6.3): test mode runs a simulation page where
