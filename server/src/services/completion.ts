@@ -1,7 +1,7 @@
 import { nowSeconds } from '../clock.js';
 import { documentValues } from '../domain/requestRules.js';
 import { renderTemplate } from '../domain/templates.js';
-import { documentHash } from '../sealing/documentHash.js';
+import { documentHash } from '../domain/documentHash.js';
 import type { Db } from '../store/db.js';
 import { scheduleJob } from '../store/jobs.js';
 import { insertSealedDocument } from '../store/sealing.js';

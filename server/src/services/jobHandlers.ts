@@ -1,6 +1,6 @@
 import type { JobHandler } from '../jobs/runner.js';
 import { runAutoReminder, runExpiry } from './signatureRequests.js';
-import { runSeal } from '../sealing/seal.js';
+import { runSeal } from './sealing.js';
 
 /** Every job kind the runner knows. */
 export const JOB_HANDLERS: Record<string, JobHandler> = {

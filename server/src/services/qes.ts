@@ -26,23 +26,18 @@ import {
   CmsCheckError,
   decodePrepared,
   encodePrepared,
-  getPrepared,
-  getQesDocument,
   issueTicket,
-  markPreparedUsed,
   previewOf,
-  qesDocumentInput,
   qesRevocation,
-  savePrepared,
-  saveQesDocument,
   TicketError,
   TrustedRoots,
   verifyTicket,
   type CheckedCertificate,
   type Preview,
-  type QesPreparedRow,
 } from '../sealing/qes/index.js';
 import { timestampDigest } from '../sealing/seal.js';
+import { getPrepared, getQesDocument, markPreparedUsed, savePrepared, saveQesDocument, type QesPreparedRow } from '../store/qes.js';
+import { qesDocumentInput } from './sealing.js';
 import type { ServiceContext } from '../context.js';
 import { applySignerMove, type ActionOrigin } from './signerActions.js';
 import { pageStep, type PageContext } from './signerJourney.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import { loadOwned } from '../../services/signatureRequests.js';
 import { documentHtml } from '../../sealing/documentHtml.js';
-import { finalDocumentInput } from '../../sealing/input.js';
+import { finalDocumentInput } from '../../services/sealing.js';
 import { renderCertificatePdf } from '../../sealing/pdf/index.js';
 import { pdfFile } from '../../sealing/seal.js';
 import { getEvidence, getSealedDocument, type SealedDocument } from '../../store/sealing.js';
