@@ -3,7 +3,7 @@
  * sealing side needs — the checks, the ticket, the preview and the revocation data for a token
  * signature's /DSS (services/qes.ts and services/sealing.ts run the flow).
  */
-import { appendDss, type RevocationData } from '../pades/index.js';
+import type { RevocationData } from '../pades/index.js';
 import { crlDer, ocspResponseFor, type Pki } from '../pki/index.js';
 
 export { checkAgentCms, CmsCheckError, type CmsRefusal } from './cms.js';
