@@ -9,10 +9,7 @@ import path from 'node:path';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import { queueFinalFileNotices } from '../delivery/messages.js';
-import { documentHash } from '../domain/documentHash.js';
 import { maskEmail, maskPhone } from '../domain/keys.js';
-import { documentValues } from '../domain/requestRules.js';
-import { renderTemplate } from '../domain/templates.js';
 import { emitEvent } from '../events/emit.js';
 import { MAX_JOB_ATTEMPTS } from '../retry.js';
 import { buildEvidence } from '../sealing/evidence.js';
@@ -27,7 +24,7 @@ import type { JobRecord } from '../store/jobs.js';
 import { getQesDocument } from '../store/qes.js';
 import { getSealedDocument, insertEvidence, updateSealedDocument, type SealedDocument } from '../store/sealing.js';
 import { getRequestById, signersOf, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
-import { findTemplate } from '../store/templates.js';
+import { pendingDocument } from './completion.js';
 import { emitRequestEvent } from './signatureRequests.js';
 import { verificationFor } from './verification.js';
 
@@ -96,23 +93,8 @@ export async function finalDocumentInput(ctx: ServiceContext, db: Db, sealed: Se
  * who have not signed, the verification address.
  */
 export async function qesDocumentInput(ctx: ServiceContext, db: Db, request: SignatureRequestRecord, signers: readonly SignerRecord[]): Promise<FinalDocumentInput> {
-  const template = await findTemplate(db, request.account_id, request.template_id);
-  const text = template ? renderTemplate(template.body, documentValues(signers)) : '';
-  const sealed: SealedDocument = {
-    signature_request_id: request.id,
-    account_id: request.account_id,
-    livemode: request.livemode ? 1 : 0,
-    reference: request.reference ?? '',
-    document_text: text,
-    document_hash: documentHash(ctx.secrets.documentKey, text),
-    pdf_status: 'pending',
-    pdf_file: null,
-    pdf_sha256: null,
-    error: null,
-    // Stands for every time not known yet: the renderer writes "—" for it.
-    created_at: Number.NaN,
-    sealed_at: null,
-  };
+  // NaN stands for every time not known yet: the renderer writes "—" for it.
+  const sealed = await pendingDocument(ctx, db, request, signers, request.reference ?? '', Number.NaN);
   const input = await finalDocumentInput(ctx, db, sealed);
   return { ...input, verification_url: request.reference ? input.verification_url : '' };
 }
