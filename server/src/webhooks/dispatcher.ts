@@ -1,6 +1,7 @@
 import type https from 'node:https';
-import { nowSeconds } from '../clock.js';
-import type { ServiceContext } from '../context.js';
+import type { Logger } from 'pino';
+import { nowSeconds, type Clock } from '../clock.js';
+import type { Store } from '../store/db.js';
 import { presentEvent } from '../presenters/events.js';
 import { deliveriesToSend, deliveryWrites, dueForEndpoint, leaseDeliveries, nextDueByEndpoint, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
 import { signingSecrets } from './endpoints.js';
@@ -52,6 +53,13 @@ const LEASE_MARGIN_SECONDS = 60;
  * a finished attempt frees its slot and claims more. Tests (manualJobs) never start it: they move
  * the clock and call `runDue()`, which sends every due delivery and awaits the answers.
  */
+/** What the dispatcher needs of the application (the ServiceContext has it). */
+export interface DispatcherDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+}
+
 export class WebhookDispatcher {
   private readonly agent: https.Agent;
   private readonly resolve: Resolver;
@@ -73,7 +81,7 @@ export class WebhookDispatcher {
   private flushQueued = false;
 
   constructor(
-    private readonly ctx: ServiceContext,
+    private readonly ctx: DispatcherDeps,
     private readonly opts: DispatcherOptions,
   ) {
     this.agent = createWebhookAgent(opts.ca);
