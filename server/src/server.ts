@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { nowSeconds, systemClock, type Clock } from './clock.js';
 import { ConfigError, type Config } from './config.js';
-import { TEMPLATE_LIBRARY } from './domain/templates.js';
+import { TEMPLATE_LIBRARY } from './domain/templateLibrary.js';
 import { createApp } from './http/app.js';
 import type { AppContext } from './http/context.js';
 import { IDEMPOTENCY_TTL_SECONDS } from './http/middleware/idempotency.js';

@@ -381,7 +381,7 @@ describe('no SMTP configured: messages held, `tawqi mail list|show`', () => {
     delete env.NODE_TEST_CONTEXT;
     for (const k of Object.keys(env)) if (k.startsWith('TAWQI_')) delete env[k];
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
+      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
       });
     });

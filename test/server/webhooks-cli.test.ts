@@ -53,7 +53,7 @@ describe('tawqi webhook and events commands', () => {
     const e: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env };
     delete e.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli.ts', ...args], { cwd: ROOT, env: e, encoding: 'utf8' }, (err, stdout, stderr) =>
+      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env: e, encoding: 'utf8' }, (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
       );
     });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TEMPLATE_LIBRARY, type TemplateFieldDefinition } from './templateLibrary.js';
+import type { TemplateFieldDefinition } from './templateLibrary.js';
 
 export const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
@@ -53,5 +53,4 @@ export function renderTemplate(body: string, values: Record<string, string>): st
   return body.replace(PLACEHOLDER, (_m, key: string) => values[key] ?? '');
 }
 
-export { TEMPLATE_LIBRARY };
 export type { TemplateFieldDefinition };
