@@ -38,6 +38,8 @@ export const OID_OCSP_NOCHECK = '1.3.6.1.5.5.7.48.1.5';
 
 // Extended key usages and extensions.
 export const OID_SUBJECT_KEY_IDENTIFIER = '2.5.29.14';
+export const OID_KEY_USAGE = '2.5.29.15';
+export const OID_BASIC_CONSTRAINTS = '2.5.29.19';
 export const OID_KP_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
 export const OID_KP_OCSP_SIGNING = '1.3.6.1.5.5.7.3.9';
 export const OID_CRL_NUMBER = '2.5.29.20';
