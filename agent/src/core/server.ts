@@ -4,7 +4,7 @@
  * get an answer; every sign carries a server-signed ticket, checked before anything is shown, and
  * needs the user's consent and PIN in the agent's own UI.
  */
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
   AGENT_CLOSE_CODES,
@@ -18,8 +18,8 @@ import {
   type SignRequest,
   type SignTicketPayload,
 } from '@tawqi/shared';
+import { ecdsaRawToDer, padesSignedAttributes, sha256SignatureAlgorithm, signedData } from '@tawqi/shared/cms';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { assembleSignedData, buildSignedAttributes } from './cms.js';
 import type { Logger } from './log.js';
 import { pinStateFromFlags } from './pkcs11/flags.js';
 import type { TokenService } from './pkcs11/tokens.js';
@@ -369,7 +369,9 @@ export class AgentServer {
     );
     if (!consent) throw new AgentError('user_canceled');
 
-    const signedAttributes = buildSignedAttributes(entry.der, Buffer.from(ticket.digest, 'hex'));
+    // The PAdES signed attributes (no signing-time: the time is the PDF's /M and the server's timestamp).
+    const certificateHash = new Uint8Array(createHash('sha256').update(entry.der).digest());
+    const signedAttributes = padesSignedAttributes(entry.der, certificateHash, Buffer.from(ticket.digest, 'hex'));
     const pinRequest = { origin: c.origin, title: ticket.title, certificate: entry.info, token: entry.info.token, pin: pinState };
     this.send(c, { type: 'sign-status', id: msg.id, status: 'awaiting_pin' });
     let pin: Uint8Array | null = null;
@@ -410,12 +412,13 @@ export class AgentServer {
         }
       }
       if (signal.aborted) aborted();
-      return assembleSignedData({
-        certificate: entry.der,
-        chain: entry.chain,
+      // Detached SignedData: the signing certificate, then the chain found on the token; ECDSA comes as raw r‖s.
+      return signedData({
+        signerCertificate: entry.der,
+        certificates: [entry.der, ...entry.chain],
         signedAttributes,
-        keyType: entry.keyType,
-        signature: outcome.signature,
+        signatureAlgorithm: sha256SignatureAlgorithm(entry.keyType),
+        signature: entry.keyType === 'ec' ? ecdsaRawToDer(outcome.signature) : outcome.signature,
       });
     } finally {
       pin?.fill(0);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { AGENT_PORTS, AGENT_PROTOCOL_VERSIONS } from '@tawqi/shared';
+import { AGENT_PORTS, AGENT_PROTOCOL_VERSIONS, type PageState, type PageStep } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import { documentValues } from '../domain/requestRules.js';
 import { OPEN_STATUSES, signerRefusal } from '../domain/requestStates.js';
@@ -85,9 +85,7 @@ export async function loadPage(ctx: ServiceContext, trx: Db, token: string | und
 }
 
 
-export type PageStep =
-  | 'closed' | 'not_your_turn' | 'access_code' | 'otp' | 'identity' | 'identity_wait'
-  | 'identity_declined' | 'identity_hold' | 'review' | 'signed' | 'declined';
+export type { PageStep };
 
 export function pageStep(p: Pick<PageContext, 'session' | 'signer' | 'request' | 'signers'>): PageStep {
   const { signer, request } = p;
@@ -129,7 +127,7 @@ export function finishUrl(p: Pick<PageContext, 'signingSession' | 'request' | 's
   return url.toString();
 }
 
-export async function pageState(ctx: ServiceContext, p: PageContext) {
+export async function pageState(ctx: ServiceContext, p: PageContext): Promise<PageState> {
   const step = pageStep(p);
   const now = nowSeconds(ctx.clock);
   let document: { text: string } | null = null;

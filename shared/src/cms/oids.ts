@@ -1,5 +1,5 @@
 /**
- * Object identifiers used by the built-in PKI.
+ * Object identifiers used by the CMS module, the built-in PKI and the agent.
  *
  * Tawqi's own arc is a UUID OID (ITU-T X.667, no registration needed): 2.25 followed by the decimal
  * value of the UUID c63091f4-4876-4c22-acad-c92c5315d5fb, fixed for the product (not per installation).
@@ -22,12 +22,14 @@ export const OID_ECDSA_SHA256 = '1.2.840.10045.4.3.2';
 export const OID_SHA256_RSA = '1.2.840.113549.1.1.11';
 
 // CMS (RFC 5652, 5035, 3161).
+export const OID_DATA = '1.2.840.113549.1.7.1';
 export const OID_SIGNED_DATA = '1.2.840.113549.1.7.2';
 export const OID_CT_TST_INFO = '1.2.840.113549.1.9.16.1.4';
 export const OID_ATTR_CONTENT_TYPE = '1.2.840.113549.1.9.3';
 export const OID_ATTR_MESSAGE_DIGEST = '1.2.840.113549.1.9.4';
 export const OID_ATTR_SIGNING_TIME = '1.2.840.113549.1.9.5';
 export const OID_ATTR_SIGNING_CERTIFICATE_V2 = '1.2.840.113549.1.9.16.2.47';
+export const OID_ATTR_SIGNATURE_TIME_STAMP_TOKEN = '1.2.840.113549.1.9.16.2.14';
 
 // OCSP (RFC 6960).
 export const OID_OCSP_BASIC = '1.3.6.1.5.5.7.48.1.1';
@@ -35,6 +37,9 @@ export const OID_OCSP_NONCE = '1.3.6.1.5.5.7.48.1.2';
 export const OID_OCSP_NOCHECK = '1.3.6.1.5.5.7.48.1.5';
 
 // Extended key usages and extensions.
+export const OID_SUBJECT_KEY_IDENTIFIER = '2.5.29.14';
+export const OID_KEY_USAGE = '2.5.29.15';
+export const OID_BASIC_CONSTRAINTS = '2.5.29.19';
 export const OID_KP_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
 export const OID_KP_OCSP_SIGNING = '1.3.6.1.5.5.7.3.9';
 export const OID_CRL_NUMBER = '2.5.29.20';
@@ -48,7 +53,7 @@ export const OID_AUTHORITY_INFO_ACCESS = '1.3.6.1.5.5.7.1.1';
 export function normaliseOid(oid: string): string {
   return oid.replace(/\{([0-9a-fA-F]+)\}/g, (_m, hex: string) => {
     let value = 0n;
-    for (const byte of Buffer.from(hex, 'hex')) value = value * 128n + BigInt(byte & 0x7f);
+    for (let i = 0; i + 1 < hex.length; i += 2) value = value * 128n + BigInt(parseInt(hex.slice(i, i + 2), 16) & 0x7f);
     return value.toString(10);
   });
 }
