@@ -12,7 +12,7 @@ import type { SignatureRequestRecord, SignerRecord, WorkflowLink } from '../stor
 import type { TemplateRecord } from '../store/templates.js';
 import type { SessionRecord, SessionSettings } from '../store/workflows.js';
 import { PLANS, priceSend } from './plans.js';
-import { fieldProblems, resolveFormat, resolveSigners, signerProblems, type InputProblem } from './requestRules.js';
+import { fieldProblems, resolveFormat, resolveSigners, signerProblems, type InputProblem, type ResolvedSigner } from './requestRules.js';
 import { moveRequest } from './requestStates.js';
 import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS, domainAccepted, type SignatureRequestCreate } from './signatureRequestInput.js';
 import { BASE_SETTINGS, DEFAULT_WORKFLOW_ID, invitationChannelOf, isDefaultWorkflowId, SIGNATURE_METHOD_OF } from './workflows.js';
@@ -224,36 +224,7 @@ export function planCreate(input: CreateInput): CreatePlan | { refusal: CreateRe
     updated_at: now,
   };
   const invited = body.send ? (body.ordered ? 1 : body.signers.length) : 0;
-  const signers: SignerRecord[] = body.signers.map((s, i) => ({
-    id: newId('signer'),
-    signature_request_id: request.id,
-    position: i + 1,
-    name: s.name,
-    email: s.email ?? null,
-    phone: s.phone ?? null,
-    type: s.type,
-    method: resolved[i]!.method,
-    require_identity: resolved[i]!.requireIdentity,
-    status: i < invited ? 'sent' : 'pending',
-    identity: { status: resolved[i]!.requireIdentity ? 'required' : 'not_required', provider: null, level: null, verification_id: null, name_match: null },
-    fields: s.fields,
-    access_code_hash: s.access_code === undefined ? null : accessCodeHash(input.accessCodeHashes, s.access_code),
-    link_version: 1,
-    sent_at: i < invited ? now : null,
-    viewed_at: null,
-    signed_at: null,
-    declined_at: null,
-    decline_reason: null,
-    last_reminder_at: null,
-    ip: null,
-    user_agent: null,
-    otp_hash: null,
-    otp_expires_at: null,
-    otp_attempts: 0,
-    otp_sent_at: null,
-    access_attempts: 0,
-    signature_image: null,
-  }));
+  const signers: SignerRecord[] = body.signers.map((_, i) => signerRow(input, request.id, i, resolved[i]!, i < invited));
   const session: SessionRecord | null = workflow
     ? { signature_request_id: request.id, account_id: account.id, livemode, workflow_id: workflow.link.workflow_id, workflow_version: workflow.link.workflow_version, vendor_data: workflow.link.vendor_data, channel: workflow.link.channel, settings: workflow.settings, created_at: now }
     : null;
@@ -295,6 +266,41 @@ function planSend(input: CreateInput, plan: CreatePlan, requestEvents: readonly 
     plan.autoReminder = { kind: 'auto_reminder', runAt: now + request.reminders.interval_hours * 3600, payload: { signature_request_id: request.id }, dedupeKey: `auto_reminder:${request.id}:1` };
   }
   return plan;
+}
+
+/** The row of the body's signer `i` (invited: created sent). */
+function signerRow(input: CreateInput, requestId: string, i: number, resolved: ResolvedSigner, invited: boolean): SignerRecord {
+  const s = input.body.signers[i]!;
+  return {
+    id: input.newId('signer'),
+    signature_request_id: requestId,
+    position: i + 1,
+    name: s.name,
+    email: s.email ?? null,
+    phone: s.phone ?? null,
+    type: s.type,
+    method: resolved.method,
+    require_identity: resolved.requireIdentity,
+    status: invited ? 'sent' : 'pending',
+    identity: { status: resolved.requireIdentity ? 'required' : 'not_required', provider: null, level: null, verification_id: null, name_match: null },
+    fields: s.fields,
+    access_code_hash: s.access_code === undefined ? null : accessCodeHash(input.accessCodeHashes, s.access_code),
+    link_version: 1,
+    sent_at: invited ? input.now : null,
+    viewed_at: null,
+    signed_at: null,
+    declined_at: null,
+    decline_reason: null,
+    last_reminder_at: null,
+    ip: null,
+    user_agent: null,
+    otp_hash: null,
+    otp_expires_at: null,
+    otp_attempts: 0,
+    otp_sent_at: null,
+    access_attempts: 0,
+    signature_image: null,
+  };
 }
 
 function accessCodeHash(hashes: ReadonlyMap<string, string> | undefined, code: string): string {
