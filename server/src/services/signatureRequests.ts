@@ -52,7 +52,6 @@ export function snapshotView(ctx: ServiceContext): ObjectView {
   return { links: null, mask: false, currency: ctx.config.TAWQI_CURRENCY, publicUrl: ctx.publicUrl };
 }
 
-
 /** How a request is created beyond its body (sessions and bulk sends; services/sessions.ts, services/bulk.ts). */
 export interface CreateOptions {
   /** The workflow the request comes from: kept on the request (objects, webhooks) and in the sessions table. */
@@ -87,7 +86,8 @@ const refused = (r: CreateRefusal): ApiError => new ApiError(r.code, r.param, r.
  */
 export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, body: SignatureRequestCreate, opts: CreateOptions = {}): Promise<RequestWithSigners> {
   const now = nowSeconds(ctx.clock);
-  // The account as authentication read it for this request: no second read. The charge reads the balance afresh.
+  // The account as authentication read it for this request: no second read. A live send's charge
+  // reads the balance afresh, in the transaction (before the plan: the same statements as before).
   const account = actor.account;
   const template = await findTemplate(trx, account.id, body.source.template_id);
   const balance = actor.livemode && body.send ? ((await getBalance(trx, account.id)) ?? null) : null;
