@@ -22,6 +22,7 @@ import { ecdsaRawToDer, padesSignedAttributes, sha256SignatureAlgorithm, signedD
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from './log.js';
 import { pinStateFromFlags } from './pkcs11/flags.js';
+import type { SignOutcome } from './pkcs11/backend.js';
 import type { TokenService } from './pkcs11/tokens.js';
 import { fetchPreview as defaultFetchPreview, type Preview } from './preview.js';
 import { CLOCK_SKEW_S, JtiRegistry, publicKeyFromPem, verifyTicket } from './ticket.js';
@@ -319,26 +320,9 @@ export class AgentServer {
 
   private async signWithUser(c: Connection, msg: SignRequest, ticket: SignTicketPayload, fingerprint: string, signal: AbortSignal): Promise<Uint8Array> {
     const aborted = (): never => {
-      throw signal.reason instanceof AgentError ? signal.reason : new AgentError('canceled');
+      throw abortError(signal);
     };
-    const guard = async <T>(promise: Promise<T>): Promise<T> => {
-      if (signal.aborted) aborted();
-      let onAbort: () => void = () => {};
-      const abortPromise = new Promise<never>((_, reject) => {
-        onAbort = () => reject(signal.reason instanceof AgentError ? signal.reason : new AgentError('canceled'));
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-      try {
-        const result = await Promise.race([promise, abortPromise]);
-        if (signal.aborted) aborted(); // a prompt closed by the abort answers too: the abort wins
-        return result;
-      } catch (error) {
-        if (signal.aborted) aborted();
-        throw error;
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-      }
-    };
+    const guard = <T>(promise: Promise<T>): Promise<T> => guarded(signal, promise);
 
     const { tokens, entries } = await guard(this.options.tokens.certificates(this.now()));
     if (tokens.length === 0) throw new AgentError('no_token');
@@ -392,25 +376,7 @@ export class AgentServer {
         data: signedAttributes,
         pin,
       });
-      if (!outcome.ok) {
-        const pinAfter = outcome.flags === null ? undefined : pinStateFromFlags(outcome.flags);
-        switch (outcome.code) {
-          case 'pin_incorrect':
-            throw new AgentError('pin_incorrect', undefined, pinAfter);
-          case 'pin_locked':
-            throw new AgentError('pin_locked', undefined, pinAfter);
-          case 'user_canceled':
-            throw new AgentError('user_canceled');
-          case 'no_token':
-            throw new AgentError('no_token');
-          case 'key_not_found':
-            throw new AgentError('certificate_not_usable', `${AGENT_ERRORS.certificate_not_usable.en} (no private key)`);
-          case 'mechanism_unsupported':
-            throw new AgentError('mechanism_unsupported');
-          default:
-            throw new AgentError('token_error', `${AGENT_ERRORS.token_error.en} (${outcome.message})`);
-        }
-      }
+      if (!outcome.ok) throw signFailure(outcome);
       if (signal.aborted) aborted();
       // Detached SignedData: the signing certificate, then the chain found on the token; ECDSA comes as raw r‖s.
       return signedData({
@@ -424,5 +390,51 @@ export class AgentServer {
       pin?.fill(0);
       closePinPad?.();
     }
+  }
+}
+
+/** Why a signature was aborted: the signal's reason when it is an AgentError, else canceled. */
+function abortError(signal: AbortSignal): AgentError {
+  return signal.reason instanceof AgentError ? signal.reason : new AgentError('canceled');
+}
+
+/** Await `promise` unless `signal` aborts first; once aborted, the abort wins whatever the promise did. */
+async function guarded<T>(signal: AbortSignal, promise: Promise<T>): Promise<T> {
+  if (signal.aborted) throw abortError(signal);
+  let onAbort: () => void = () => {};
+  const abortPromise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const result = await Promise.race([promise, abortPromise]);
+    if (signal.aborted) throw abortError(signal); // a prompt closed by the abort answers too: the abort wins
+    return result;
+  } catch (error) {
+    if (signal.aborted) throw abortError(signal);
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The agent's error for a token's refusal to sign. */
+function signFailure(outcome: Extract<SignOutcome, { ok: false }>): AgentError {
+  const pinAfter = outcome.flags === null ? undefined : pinStateFromFlags(outcome.flags);
+  switch (outcome.code) {
+    case 'pin_incorrect':
+      return new AgentError('pin_incorrect', undefined, pinAfter);
+    case 'pin_locked':
+      return new AgentError('pin_locked', undefined, pinAfter);
+    case 'user_canceled':
+      return new AgentError('user_canceled');
+    case 'no_token':
+      return new AgentError('no_token');
+    case 'key_not_found':
+      return new AgentError('certificate_not_usable', `${AGENT_ERRORS.certificate_not_usable.en} (no private key)`);
+    case 'mechanism_unsupported':
+      return new AgentError('mechanism_unsupported');
+    default:
+      return new AgentError('token_error', `${AGENT_ERRORS.token_error.en} (${outcome.message})`);
   }
 }
