@@ -20,7 +20,8 @@ export const MAX_JOB_ATTEMPTS = 10;
  * `marking`, and returns how many entries it took.
  */
 export interface DueQueue {
-  runDue(ctx: ServiceContext, now: number, marking: Promise<void>[]): Promise<number>;
+  /** `stopping()` turns true when the server drains: take no further entry after the current one. */
+  runDue(ctx: ServiceContext, now: number, marking: Promise<void>[], stopping?: () => boolean): Promise<number>;
 }
 
 /** Backoff for a failed job: 30 s, 1 min, 2 min … capped at one hour. */
@@ -45,6 +46,7 @@ export function retryPlan(attemptsSoFar: number, now: number): { attempts: numbe
 export class JobRunner {
   private running: Promise<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -67,11 +69,13 @@ export class JobRunner {
   }
 
   wake(): void {
-    if (this.running) return;
+    if (this.running || this.stopped) return;
     void this.runDue().catch((err: unknown) => this.ctx.log.error({ err }, 'job runner failed'));
   }
 
+  /** Finish the attempt in progress (and record it), start no other; jobs left stay due for the next start. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     if (this.running) await this.running.catch(() => 0);
@@ -83,16 +87,18 @@ export class JobRunner {
       const now = nowSeconds(this.ctx.clock);
       const jobs = await dueJobs(this.ctx.store.db, now, 50);
       const marking: Promise<void>[] = [];
+      const stopping = () => this.stopped;
       for (const job of jobs) {
+        if (stopping()) break;
         await this.runOne(job, marking);
         ran++;
       }
       let taken = 0;
-      for (const queue of this.queues) taken += await queue.runDue(this.ctx, now, marking);
+      for (const queue of this.queues) if (!stopping()) taken += await queue.runDue(this.ctx, now, marking, stopping);
       ran += taken;
       // Every entry of the batch is marked done (or failed) before the next look for due work.
       await Promise.all(marking);
-      if (jobs.length === 0 && taken === 0) return ran;
+      if (stopping() || (jobs.length === 0 && taken === 0)) return ran;
     }
   }
 

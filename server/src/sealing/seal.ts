@@ -8,6 +8,7 @@ import type { ServiceContext } from '../services/context.js';
 import { emitEvent } from '../services/events.js';
 import { queueFinalFileNotices } from '../services/invitations.js';
 import { emitRequestEvent } from '../services/signatureRequests.js';
+import { observeSeal } from '../metrics.js';
 import { getAccount } from '../store/accounts.js';
 import { getSealedDocument, insertEvidence, updateSealedDocument } from '../store/sealing.js';
 import { getRequestById, signersOf } from '../store/signatureRequests.js';
@@ -80,7 +81,9 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
   let input: FinalDocumentInput;
   try {
     input = await finalDocumentInput(ctx, ctx.store.db, sealed);
+    const started = performance.now();
     bytes = await produceFinalPdf(ctx, input);
+    observeSeal(input.format, input.legal_level, (performance.now() - started) / 1000);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(`${file}.tmp`, bytes, { mode: 0o600 });
     await rename(`${file}.tmp`, file);
