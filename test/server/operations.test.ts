@@ -129,6 +129,7 @@ describe('operations endpoints', () => {
     assert.equal(count(text, list) - count(before, list), 1);
     assert.equal(count(text, { route: '/api/v1/*', status: '404' }) - count(before, { route: '/api/v1/*', status: '404' }), 1);
     assert.ok(count(text, { route: 'unmatched', status: '404' }) >= 1);
+    assert.ok(count(text, { route: '/healthz', method: 'GET', status: '200' }) >= 1, 'the operations endpoints are counted too');
     assert.ok(sample(text, 'tawqi_http_request_duration_seconds_bucket', { ...list, le: '+Inf' }) >= 1, 'a latency histogram');
     assert.doesNotMatch(text, /sr_doesnotexist|no\/such|wp-login/, 'no raw paths in labels');
     for (const name of ['process_cpu_user_seconds_total', 'nodejs_eventloop_lag_seconds', 'process_resident_memory_bytes', 'tawqi_http_requests_in_flight']) {

@@ -24,7 +24,7 @@ import { workflowRoutes } from './routes/workflows.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { pkiRouter } from './pkiRouter.js';
-import { healthRouter, Lifecycle, metricsRouter, trackRequests } from './operations.js';
+import { healthEndpoints, Lifecycle, metricsEndpoint, trackRequests } from './operations.js';
 
 export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes, ...documentRoutes, ...verificationRoutes, ...identityRoutes, ...webhookEndpointRoutes, ...workflowRoutes, ...sessionRoutes, ...bulkRoutes];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
@@ -37,10 +37,10 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.set('query parser', 'simple');
 
   app.use(trackRequests(lifecycle));
-  app.use(healthRouter(ctx, lifecycle));
+  app.use(healthEndpoints(ctx, lifecycle));
   app.use(requestContext(ctx));
   app.use(accessLog(ctx));
-  app.use(metricsRouter(ctx, lifecycle));
+  app.use(metricsEndpoint(ctx, lifecycle));
 
   const openapi = buildOpenApi(API_ROUTES);
   const publicRouter = express.Router();

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { nowSeconds } from '../clock.js';
 import { ApiError } from '../errors.js';
 import { enableProcessMetrics, observeHttpRequest, registry, setScrapeState } from '../metrics.js';
@@ -34,10 +34,19 @@ export class Lifecycle {
   }
 }
 
+/** The path of a request URL, without its query string. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** Paths answered here: plain middleware, not routers (an Express router mounted at / costs every request a dispatch). */
+const OPERATION_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
 /** Where each router is mounted (app.ts): the route label is this prefix and the matched route's pattern. */
 const MOUNTS: readonly [string, string][] = [
-  ['/api/v1/', '/api/v1'],
-  ['/en/api/v1/', '/api/v1'],
+  ['/api/v1', '/api/v1'],
+  ['/en/api/v1', '/api/v1'],
   ['/sign/api/', '/sign/api'],
   ['/sign/', '/sign'],
 ];
@@ -54,7 +63,9 @@ export function routeLabel(req: Request): string {
   }
   const route = req.route as { path?: unknown } | undefined;
   if (route && typeof route.path === 'string') return prefix + route.path;
-  return prefix ? `${prefix}/*` : 'unmatched';
+  if (prefix) return `${prefix}/*`;
+  const path = pathOf(url);
+  return OPERATION_PATHS.has(path) ? path : 'unmatched';
 }
 
 /** First in the chain: drain bookkeeping and the HTTP metrics, both settled when the response closes. */
@@ -119,23 +130,26 @@ class ReadinessCheck {
   }
 }
 
-/** /healthz and /readyz: mounted before the request context, so plain-HTTP probes from any address get an answer. */
-export function healthRouter(ctx: AppContext, life: Lifecycle): express.Router {
-  const router = express.Router();
-  const readiness = new ReadinessCheck(ctx, life);
-  router.get('/healthz', (_req: Request, res: Response) => {
-    res.setHeader('Cache-Control', 'no-store');
-    res.json({ status: 'ok' });
-  });
-  router.get('/readyz', async (_req: Request, res: Response) => {
-    const r = await readiness.check();
-    res.setHeader('Cache-Control', 'no-store');
-    if (r.ready) res.json({ status: 'ready' });
-    else res.status(503).json({ status: 'not_ready', reason: r.reason });
-  });
-  return router;
-}
+const isRead = (req: Request) => req.method === 'GET' || req.method === 'HEAD';
 
+/** /healthz and /readyz: mounted before the request context, so plain-HTTP probes from any address get an answer. */
+export function healthEndpoints(ctx: AppContext, life: Lifecycle) {
+  const readiness = new ReadinessCheck(ctx, life);
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!isRead(req) || (!req.url.startsWith('/healthz') && !req.url.startsWith('/readyz'))) return next();
+    const path = pathOf(req.url);
+    if (path === '/healthz') {
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({ status: 'ok' });
+    } else if (path === '/readyz') {
+      readiness.check().then((r) => {
+        res.setHeader('Cache-Control', 'no-store');
+        if (r.ready) res.json({ status: 'ready' });
+        else res.status(503).json({ status: 'not_ready', reason: r.reason });
+      }, next);
+    } else next();
+  };
+}
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 /**
@@ -160,11 +174,10 @@ export function metricsAccess(ctx: AppContext): (req: Request) => ApiError | nul
 }
 
 /** GET /metrics: mounted after the request context (client address, HTTPS rule, request id for refusals). */
-export function metricsRouter(ctx: AppContext, life: Lifecycle): express.Router {
+export function metricsEndpoint(ctx: AppContext, life: Lifecycle) {
   enableProcessMetrics();
-  const router = express.Router();
   const refusal = metricsAccess(ctx);
-  router.get('/metrics', async (req: Request, res: Response) => {
+  const scrape = async (req: Request, res: Response): Promise<void> => {
     const refused = refusal(req);
     if (refused) return sendError(req, res, refused);
     let queues = null;
@@ -178,6 +191,9 @@ export function metricsRouter(ctx: AppContext, life: Lifecycle): express.Router 
     res.setHeader('Content-Type', registry.contentType);
     res.setHeader('Cache-Control', 'no-store');
     res.end(text);
-  });
-  return router;
+  };
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!isRead(req) || !req.url.startsWith('/metrics') || pathOf(req.url) !== '/metrics') return next();
+    scrape(req, res).catch(next);
+  };
 }
