@@ -28,5 +28,6 @@ export function retryPlan(attemptsSoFar: number, now: number): { attempts: numbe
  * `marking`, and returns how many entries it took.
  */
 export interface DueQueue {
-  runDue(ctx: ServiceContext, now: number, marking: Promise<void>[]): Promise<number>;
+  /** `stopping()` turns true when the server drains: take no further entry after the current one. */
+  runDue(ctx: ServiceContext, now: number, marking: Promise<void>[], stopping?: () => boolean): Promise<number>;
 }

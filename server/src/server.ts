@@ -7,6 +7,7 @@ import { nowSeconds, systemClock, type Clock } from './clock.js';
 import { ConfigError, type Config } from './config.js';
 import { TEMPLATE_LIBRARY } from './domain/templateLibrary.js';
 import { createApp } from './http/app.js';
+import { Lifecycle } from './http/operations.js';
 import type { AppContext } from './http/context.js';
 import { IDEMPOTENCY_TTL_SECONDS } from './http/middleware/idempotency.js';
 import { createLogger } from './log.js';
@@ -31,6 +32,14 @@ export interface RunningServer {
   jobs: JobRunner;
   /** The webhook dispatcher; with manualJobs, tests move the clock and call `webhooks.runDue()`. */
   webhooks: WebhookDispatcher;
+  /**
+   * SIGTERM/SIGINT: /readyz turns 503, the listener closes (new connections are refused), idle
+   * connections close and every later response carries `Connection: close`; requests in flight and
+   * the current job, message and webhook attempts finish (their leases released), then the store
+   * closes. Unbounded here: main.ts bounds it with TAWQI_SHUTDOWN_TIMEOUT_MS.
+   */
+  drain(): Promise<void>;
+  /** Stop at once (tests): open connections are cut, background work finishes its current attempt. */
   close(): Promise<void>;
 }
 
@@ -127,7 +136,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     jobs.start();
     webhooks.start();
   }
-  const app = createApp(ctx);
+  const lifecycle = new Lifecycle();
+  const app = createApp(ctx, lifecycle);
   const server = config.TAWQI_TLS_CERT
     ? https.createServer({ cert: readFileSync(config.TAWQI_TLS_CERT), key: readFileSync(config.TAWQI_TLS_KEY!), minVersion: 'TLSv1.2' }, app)
     : http.createServer(app);
@@ -148,6 +158,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     operator,
     jobs,
     webhooks,
+    drain: async () => {
+      lifecycle.beginDrain();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.all([closed, jobs.stop(), webhooks.stop()]);
+      await ctx.transport?.close?.();
+      await store.close();
+    },
     close: async () => {
       await jobs.stop();
       await webhooks.stop();

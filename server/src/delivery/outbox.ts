@@ -15,10 +15,14 @@ const BATCH = 50;
  * jobs' backoff and given up ('failed') after as many attempts as a job.
  */
 export const messageOutbox: DueQueue = {
-  async runDue(ctx, now, marking) {
+  async runDue(ctx, now, marking, stopping) {
     const due = await dueMessages(ctx.store.db, now, BATCH);
     const outcomes: { message: MessageEnvelope; outcome: DeliveryOutcome }[] = [];
+    let taken = 0;
     for (const message of due) {
+      // Draining: the messages not tried yet stay queued (no lease to give back) for the next start.
+      if (stopping?.()) break;
+      taken++;
       try {
         const outcome = await deliverMessage(ctx, message);
         if (outcome) outcomes.push({ message, outcome });
@@ -39,7 +43,7 @@ export const messageOutbox: DueQueue = {
           }),
       );
     }
-    return due.length;
+    return taken;
   },
 };
 

@@ -6,11 +6,7 @@
  * caller's transaction.
  */
 import type { ErrorCode, IdKind } from '@tawqi/shared';
-import type { Account, AccountBalance } from '../store/accounts.js';
-import type { LedgerEntry } from '../store/ledger.js';
-import type { SignatureRequestRecord, SignerRecord, WorkflowLink } from '../store/signatureRequests.js';
-import type { TemplateRecord } from '../store/templates.js';
-import type { SessionRecord, SessionSettings } from '../store/workflows.js';
+import type { Account, AccountBalance, LedgerEntry, SessionRecord, SessionSettings, SignatureRequestRecord, SignerRecord, TemplateRecord, WorkflowLink } from './records.js';
 import { PLANS, priceSend } from './plans.js';
 import { fieldProblems, resolveFormat, resolveSigners, signerProblems, type InputProblem, type ResolvedSigner } from './requestRules.js';
 import { moveRequest } from './requestStates.js';

@@ -15,16 +15,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { templateCreateSchema, templateProblem } from './templates.js';
+import { templateCreateSchema, templateProblem, type TemplateFieldDefinition } from './templates.js';
 
-export type TemplateFieldType = 'text' | 'date' | 'number' | 'email';
 
-export interface TemplateFieldDefinition {
-  key: string;
-  label: string;
-  type: TemplateFieldType;
-  required: boolean;
-}
+
 
 export interface LibraryTemplate {
   /** Fixed id, tpl_<key>_<language>. */

@@ -21,6 +21,7 @@ export type JobHandler =
 export class JobRunner {
   private running: Promise<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -43,11 +44,13 @@ export class JobRunner {
   }
 
   wake(): void {
-    if (this.running) return;
+    if (this.running || this.stopped) return;
     void this.runDue().catch((err: unknown) => this.ctx.log.error({ err }, 'job runner failed'));
   }
 
+  /** Finish the attempt in progress (and record it), start no other; jobs left stay due for the next start. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     if (this.running) await this.running.catch(() => 0);
@@ -59,16 +62,18 @@ export class JobRunner {
       const now = nowSeconds(this.ctx.clock);
       const jobs = await dueJobs(this.ctx.store.db, now, 50);
       const marking: Promise<void>[] = [];
+      const stopping = () => this.stopped;
       for (const job of jobs) {
+        if (stopping()) break;
         await this.runOne(job, marking);
         ran++;
       }
       let taken = 0;
-      for (const queue of this.queues) taken += await queue.runDue(this.ctx, now, marking);
+      for (const queue of this.queues) if (!stopping()) taken += await queue.runDue(this.ctx, now, marking, stopping);
       ran += taken;
       // Every entry of the batch is marked done (or failed) before the next look for due work.
       await Promise.all(marking);
-      if (jobs.length === 0 && taken === 0) return ran;
+      if (stopping() || (jobs.length === 0 && taken === 0)) return ran;
     }
   }
 

@@ -11,6 +11,7 @@ import type { ServiceContext } from '../context.js';
 import { queueFinalFileNotices } from '../delivery/messages.js';
 import { maskEmail, maskPhone } from '../domain/keys.js';
 import { emitEvent } from '../events/emit.js';
+import { observeSeal } from '../metrics.js';
 import { MAX_JOB_ATTEMPTS } from '../retry.js';
 import { buildEvidence } from '../sealing/evidence.js';
 import { appendDss } from '../sealing/pades/index.js';
@@ -133,7 +134,9 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
   let input: FinalDocumentInput;
   try {
     input = await finalDocumentInput(ctx, ctx.store.db, sealed);
+    const started = performance.now();
     bytes = await produceFinalPdf(ctx, input);
+    observeSeal(input.format, input.legal_level, (performance.now() - started) / 1000);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(`${file}.tmp`, bytes, { mode: 0o600 });
     await rename(`${file}.tmp`, file);

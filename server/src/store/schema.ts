@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { LedgerEntry } from '../domain/records.js';
 
 /** Table types for Kysely. JSON columns hold text; repositories parse them. Times are Unix seconds. */
 export interface AccountsTable {
@@ -66,16 +67,7 @@ export interface NoticesTable {
   created_at: number;
 }
 
-export interface LedgerTable {
-  id: string;
-  account_id: string;
-  kind: string;
-  sends_delta: number;
-  wallet_delta_minor: number;
-  signature_request_id: string | null;
-  note: string | null;
-  created_at: number;
-}
+export type LedgerTable = LedgerEntry;
 
 export interface TemplatesTable {
   id: string;

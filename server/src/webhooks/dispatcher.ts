@@ -9,6 +9,7 @@ import { systemResolver, type Resolver } from './reachability.js';
 import { nextRetryAt } from './schedule.js';
 import { createWebhookAgent, postWebhook, type SendOutcome } from './sender.js';
 import { signatureHeader } from './signing.js';
+import { countWebhookAttempt } from '../metrics.js';
 
 export interface DispatcherOptions {
   /** A receiver must answer 2xx within this long (TAWQI_WEBHOOK_TIMEOUT_MS). */
@@ -79,6 +80,8 @@ export class WebhookDispatcher {
   /** Answers not yet written: the next claim writes them in its transaction, else a flush of their own. */
   private pendingResults: PendingResult[] = [];
   private flushQueued = false;
+  /** Deliveries whose attempt result could not be written: still leased; stop() gives them back. */
+  private readonly unrecorded = new Set<string>();
 
   constructor(
     private readonly ctx: DispatcherDeps,
@@ -153,6 +156,11 @@ export class WebhookDispatcher {
     await this.claims.catch(() => undefined);
     await Promise.allSettled([...this.inFlight]);
     this.agent.destroy();
+    if (this.unrecorded.size === 0) return;
+    const ids = [...this.unrecorded];
+    this.unrecorded.clear();
+    // Best effort: if the store still fails, the leases expire (or the next start releases them).
+    await this.ctx.store.tx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock), ids)).catch((err: unknown) => this.ctx.log.error({ err }, 'could not release webhook leases'));
   }
 
   /** One claim at a time, so the per-endpoint counts a claim reads are never stale. */
@@ -260,6 +268,7 @@ export class WebhookDispatcher {
         retryAt === null ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry',
       );
     }
+    countWebhookAttempt(outcome.status === 'pending' ? 'retry' : outcome.status);
     return new Promise<void>((written) => {
       this.pendingResults.push({
         deliveryId: d.id,
@@ -281,7 +290,10 @@ export class WebhookDispatcher {
   private resultsLost(batch: readonly PendingResult[], err: unknown): void {
     if (batch.length === 0) return;
     this.ctx.log.error({ err, deliveries: batch.length }, 'could not record webhook attempts; their leases will expire and they go again');
-    for (const r of batch) r.written();
+    for (const r of batch) {
+      this.unrecorded.add(r.deliveryId);
+      r.written();
+    }
   }
 
   /** Answers of the same turn of the event loop are written together, unless a claim took them first. */
