@@ -101,54 +101,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onCheckpointFailure: (err) => log.error({ err }, 'WAL checkpoint worker failed; automatic checkpoints are back on'),
   });
   await prepareStore(store, clock);
-
-  let operator: CreatedAccount | null = null;
-  if ((await countAccounts(store.db)) === 0) {
-    operator = await createAccount(store, clock, {
-      name: 'Operator',
-      plan: 'business',
-      planExpiresAt: nowSeconds(clock) + 365 * 86400,
-      kyb: 'approved',
-      walletMinor: 0,
-      currency: config.TAWQI_CURRENCY,
-    });
-  }
-
+  const operator = await createOperatorIfEmpty(store, clock, config);
   const pki = await startPki(config, store, clock, log);
   const ctx: AppContext = { config, store, clock, log, secrets: loadSecrets(config.DATA_DIR), publicUrl: config.TAWQI_PUBLIC_URL ?? '', afterCommit: () => {}, pki };
   // SMTP when configured; otherwise undefined, and outgoing messages are kept as 'held' (tawqi mail list).
   ctx.transport = transportFromConfig(config);
-  const jobs = new JobRunner(ctx, JOB_HANDLERS, [messageOutbox]);
-  const webhooks = new WebhookDispatcher(ctx, {
-    timeoutMs: config.TAWQI_WEBHOOK_TIMEOUT_MS,
-    concurrency: config.TAWQI_WEBHOOK_CONCURRENCY,
-    endpointConcurrency: config.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY,
-    allowPrivate: config.TAWQI_WEBHOOK_ALLOW_PRIVATE,
-    defaultVersion: config.TAWQI_DEFAULT_VERSION,
-    ca: options.webhookCa,
-  });
-  await webhooks.recover();
-  if (!options.manualJobs) {
-    ctx.afterCommit = () => {
-      jobs.wake();
-      webhooks.wakeAfterCommit();
-    };
-    jobs.start();
-    webhooks.start();
-  }
+  const { jobs, webhooks } = await startWorkers(ctx, options);
   const lifecycle = new Lifecycle();
-  const app = createApp(ctx, lifecycle);
-  const server = config.TAWQI_TLS_CERT
-    ? https.createServer({ cert: readFileSync(config.TAWQI_TLS_CERT), key: readFileSync(config.TAWQI_TLS_KEY!), minVersion: 'TLSv1.2' }, app)
-    : http.createServer(app);
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  const url = `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${addr.port}`;
+  const { server, url } = await listen(config, createApp(ctx, lifecycle));
   if (!ctx.publicUrl) ctx.publicUrl = url;
   // Without TAWQI_PUBLIC_URL the leaf certificates' AIA/CRL URLs name the address actually listened on.
   await pki.setPublicUrl(ctx.publicUrl);
@@ -175,4 +135,56 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await store.close();
     },
   };
+}
+
+/** On the first start with an empty database: the operator account, whose keys are printed once. */
+async function createOperatorIfEmpty(store: Store, clock: Clock, config: Config): Promise<CreatedAccount | null> {
+  if ((await countAccounts(store.db)) > 0) return null;
+  return createAccount(store, clock, {
+    name: 'Operator',
+    plan: 'business',
+    planExpiresAt: nowSeconds(clock) + 365 * 86400,
+    kyb: 'approved',
+    walletMinor: 0,
+    currency: config.TAWQI_CURRENCY,
+  });
+}
+
+/** The job runner (with the message outbox) and the webhook dispatcher; ticking on their own unless tests run them by hand. */
+async function startWorkers(ctx: AppContext, options: StartOptions): Promise<{ jobs: JobRunner; webhooks: WebhookDispatcher }> {
+  const { config } = ctx;
+  const jobs = new JobRunner(ctx, JOB_HANDLERS, [messageOutbox]);
+  const webhooks = new WebhookDispatcher(ctx, {
+    timeoutMs: config.TAWQI_WEBHOOK_TIMEOUT_MS,
+    concurrency: config.TAWQI_WEBHOOK_CONCURRENCY,
+    endpointConcurrency: config.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY,
+    allowPrivate: config.TAWQI_WEBHOOK_ALLOW_PRIVATE,
+    defaultVersion: config.TAWQI_DEFAULT_VERSION,
+    ca: options.webhookCa,
+  });
+  await webhooks.recover();
+  if (!options.manualJobs) {
+    ctx.afterCommit = () => {
+      jobs.wake();
+      webhooks.wakeAfterCommit();
+    };
+    jobs.start();
+    webhooks.start();
+  }
+  return { jobs, webhooks };
+}
+
+/** Listen over HTTPS when a certificate is configured, else HTTP; the URL names the address actually bound. */
+async function listen(config: Config, app: http.RequestListener): Promise<{ server: http.Server; url: string }> {
+  const server = config.TAWQI_TLS_CERT
+    ? https.createServer({ cert: readFileSync(config.TAWQI_TLS_CERT), key: readFileSync(config.TAWQI_TLS_KEY!), minVersion: 'TLSv1.2' }, app)
+    : http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return { server, url: `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${addr.port}` };
 }
