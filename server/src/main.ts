@@ -23,23 +23,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const api = `${running.url}/api/v1`;
-  if (running.operator) {
-    const { account, keys } = running.operator;
-    process.stdout.write(
-      [
-        '',
-        `Tawqi: first start — created the operator account ${account.id} (Business plan, company verified).`,
-        'Its keys are shown this once; store them now (only their hashes are kept):',
-        `  secret live       ${keys.secret_live}`,
-        `  publishable live  ${keys.publishable_live}`,
-        `  secret test       ${keys.secret_test}`,
-        `  publishable test  ${keys.publishable_test}`,
-        '',
-      ].join('\n') + '\n',
-    );
-  }
-  process.stdout.write(`Tawqi API listening at ${api}\n`);
+  // Signal handlers first, then the announcement: a supervisor that signals as soon as it reads the
+  // listening line gets a drain, not a default kill.
   // SIGTERM or SIGINT drains (RunningServer.drain) and exits 0; past TAWQI_SHUTDOWN_TIMEOUT_MS, or at a
   // second signal, the process exits 1 at once (webhook leases left are released at the next start).
   const log = running.ctx.log;
@@ -69,6 +54,23 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  const api = `${running.url}/api/v1`;
+  if (running.operator) {
+    const { account, keys } = running.operator;
+    process.stdout.write(
+      [
+        '',
+        `Tawqi: first start — created the operator account ${account.id} (Business plan, company verified).`,
+        'Its keys are shown this once; store them now (only their hashes are kept):',
+        `  secret live       ${keys.secret_live}`,
+        `  publishable live  ${keys.publishable_live}`,
+        `  secret test       ${keys.secret_test}`,
+        `  publishable test  ${keys.publishable_test}`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+  process.stdout.write(`Tawqi API listening at ${api}\n`);
 }
 
 void main();
