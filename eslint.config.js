@@ -13,7 +13,15 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  { files: ['test/**', 'bench/**'], rules: { 'no-console': 'off' } },
+  { files: ['test/**', 'bench/**', 'scripts/**'], rules: { 'no-console': 'off' } },
   // The signing page runs in the browser (bundled by esbuild), not in Node.
   { files: ['signing-page/src/**'], languageOptions: { globals: { ...globals.browser } } },
+  // @tawqi/shared runs in browsers too (the signing page, and @tawqi/shared/cms anywhere): no Node APIs.
+  {
+    files: ['shared/src/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'shared/ is browser-safe: no Node modules.' }] }],
+      'no-restricted-globals': ['error', { name: 'Buffer', message: 'shared/ is browser-safe: use Uint8Array.' }, { name: 'process', message: 'shared/ is browser-safe.' }],
+    },
+  },
 );

@@ -21,7 +21,7 @@ import { systemClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
-import { emitEvent } from '../../server/src/services/events.js';
+import { emitEvent } from '../../server/src/events/emit.js';
 import { deliveryCounts } from '../../server/src/store/webhooks.js';
 import { eventObject } from './workload.js';
 

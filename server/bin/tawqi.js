@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `tawqi` operator command: runs the compiled CLI (server/dist/cli.js).
+// The `tawqi` operator command: runs the compiled CLI (server/dist/cli/main.js).
 import { existsSync } from 'node:fs';
 
-const cli = new URL('../dist/cli.js', import.meta.url);
+const cli = new URL('../dist/cli/main.js', import.meta.url);
 
 if (existsSync(cli)) {
   await import(cli.href);

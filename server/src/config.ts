@@ -30,6 +30,12 @@ export const configSchema = z.object({
     .default([])
     .describe('Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For/-Proto are believed'),
   TAWQI_ALLOW_INSECURE_HTTP: bool.default(false).describe('Allow plain HTTP on a non-loopback address (not for production)'),
+  TAWQI_METRICS_TOKEN: z
+    .string()
+    .min(16)
+    .optional()
+    .describe('Bearer token that opens GET /metrics to any address; without it only loopback and TAWQI_TRUSTED_PROXIES addresses may read it'),
+  TAWQI_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000).describe('On SIGTERM/SIGINT: how long the drain may take before the process exits non-zero'),
   TAWQI_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TAWQI_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
   TAWQI_RATE_LIMIT: z.coerce.number().int().min(1).default(100).describe('Requests per window per account'),

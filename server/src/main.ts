@@ -23,6 +23,37 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Signal handlers first, then the announcement: a supervisor that signals as soon as it reads the
+  // listening line gets a drain, not a default kill.
+  // SIGTERM or SIGINT drains (RunningServer.drain) and exits 0; past TAWQI_SHUTDOWN_TIMEOUT_MS, or at a
+  // second signal, the process exits 1 at once (webhook leases left are released at the next start).
+  const log = running.ctx.log;
+  let draining = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (draining) {
+      log.error({ signal }, 'second signal while draining: exiting now');
+      process.exit(1);
+    }
+    draining = true;
+    const timeoutMs = config.TAWQI_SHUTDOWN_TIMEOUT_MS;
+    log.info({ signal, timeout_ms: timeoutMs }, 'draining: refusing new connections, finishing requests and jobs in flight');
+    setTimeout(() => {
+      log.error({ timeout_ms: timeoutMs }, 'drain did not finish in time: exiting');
+      process.exit(1);
+    }, timeoutMs).unref();
+    running.drain().then(
+      () => {
+        log.info('drained: exiting');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'drain failed: exiting');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   const api = `${running.url}/api/v1`;
   if (running.operator) {
     const { account, keys } = running.operator;
@@ -40,11 +71,6 @@ async function main(): Promise<void> {
     );
   }
   process.stdout.write(`Tawqi API listening at ${api}\n`);
-  const stop = () => {
-    void running.close().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }
 
 void main();

@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { nowSeconds, systemClock, type Clock } from './clock.js';
 import { ConfigError, type Config } from './config.js';
-import { TEMPLATE_LIBRARY } from './domain/templates.js';
+import { TEMPLATE_LIBRARY } from './domain/templateLibrary.js';
 import { createApp } from './http/app.js';
+import { Lifecycle } from './http/operations.js';
 import type { AppContext } from './http/context.js';
 import { IDEMPOTENCY_TTL_SECONDS } from './http/middleware/idempotency.js';
 import { createLogger } from './log.js';
@@ -16,7 +17,7 @@ import { openStore, type Store } from './store/db.js';
 import { loadSecrets } from './secrets.js';
 import { JobRunner } from './jobs/runner.js';
 import { messageOutbox } from './delivery/outbox.js';
-import { JOB_HANDLERS } from './jobs/handlers.js';
+import { JOB_HANDLERS } from './services/jobHandlers.js';
 import { transportFromConfig } from './delivery/index.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';
@@ -31,6 +32,14 @@ export interface RunningServer {
   jobs: JobRunner;
   /** The webhook dispatcher; with manualJobs, tests move the clock and call `webhooks.runDue()`. */
   webhooks: WebhookDispatcher;
+  /**
+   * SIGTERM/SIGINT: /readyz turns 503, the listener closes (new connections are refused), idle
+   * connections close and every later response carries `Connection: close`; requests in flight and
+   * the current job, message and webhook attempts finish (their leases released), then the store
+   * closes. Unbounded here: main.ts bounds it with TAWQI_SHUTDOWN_TIMEOUT_MS.
+   */
+  drain(): Promise<void>;
+  /** Stop at once (tests): open connections are cut, background work finishes its current attempt. */
   close(): Promise<void>;
 }
 
@@ -70,13 +79,12 @@ export interface StartOptions {
  * Load or create DATA_DIR/pki. Until the listen address is known (PORT 0), certificates name the
  * configured address; startServer corrects that with setPublicUrl once listening.
  */
-async function startPki(config: Config, store: Store, clock: Clock, log: Logger): Promise<Pki> {
+async function startPki(config: Config, clock: Clock, log: Logger): Promise<Pki> {
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   const provisional = config.TAWQI_PUBLIC_URL ?? `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${config.PORT}`;
   try {
     return await loadOrCreatePki(config.DATA_DIR, clock, provisional, pkiOptionsFromConfig(config, log));
   } catch (err) {
-    await store.close();
     if (err instanceof Pkcs12Error) throw new ConfigError(`Invalid setting:\n  TAWQI_SEAL_P12: ${err.message}`);
     throw err;
   }
@@ -94,24 +102,73 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     checkpointWorker: true,
     onCheckpointFailure: (err) => log.error({ err }, 'WAL checkpoint worker failed; automatic checkpoints are back on'),
   });
-  await prepareStore(store, clock);
-
-  let operator: CreatedAccount | null = null;
-  if ((await countAccounts(store.db)) === 0) {
-    operator = await createAccount(store, clock, {
-      name: 'Operator',
-      plan: 'business',
-      planExpiresAt: nowSeconds(clock) + 365 * 86400,
-      kyb: 'approved',
-      walletMinor: 0,
-      currency: config.TAWQI_CURRENCY,
-    });
+  try {
+    return await startOnStore(config, store, clock, log, options);
+  } catch (err) {
+    // A start that fails after the store opened (a bad certificate, a taken port) closes it: no pool or worker left behind.
+    await store.close();
+    throw err;
   }
+}
 
-  const pki = await startPki(config, store, clock, log);
+/** Everything after the store is open: library templates, the operator, the PKI, the workers and the listener. */
+async function startOnStore(config: Config, store: Store, clock: Clock, log: Logger, options: StartOptions): Promise<RunningServer> {
+  await prepareStore(store, clock);
+  const operator = await createOperatorIfEmpty(store, clock, config);
+  const pki = await startPki(config, clock, log);
   const ctx: AppContext = { config, store, clock, log, secrets: loadSecrets(config.DATA_DIR), publicUrl: config.TAWQI_PUBLIC_URL ?? '', afterCommit: () => {}, pki };
   // SMTP when configured; otherwise undefined, and outgoing messages are kept as 'held' (tawqi mail list).
   ctx.transport = transportFromConfig(config);
+  const { jobs, webhooks } = await startWorkers(ctx, options);
+  const lifecycle = new Lifecycle();
+  const { server, url } = await listen(config, createApp(ctx, lifecycle)).catch(async (err: unknown) => {
+    await Promise.all([jobs.stop(), webhooks.stop()]);
+    throw err;
+  });
+  if (!ctx.publicUrl) ctx.publicUrl = url;
+  // Without TAWQI_PUBLIC_URL the leaf certificates' AIA/CRL URLs name the address actually listened on.
+  await pki.setPublicUrl(ctx.publicUrl);
+  return {
+    url,
+    ctx,
+    operator,
+    jobs,
+    webhooks,
+    drain: async () => {
+      lifecycle.beginDrain();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.all([closed, jobs.stop(), webhooks.stop()]);
+      await ctx.transport?.close?.();
+      await store.close();
+    },
+    close: async () => {
+      await jobs.stop();
+      await webhooks.stop();
+      await ctx.transport?.close?.();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+    },
+  };
+}
+
+/** On the first start with an empty database: the operator account, whose keys are printed once. */
+async function createOperatorIfEmpty(store: Store, clock: Clock, config: Config): Promise<CreatedAccount | null> {
+  if ((await countAccounts(store.db)) > 0) return null;
+  return createAccount(store, clock, {
+    name: 'Operator',
+    plan: 'business',
+    planExpiresAt: nowSeconds(clock) + 365 * 86400,
+    kyb: 'approved',
+    walletMinor: 0,
+    currency: config.TAWQI_CURRENCY,
+  });
+}
+
+/** The job runner (with the message outbox) and the webhook dispatcher; ticking on their own unless tests run them by hand. */
+async function startWorkers(ctx: AppContext, options: StartOptions): Promise<{ jobs: JobRunner; webhooks: WebhookDispatcher }> {
+  const { config } = ctx;
   const jobs = new JobRunner(ctx, JOB_HANDLERS, [messageOutbox]);
   const webhooks = new WebhookDispatcher(ctx, {
     timeoutMs: config.TAWQI_WEBHOOK_TIMEOUT_MS,
@@ -130,7 +187,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     jobs.start();
     webhooks.start();
   }
-  const app = createApp(ctx);
+  return { jobs, webhooks };
+}
+
+/** Listen over HTTPS when a certificate is configured, else HTTP; the URL names the address actually bound. */
+async function listen(config: Config, app: http.RequestListener): Promise<{ server: http.Server; url: string }> {
   const server = config.TAWQI_TLS_CERT
     ? https.createServer({ cert: readFileSync(config.TAWQI_TLS_CERT), key: readFileSync(config.TAWQI_TLS_KEY!), minVersion: 'TLSv1.2' }, app)
     : http.createServer(app);
@@ -141,23 +202,5 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  const url = `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${addr.port}`;
-  if (!ctx.publicUrl) ctx.publicUrl = url;
-  // Without TAWQI_PUBLIC_URL the leaf certificates' AIA/CRL URLs name the address actually listened on.
-  await pki.setPublicUrl(ctx.publicUrl);
-  return {
-    url,
-    ctx,
-    operator,
-    jobs,
-    webhooks,
-    close: async () => {
-      await jobs.stop();
-      await webhooks.stop();
-      await ctx.transport?.close?.();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
-    },
-  };
+  return { server, url: `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${addr.port}` };
 }

@@ -52,6 +52,8 @@ export const ERRORS = {
   invalid_api_key: def(401, 'authentication_error', 'مفتاح الواجهة غير صالح أو منتهٍ.', 'The API key is invalid or has expired.'),
   page_session_invalid: def(401, 'authentication_error', 'انتهت جلسة التوقيع؛ افتح الرابط من جديد.', 'The signing session has ended; open the link again.'),
   ticket_invalid: def(401, 'authentication_error', 'تذكرة التوقيع غير صالحة أو منتهية أو مستخدمة؛ ابدأ التوقيع من جديد.', 'The sign ticket is invalid, expired or already used; start the signature again.'),
+  // ours: GET /metrics (README, Operations)
+  metrics_token_invalid: def(401, 'authentication_error', 'رمز المقاييس مفقود أو غير صحيح. أرسل Authorization: Bearer ورمز TAWQI_METRICS_TOKEN.', 'The metrics token is missing or wrong. Send Authorization: Bearer <TAWQI_METRICS_TOKEN>.'),
   // 402
   plan_required: def(402, 'billing_error', 'الوضع الحي يحتاج باقة مدفوعة فعّالة.', 'Live mode needs an active paid plan.'),
   plan_expired: def(402, 'billing_error', 'انتهت سنة الاشتراك دون تجديد.', 'The subscription year has ended without renewal.'),
@@ -64,6 +66,8 @@ export const ERRORS = {
   access_code_locked: def(403, 'permission_error', 'أُقفل رمز الدخول بعد محاولات خاطئة كثيرة؛ تواصل مع المرسل.', 'The access code is locked after too many wrong attempts; contact the sender.'),
   otp_locked: def(403, 'permission_error', 'أُقفل رمز التحقق بعد خمس محاولات خاطئة؛ اطلب رمزًا جديدًا.', 'The verification code is locked after five wrong attempts; request a new one.'),
   https_required: def(403, 'permission_error', 'الاتصال يجب أن يكون عبر HTTPS.', 'Requests must use HTTPS.'),
+  // ours: GET /metrics without a token from an address that is neither loopback nor a trusted proxy
+  metrics_forbidden: def(403, 'permission_error', 'المقاييس متاحة من العنوان المحلي والوكلاء الموثوقين فقط، أو برمز TAWQI_METRICS_TOKEN.', 'Metrics are open only to loopback and trusted proxies, or with TAWQI_METRICS_TOKEN.'),
   // 404 / 405 / 413
   not_found: def(404, 'invalid_request_error', 'المورد غير موجود.', 'The resource was not found.'),
   workflow_not_found: def(404, 'invalid_request_error', 'مسار العمل غير موجود في هذا الحساب.', 'The workflow does not exist in this account.'),

@@ -2,6 +2,7 @@
  * The page API client (signing-page/API.md): every call carries the page token in the
  * `X-Tawqi-Page-Token` header; answers are a State or the API's error envelope.
  */
+import type { TokenCompleteBody, TokenPrepareBody } from '@tawqi/shared';
 import type { ErrorBody, State, TokenPrepared } from './types.js';
 
 const TIMEOUT_MS = 30_000;
@@ -94,11 +95,13 @@ export class Api {
   }
   /** Token signing, step 1: the chosen certificate (and its chain) → a sign ticket for the agent. */
   tokenPrepare(certificate: string, chain: readonly string[]): Promise<TokenPrepared> {
-    return this.call('POST', '/token/prepare', { certificate, chain });
+    const body: TokenPrepareBody = { certificate, chain: [...chain] };
+    return this.call('POST', '/token/prepare', body);
   }
   /** Token signing, step 2: the agent's CMS for that ticket → the State (signed). */
   tokenComplete(cms: string, ticket: string): Promise<State> {
-    return this.call('POST', '/token/complete', { cms, ticket });
+    const body: TokenCompleteBody = { cms, ticket };
+    return this.call('POST', '/token/complete', body);
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

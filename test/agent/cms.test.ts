@@ -12,8 +12,17 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { assembleSignedData, buildSignedAttributes, OID } from '../../agent/src/core/cms.js';
-import { opensslPrint, opensslVerify } from './helpers.js';
+import {
+  OID_ATTR_CONTENT_TYPE,
+  OID_ATTR_MESSAGE_DIGEST,
+  OID_ATTR_SIGNING_CERTIFICATE_V2,
+  OID_ATTR_SIGNING_TIME,
+  OID_DATA,
+  OID_SHA256,
+  OID_SHA256_RSA,
+  OID_SIGNED_DATA,
+} from '@tawqi/shared/cms';
+import { assembleSignedData, buildSignedAttributes, opensslPrint, opensslVerify } from './helpers.js';
 
 let dir: string;
 const pem2der = (pem: string): Buffer => Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
@@ -56,16 +65,16 @@ describe('signed attributes', () => {
     const sorted = [...elements].sort(Buffer.compare);
     assert.deepEqual(elements, sorted, 'elements sorted by their encodings');
     const attributes = set.valueBlock.value.map((schema) => new pkijs.Attribute({ schema }));
-    assert.deepEqual(attributes.map((a) => a.type).sort(), [OID.contentType, OID.messageDigest, OID.signingCertificateV2].sort());
-    assert.equal(attributes.some((a) => a.type === OID.signingTime), false);
+    assert.deepEqual(attributes.map((a) => a.type).sort(), [OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_CERTIFICATE_V2].sort());
+    assert.equal(attributes.some((a) => a.type === OID_ATTR_SIGNING_TIME), false);
 
-    const ct = attributes.find((a) => a.type === OID.contentType)?.values[0] as asn1js.ObjectIdentifier;
-    assert.equal(ct.valueBlock.toString(), OID.data);
-    const md = attributes.find((a) => a.type === OID.messageDigest)?.values[0] as asn1js.OctetString;
+    const ct = attributes.find((a) => a.type === OID_ATTR_CONTENT_TYPE)?.values[0] as asn1js.ObjectIdentifier;
+    assert.equal(ct.valueBlock.toString(), OID_DATA);
+    const md = attributes.find((a) => a.type === OID_ATTR_MESSAGE_DIGEST)?.values[0] as asn1js.OctetString;
     assert.deepEqual(Buffer.from(md.getValue()), digest);
 
     // SigningCertificateV2 { certs { ESSCertIDv2 { certHash, issuerSerial } } } — hashAlgorithm omitted (SHA-256 default).
-    const scv2 = attributes.find((a) => a.type === OID.signingCertificateV2)?.values[0] as asn1js.Sequence;
+    const scv2 = attributes.find((a) => a.type === OID_ATTR_SIGNING_CERTIFICATE_V2)?.values[0] as asn1js.Sequence;
     const essCertId = ((scv2.valueBlock.value[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence).valueBlock.value;
     assert.ok(essCertId[0] instanceof asn1js.OctetString, 'certHash first: no hashAlgorithm');
     assert.deepEqual(Buffer.from((essCertId[0] as asn1js.OctetString).getValue()), createHash('sha256').update(rsa.der).digest());
@@ -91,20 +100,20 @@ describe('detached SignedData', () => {
   test('structure: one SignerInfo by issuer and serial, no eContent, the certificate then the chain', () => {
     const { cms, signedAttributes } = build(rsa, 'rsa');
     const info = new pkijs.ContentInfo({ schema: parse(cms) });
-    assert.equal(info.contentType, OID.signedData);
+    assert.equal(info.contentType, OID_SIGNED_DATA);
     const sd = new pkijs.SignedData({ schema: info.content });
     assert.equal(sd.version, 1);
-    assert.equal(sd.encapContentInfo.eContentType, OID.data);
+    assert.equal(sd.encapContentInfo.eContentType, OID_DATA);
     assert.equal(sd.encapContentInfo.eContent, undefined, 'detached');
-    assert.deepEqual(sd.digestAlgorithms.map((a) => a.algorithmId), [OID.sha256]);
+    assert.deepEqual(sd.digestAlgorithms.map((a) => a.algorithmId), [OID_SHA256]);
     const certs = (sd.certificates ?? []) as pkijs.Certificate[];
     assert.deepEqual(certs.map((c) => Buffer.from(c.toSchema().toBER())), [rsa.der, caDer]);
     assert.equal(sd.signerInfos.length, 1);
     const si = sd.signerInfos[0] as pkijs.SignerInfo;
     assert.equal(si.version, 1);
     assert.ok(si.sid instanceof pkijs.IssuerAndSerialNumber);
-    assert.equal(si.digestAlgorithm.algorithmId, OID.sha256);
-    assert.equal(si.signatureAlgorithm.algorithmId, OID.sha256WithRSAEncryption);
+    assert.equal(si.digestAlgorithm.algorithmId, OID_SHA256);
+    assert.equal(si.signatureAlgorithm.algorithmId, OID_SHA256_RSA);
     assert.equal(si.unsignedAttrs, undefined);
     const encoded = Buffer.from(si.signedAttrs?.toSchema().toBER() ?? new ArrayBuffer(0));
     encoded[0] = 0x31;

@@ -15,6 +15,7 @@ import {
   type AgentResponse,
   type SignTicketPayload,
 } from '@tawqi/shared';
+import { ecdsaRawToDer, padesSignedAttributes, sha256SignatureAlgorithm, signedData } from '@tawqi/shared/cms';
 import WebSocket from 'ws';
 
 /** A 1×1 PNG. */
@@ -173,4 +174,20 @@ export function opensslPrint(cmsDer: Uint8Array): string {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The signed attributes the agent has its token sign (AgentServer's sign, agent/src/core/server.ts). */
+export function buildSignedAttributes(certificate: Uint8Array, digest: Uint8Array): Uint8Array {
+  return padesSignedAttributes(certificate, createHash('sha256').update(certificate).digest(), digest);
+}
+
+/** The detached CMS the agent returns around the token's signature (raw r‖s for ECDSA), as AgentServer builds it. */
+export function assembleSignedData(input: { certificate: Uint8Array; chain: readonly Uint8Array[]; signedAttributes: Uint8Array; keyType: 'rsa' | 'ec'; signature: Uint8Array }): Uint8Array {
+  return signedData({
+    signerCertificate: input.certificate,
+    certificates: [input.certificate, ...input.chain],
+    signedAttributes: input.signedAttributes,
+    signatureAlgorithm: sha256SignatureAlgorithm(input.keyType),
+    signature: input.keyType === 'ec' ? ecdsaRawToDer(input.signature) : input.signature,
+  });
 }

@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { assembleSignedData, buildSignedAttributes } from '../../agent/src/core/cms.js';
 import { discoverModules } from '../../agent/src/core/pkcs11/modules.js';
 import { TokenService } from '../../agent/src/core/pkcs11/tokens.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
-import { opensslVerify } from './helpers.js';
+import { assembleSignedData, buildSignedAttributes, opensslVerify } from './helpers.js';
 
 let hsm: SoftHsm;
 let tokens: TokenService;

@@ -8,12 +8,11 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import type { TokenInfo } from '@tawqi/shared';
-import { assembleSignedData, buildSignedAttributes } from '../../agent/src/core/cms.js';
 import { CKF_USER_PIN_COUNT_LOW } from '../../agent/src/core/pkcs11/constants.js';
 import { discoverModules } from '../../agent/src/core/pkcs11/modules.js';
 import { TokenService } from '../../agent/src/core/pkcs11/tokens.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
-import { opensslVerify } from './helpers.js';
+import { assembleSignedData, buildSignedAttributes, opensslVerify } from './helpers.js';
 
 let hsm: SoftHsm;
 let tokens: TokenService;

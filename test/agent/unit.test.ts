@@ -18,9 +18,10 @@ import {
   splitSignTicket,
   type SignTicketPayload,
 } from '@tawqi/shared';
+import { ecdsaRawToDer } from '@tawqi/shared/cms';
 import * as C from '../../agent/src/core/pkcs11/constants.js';
 import { pinStateFromFlags } from '../../agent/src/core/pkcs11/flags.js';
-import { chooseMechanism, ecdsaRawToDer, sha256DigestInfo } from '../../agent/src/core/pkcs11/mechanisms.js';
+import { chooseMechanism, sha256DigestInfo } from '../../agent/src/core/pkcs11/mechanisms.js';
 import { discoverModules, expandPath, KNOWN_MODULES } from '../../agent/src/core/pkcs11/modules.js';
 import { JtiRegistry, verifyTicket } from '../../agent/src/core/ticket.js';
 import { formatFingerprint, keyFingerprint, normalizeOrigin, TrustStore } from '../../agent/src/core/trust.js';

@@ -22,7 +22,7 @@ import { assertError } from '../support/envelope.js';
 import { call, type CallOptions, type CallResult } from '../support/server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = 'server/src/cli.ts';
+const CLI = 'server/src/cli/main.ts';
 const KEY_FORMATS = {
   secret_live: /^sk_[0-9a-f]{40}$/,
   publishable_live: /^pk_[0-9a-f]{40}$/,

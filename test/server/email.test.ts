@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../../server/src/config.js';
 import { SCRUBBED_NOTE } from '../../server/src/delivery/deliverMessage.js';
 import { smtpSettings } from '../../server/src/delivery/index.js';
-import { jobBackoffSeconds, MAX_JOB_ATTEMPTS } from '../../server/src/jobs/runner.js';
-import { invitationMessage, messageHtml, queueFinalFileNotices, queueOtpMessage } from '../../server/src/services/invitations.js';
-import { linkToken, signingUrl } from '../../server/src/services/signingLinks.js';
+import { jobBackoffSeconds, MAX_JOB_ATTEMPTS } from '../../server/src/retry.js';
+import { invitationMessage, messageHtml, queueFinalFileNotices, queueOtpMessage } from '../../server/src/delivery/messages.js';
+import { linkToken, signingUrl } from '../../server/src/domain/signingLinks.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
 import { getRequestById, signersOf } from '../../server/src/store/signatureRequests.js';
 import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtpPeer.js';
@@ -382,7 +382,7 @@ describe('no SMTP configured: messages held, `tawqi mail list|show`', () => {
     for (const k of Object.keys(env)) if (k.startsWith('TAWQI_')) delete env[k];
     Object.assign(env, s.databaseEnv);
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
+      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
       });
     });

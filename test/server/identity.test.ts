@@ -14,7 +14,7 @@ import type { SignerTrigger } from '../../server/src/domain/requestStates.js';
 import { ApiError } from '../../server/src/errors.js';
 import { GenericProvider } from '../../server/src/identity/genericProvider.js';
 import { CallbackRejected, ProviderUnavailable, signPayload, verifySignature } from '../../server/src/identity/provider.js';
-import { simulateIdentityDecision, startIdentityVerification } from '../../server/src/identity/service.js';
+import { simulateIdentityDecision, startIdentityVerification } from '../../server/src/services/identity.js';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { getVerification } from '../../server/src/store/identityVerifications.js';
@@ -774,7 +774,7 @@ describe('identity verification (spec 3.2)', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, ...s.databaseEnv };
     delete env.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
+      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
       });
     });

@@ -27,7 +27,7 @@ import {
   signPades,
   type PreparedPades,
 } from '../../server/src/sealing/pades/index.js';
-import { assembleCms } from '../../server/src/sealing/pades/cms.js';
+import { assembleCms } from '../../server/src/sealing/pades/signature.js';
 import { embedCms } from '../../server/src/sealing/pades/placeholder.js';
 import { createPkiFixture, makeTestPdf, type PkiFixture } from '../support/pkiFixture.js';
 

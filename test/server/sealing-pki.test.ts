@@ -26,8 +26,8 @@ import {
   timestampData,
   tokenFromResponse,
   TimestampError,
-  TSA_POLICY_OID,
 } from '../../server/src/sealing/pki/index.js';
+import { TSA_POLICY_OID } from '@tawqi/shared/cms';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { databaseEnv } from '../support/database.js';
 

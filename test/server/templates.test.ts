@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { TEMPLATE_LIBRARY } from '../../server/src/domain/templates.js';
+import { TEMPLATE_LIBRARY } from '../../server/src/domain/templateLibrary.js';
 import { issueKey } from '../../server/src/services/accounts.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type TestServer } from '../support/server.js';

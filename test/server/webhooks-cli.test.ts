@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { emitEvent } from '../../server/src/services/events.js';
+import { emitEvent } from '../../server/src/events/emit.js';
 import type { TestServer } from '../support/server.js';
 import { makeTestCa, startWebhookTestServer, WebhookReceiver, type Received, type TestCa } from '../support/webhookReceiver.js';
 
@@ -53,7 +53,7 @@ describe('tawqi webhook and events commands', () => {
     const e: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, ...s.databaseEnv, TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env };
     delete e.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli.ts', ...args], { cwd: ROOT, env: e, encoding: 'utf8' }, (err, stdout, stderr) =>
+      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env: e, encoding: 'utf8' }, (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
       );
     });

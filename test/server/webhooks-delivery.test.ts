@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
-import { emitEvent } from '../../server/src/services/events.js';
+import { emitEvent } from '../../server/src/events/emit.js';
 import { createWorkflow } from '../../server/src/services/workflows.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { getEndpoint } from '../../server/src/store/webhooks.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { issueKey } from '../../server/src/services/accounts.js';
 import { checkEndpointUrl, EndpointUrlProblem } from '../../server/src/webhooks/endpoints.js';
-import { EVENT_TYPES } from '../../server/src/webhooks/eventTypes.js';
+import { EVENT_TYPES } from '../../server/src/domain/eventTypes.js';
 import { addressProblem, checkedLookup, ipv6Groups, resolveTarget, TargetRefused, type Resolver } from '../../server/src/webhooks/reachability.js';
 import { signatureHeader, signPayload } from '../../server/src/webhooks/signing.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';

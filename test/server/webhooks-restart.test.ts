@@ -88,7 +88,7 @@ describe('webhook deliveries survive kill -9', () => {
 
   function cli(...args: string[]): Promise<Json> {
     return new Promise((resolve, reject) => {
-      execFile(process.execPath, [...NODE_ARGS, 'server/src/cli.ts', ...args, '--json'], { cwd: ROOT, env: env(), encoding: 'utf8' }, (err, stdout, stderr) =>
+      execFile(process.execPath, [...NODE_ARGS, 'server/src/cli/main.ts', ...args, '--json'], { cwd: ROOT, env: env(), encoding: 'utf8' }, (err, stdout, stderr) =>
         err ? reject(new Error(`tawqi ${args.join(' ')}: ${stderr}`)) : resolve(JSON.parse(stdout)),
       );
     });

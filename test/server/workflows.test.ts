@@ -30,7 +30,7 @@ describe('workflows', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, ...s.databaseEnv };
     delete env.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
+      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
       );
     });

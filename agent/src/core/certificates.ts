@@ -8,6 +8,7 @@ import { X509Certificate, createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import type { CertificateInfo, TokenInfo } from '@tawqi/shared';
+import { OID_BASIC_CONSTRAINTS, OID_KEY_USAGE } from '@tawqi/shared/cms';
 import type { RawToken, ScanResult } from './pkcs11/backend.js';
 import { CKF_LOGIN_REQUIRED } from './pkcs11/constants.js';
 import { pinStateFromFlags } from './pkcs11/flags.js';
@@ -94,11 +95,11 @@ function parseUncached(der: Uint8Array, sha256: string): Parsed | null {
     let keyUsage: string[] | null = null;
     let isCa = false;
     for (const ext of cert.extensions ?? []) {
-      if (ext.extnID === '2.5.29.15') {
+      if (ext.extnID === OID_KEY_USAGE) {
         const parsed = asn1js.fromBER(ext.extnValue.getValue());
         const bits = parsed.result instanceof asn1js.BitString ? parsed.result.valueBlock.valueHexView : new Uint8Array(0);
         keyUsage = KEY_USAGE_NAMES.filter((_, i) => (((bits[i >> 3] ?? 0) >> (7 - (i & 7))) & 1) === 1);
-      } else if (ext.extnID === '2.5.29.19') {
+      } else if (ext.extnID === OID_BASIC_CONSTRAINTS) {
         isCa = ext.parsedValue instanceof pkijs.BasicConstraints ? ext.parsedValue.cA === true : false;
       }
     }

@@ -4,7 +4,7 @@
  * get an answer; every sign carries a server-signed ticket, checked before anything is shown, and
  * needs the user's consent and PIN in the agent's own UI.
  */
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import {
   AGENT_CLOSE_CODES,
@@ -18,10 +18,11 @@ import {
   type SignRequest,
   type SignTicketPayload,
 } from '@tawqi/shared';
+import { ecdsaRawToDer, padesSignedAttributes, sha256SignatureAlgorithm, signedData } from '@tawqi/shared/cms';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { assembleSignedData, buildSignedAttributes } from './cms.js';
 import type { Logger } from './log.js';
 import { pinStateFromFlags } from './pkcs11/flags.js';
+import type { SignOutcome } from './pkcs11/backend.js';
 import type { TokenService } from './pkcs11/tokens.js';
 import { fetchPreview as defaultFetchPreview, type Preview } from './preview.js';
 import { CLOCK_SKEW_S, JtiRegistry, publicKeyFromPem, verifyTicket } from './ticket.js';
@@ -319,26 +320,9 @@ export class AgentServer {
 
   private async signWithUser(c: Connection, msg: SignRequest, ticket: SignTicketPayload, fingerprint: string, signal: AbortSignal): Promise<Uint8Array> {
     const aborted = (): never => {
-      throw signal.reason instanceof AgentError ? signal.reason : new AgentError('canceled');
+      throw abortError(signal);
     };
-    const guard = async <T>(promise: Promise<T>): Promise<T> => {
-      if (signal.aborted) aborted();
-      let onAbort: () => void = () => {};
-      const abortPromise = new Promise<never>((_, reject) => {
-        onAbort = () => reject(signal.reason instanceof AgentError ? signal.reason : new AgentError('canceled'));
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-      try {
-        const result = await Promise.race([promise, abortPromise]);
-        if (signal.aborted) aborted(); // a prompt closed by the abort answers too: the abort wins
-        return result;
-      } catch (error) {
-        if (signal.aborted) aborted();
-        throw error;
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-      }
-    };
+    const guard = <T>(promise: Promise<T>): Promise<T> => guarded(signal, promise);
 
     const { tokens, entries } = await guard(this.options.tokens.certificates(this.now()));
     if (tokens.length === 0) throw new AgentError('no_token');
@@ -369,7 +353,9 @@ export class AgentServer {
     );
     if (!consent) throw new AgentError('user_canceled');
 
-    const signedAttributes = buildSignedAttributes(entry.der, Buffer.from(ticket.digest, 'hex'));
+    // The PAdES signed attributes (no signing-time: the time is the PDF's /M and the server's timestamp).
+    const certificateHash = new Uint8Array(createHash('sha256').update(entry.der).digest());
+    const signedAttributes = padesSignedAttributes(entry.der, certificateHash, Buffer.from(ticket.digest, 'hex'));
     const pinRequest = { origin: c.origin, title: ticket.title, certificate: entry.info, token: entry.info.token, pin: pinState };
     this.send(c, { type: 'sign-status', id: msg.id, status: 'awaiting_pin' });
     let pin: Uint8Array | null = null;
@@ -390,36 +376,65 @@ export class AgentServer {
         data: signedAttributes,
         pin,
       });
-      if (!outcome.ok) {
-        const pinAfter = outcome.flags === null ? undefined : pinStateFromFlags(outcome.flags);
-        switch (outcome.code) {
-          case 'pin_incorrect':
-            throw new AgentError('pin_incorrect', undefined, pinAfter);
-          case 'pin_locked':
-            throw new AgentError('pin_locked', undefined, pinAfter);
-          case 'user_canceled':
-            throw new AgentError('user_canceled');
-          case 'no_token':
-            throw new AgentError('no_token');
-          case 'key_not_found':
-            throw new AgentError('certificate_not_usable', `${AGENT_ERRORS.certificate_not_usable.en} (no private key)`);
-          case 'mechanism_unsupported':
-            throw new AgentError('mechanism_unsupported');
-          default:
-            throw new AgentError('token_error', `${AGENT_ERRORS.token_error.en} (${outcome.message})`);
-        }
-      }
+      if (!outcome.ok) throw signFailure(outcome);
       if (signal.aborted) aborted();
-      return assembleSignedData({
-        certificate: entry.der,
-        chain: entry.chain,
+      // Detached SignedData: the signing certificate, then the chain found on the token; ECDSA comes as raw r‖s.
+      return signedData({
+        signerCertificate: entry.der,
+        certificates: [entry.der, ...entry.chain],
         signedAttributes,
-        keyType: entry.keyType,
-        signature: outcome.signature,
+        signatureAlgorithm: sha256SignatureAlgorithm(entry.keyType),
+        signature: entry.keyType === 'ec' ? ecdsaRawToDer(outcome.signature) : outcome.signature,
       });
     } finally {
       pin?.fill(0);
       closePinPad?.();
     }
+  }
+}
+
+/** Why a signature was aborted: the signal's reason when it is an AgentError, else canceled. */
+function abortError(signal: AbortSignal): AgentError {
+  return signal.reason instanceof AgentError ? signal.reason : new AgentError('canceled');
+}
+
+/** Await `promise` unless `signal` aborts first; once aborted, the abort wins whatever the promise did. */
+async function guarded<T>(signal: AbortSignal, promise: Promise<T>): Promise<T> {
+  if (signal.aborted) throw abortError(signal);
+  let onAbort: () => void = () => {};
+  const abortPromise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const result = await Promise.race([promise, abortPromise]);
+    if (signal.aborted) throw abortError(signal); // a prompt closed by the abort answers too: the abort wins
+    return result;
+  } catch (error) {
+    if (signal.aborted) throw abortError(signal);
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The agent's error for a token's refusal to sign. */
+function signFailure(outcome: Extract<SignOutcome, { ok: false }>): AgentError {
+  const pinAfter = outcome.flags === null ? undefined : pinStateFromFlags(outcome.flags);
+  switch (outcome.code) {
+    case 'pin_incorrect':
+      return new AgentError('pin_incorrect', undefined, pinAfter);
+    case 'pin_locked':
+      return new AgentError('pin_locked', undefined, pinAfter);
+    case 'user_canceled':
+      return new AgentError('user_canceled');
+    case 'no_token':
+      return new AgentError('no_token');
+    case 'key_not_found':
+      return new AgentError('certificate_not_usable', `${AGENT_ERRORS.certificate_not_usable.en} (no private key)`);
+    case 'mechanism_unsupported':
+      return new AgentError('mechanism_unsupported');
+    default:
+      return new AgentError('token_error', `${AGENT_ERRORS.token_error.en} (${outcome.message})`);
   }
 }

@@ -1,11 +1,11 @@
 import type { Language } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import { brandingOf } from '../domain/branding.js';
-import type { ServiceContext } from '../services/context.js';
-import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from '../services/invitations.js';
-import { signingUrl } from '../services/signingLinks.js';
+import type { ServiceContext } from '../context.js';
+import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from './messages.js';
+import { signingUrl } from '../domain/signingLinks.js';
 import type { Db, Tx } from '../store/db.js';
-import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from './transport.js';
+import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from '../transport.js';
 import { fillTemplate } from './whatsapp.js';
 import { getMessage, holdMessage, markMessageSent, markMessageSentScrubbed, type MessageEnvelope, type MessageRow } from '../store/messages.js';
 

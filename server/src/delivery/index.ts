@@ -1,9 +1,9 @@
 import { parseMailbox, type Config } from '../config.js';
 import { SmtpTransport, type SmtpSettings } from './smtp.js';
-import type { MessageTransport, OutboundMessage } from './transport.js';
+import type { MessageTransport, OutboundMessage } from '../transport.js';
 import { WhatsAppTransport, whatsappSettings } from './whatsapp.js';
 
-export type { MessageTransport, OutboundMessage, WhatsAppTemplate } from './transport.js';
+export type { MessageTransport, OutboundMessage, WhatsAppTemplate } from '../transport.js';
 
 /**
  * The SMTP settings named by the configuration, or null when no relay is configured. The config

@@ -1,7 +1,7 @@
-import { retryPlan, type DueQueue } from '../jobs/runner.js';
+import { retryPlan, type DueQueue } from '../retry.js';
 import { nowSeconds } from '../clock.js';
 import { dueMessages, retryMessage, type MessageEnvelope } from '../store/messages.js';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext } from '../context.js';
 import { deliverMessage, type DeliveryOutcome } from './deliverMessage.js';
 
 /** How many due messages one look takes. */
@@ -15,10 +15,14 @@ const BATCH = 50;
  * jobs' backoff and given up ('failed') after as many attempts as a job.
  */
 export const messageOutbox: DueQueue = {
-  async runDue(ctx, now, marking) {
+  async runDue(ctx, now, marking, stopping) {
     const due = await dueMessages(ctx.store.db, now, BATCH);
     const outcomes: { message: MessageEnvelope; outcome: DeliveryOutcome }[] = [];
+    let taken = 0;
     for (const message of due) {
+      // Draining: the messages not tried yet stay queued (no lease to give back) for the next start.
+      if (stopping?.()) break;
+      taken++;
       try {
         const outcome = await deliverMessage(ctx, message);
         if (outcome) outcomes.push({ message, outcome });
@@ -39,7 +43,7 @@ export const messageOutbox: DueQueue = {
           }),
       );
     }
-    return due.length;
+    return taken;
   },
 };
 

@@ -1,5 +1,5 @@
 import { createTransport } from 'nodemailer';
-import type { MessageTransport, OutboundMessage } from './transport.js';
+import type { MessageTransport, OutboundMessage } from '../transport.js';
 
 /** Everything the SMTP transport needs, resolved from the settings (see index.ts). */
 export interface SmtpSettings {

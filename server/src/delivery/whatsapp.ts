@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Account } from '../store/accounts.js';
 import type { Tx } from '../store/db.js';
 import { queueMessage, type OutgoingMessage } from '../store/messages.js';
-import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from './transport.js';
+import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from '../transport.js';
 
 /**
  * WhatsApp through the WhatsApp Business Cloud API (Meta). Business-initiated messages must be

@@ -71,3 +71,12 @@ export function maskEmail(email: string): string {
 export function maskPhone(phone: string): string {
   return phone.length <= 4 ? '****' : `${'*'.repeat(phone.length - 4)}${phone.slice(-4)}`;
 }
+
+/** A party name for the public: each word's first letter, the rest hidden ("S*** A***"). */
+export function maskName(name: string): string {
+  return name
+    .trim()
+    .split(/\s+/)
+    .map((w) => `${[...w][0] ?? ''}***`)
+    .join(' ');
+}

@@ -1,7 +1,7 @@
 import type { Feature } from './plans.js';
 import type { SignatureRequestCreate } from './signatureRequestInput.js';
 import { DEFAULT_FORMAT } from './signatureRequestInput.js';
-import type { TemplateFieldDefinition } from './templateLibrary.js';
+import type { TemplateFieldDefinition } from './templates.js';
 
 /** A refused input: the error code from the shared table and the field it names. */
 export interface InputProblem {

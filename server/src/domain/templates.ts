@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { TEMPLATE_LIBRARY, type TemplateFieldDefinition } from './templateLibrary.js';
+
+export type TemplateFieldType = 'text' | 'date' | 'number' | 'email';
+
+export interface TemplateFieldDefinition {
+  key: string;
+  label: string;
+  type: TemplateFieldType;
+  required: boolean;
+}
 
 export const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
@@ -53,5 +61,3 @@ export function renderTemplate(body: string, values: Record<string, string>): st
   return body.replace(PLACEHOLDER, (_m, key: string) => values[key] ?? '');
 }
 
-export { TEMPLATE_LIBRARY };
-export type { TemplateFieldDefinition };

@@ -24,19 +24,23 @@ import { workflowRoutes } from './routes/workflows.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { pkiRouter } from './pkiRouter.js';
+import { healthEndpoints, Lifecycle, metricsEndpoint, trackRequests } from './operations.js';
 
 export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes, ...documentRoutes, ...verificationRoutes, ...identityRoutes, ...webhookEndpointRoutes, ...workflowRoutes, ...sessionRoutes, ...bulkRoutes];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
 
 /** Assemble the Express app: one router serves /api/v1 and its English alias /en/api/v1. */
-export function createApp(ctx: AppContext): express.Express {
+export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  app.use(trackRequests(lifecycle));
+  app.use(healthEndpoints(ctx, lifecycle));
   app.use(requestContext(ctx));
   app.use(accessLog(ctx));
+  app.use(metricsEndpoint(ctx, lifecycle));
 
   const openapi = buildOpenApi(API_ROUTES);
   const publicRouter = express.Router();

@@ -1,5 +1,5 @@
 import type { Language } from '@tawqi/shared';
-import type { ServiceContext } from '../services/context.js';
+import type { ServiceContext } from '../context.js';
 import type { Account } from '../store/accounts.js';
 import type { ApiKey } from '../store/apiKeys.js';
 import type { IdempotencyClaim } from '../store/idempotency.js';

@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { escapeHtml as esc } from '../sealing/html.js';
-import { verificationFor } from '../sealing/verification.js';
+import { verificationFor } from '../services/verification.js';
 import type { AppContext } from './context.js';
 
 const when = (t: number | null): string => (t === null ? '—' : new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 16) + ' UTC');

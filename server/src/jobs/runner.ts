@@ -1,5 +1,6 @@
 import { nowSeconds } from '../clock.js';
-import type { ServiceContext } from '../services/context.js';
+import { retryPlan, type DueQueue } from '../retry.js';
+import type { ServiceContext } from '../context.js';
 import type { Db } from '../store/db.js';
 import { dueJobs, finishJob, retryJob, type JobRecord } from '../store/jobs.js';
 
@@ -12,31 +13,6 @@ export type JobHandler =
   | { kind: 'transactional'; run: (ctx: ServiceContext, trx: Db, payload: Record<string, unknown>) => Promise<void> }
   | { kind: 'external'; run: (ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord) => Promise<void> };
 
-export const MAX_JOB_ATTEMPTS = 10;
-
-/**
- * A durable queue kept in rows of its own table, drained with the jobs (the message outbox,
- * delivery/outbox.ts). `runDue` runs what is due now, pushes the commits of its outcomes onto
- * `marking`, and returns how many entries it took.
- */
-export interface DueQueue {
-  runDue(ctx: ServiceContext, now: number, marking: Promise<void>[]): Promise<number>;
-}
-
-/** Backoff for a failed job: 30 s, 1 min, 2 min … capped at one hour. */
-export function jobBackoffSeconds(attempts: number): number {
-  return Math.min(30 * 2 ** attempts, 3600);
-}
-
-/**
- * What follows a failed attempt of a job or a queued message that had failed `attemptsSoFar` times
- * before: its new attempt count, whether it is given up (after MAX_JOB_ATTEMPTS), and when it is
- * due again (Unix seconds; ignored when given up).
- */
-export function retryPlan(attemptsSoFar: number, now: number): { attempts: number; giveUp: boolean; retryAt: number } {
-  const attempts = attemptsSoFar + 1;
-  return { attempts, giveUp: attempts >= MAX_JOB_ATTEMPTS, retryAt: now + jobBackoffSeconds(attempts) };
-}
 
 /**
  * Runs due jobs from the durable jobs table. In production a timer ticks every second and a commit
@@ -45,6 +21,7 @@ export function retryPlan(attemptsSoFar: number, now: number): { attempts: numbe
 export class JobRunner {
   private running: Promise<number> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -67,11 +44,13 @@ export class JobRunner {
   }
 
   wake(): void {
-    if (this.running) return;
+    if (this.running || this.stopped) return;
     void this.runDue().catch((err: unknown) => this.ctx.log.error({ err }, 'job runner failed'));
   }
 
+  /** Finish the attempt in progress (and record it), start no other; jobs left stay due for the next start. */
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     if (this.running) await this.running.catch(() => 0);
@@ -83,16 +62,18 @@ export class JobRunner {
       const now = nowSeconds(this.ctx.clock);
       const jobs = await dueJobs(this.ctx.store.db, now, 50);
       const marking: Promise<void>[] = [];
+      const stopping = () => this.stopped;
       for (const job of jobs) {
+        if (stopping()) break;
         await this.runOne(job, marking);
         ran++;
       }
       let taken = 0;
-      for (const queue of this.queues) taken += await queue.runDue(this.ctx, now, marking);
+      for (const queue of this.queues) if (!stopping()) taken += await queue.runDue(this.ctx, now, marking, stopping);
       ran += taken;
       // Every entry of the batch is marked done (or failed) before the next look for due work.
       await Promise.all(marking);
-      if (jobs.length === 0 && taken === 0) return ran;
+      if (stopping() || (jobs.length === 0 && taken === 0)) return ran;
     }
   }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonicalJson.js';
-import { DOCUMENT_HASH_ALG } from './documentHash.js';
+import { DOCUMENT_HASH_ALG } from '../domain/documentHash.js';
 import { timestampData, tokenFromResponse, type Pki } from './pki/index.js';
 import type { FinalDocumentInput } from './types.js';
 

@@ -7,8 +7,8 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { getAccount } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
-import type { ServiceContext } from './context.js';
-import { signerObject, type ObjectView } from './objects.js';
+import type { ServiceContext } from '../context.js';
+import { signerObject, type ObjectView } from '../presenters/objects.js';
 import { createSignatureRequest, type Actor, type CreateOptions, type RequestWithSigners } from './signatureRequests.js';
 
 /**

@@ -13,6 +13,7 @@
  * ticket is still open and the PDF it was prepared on is still the current one.
  */
 import { createHash } from 'node:crypto';
+import type { TokenPrepareBody, TokenPrepared } from '@tawqi/shared';
 import { PDFDocument } from 'pdf-lib';
 import { nowSeconds } from '../clock.js';
 import { ApiError } from '../errors.js';
@@ -26,45 +27,25 @@ import {
   CmsCheckError,
   decodePrepared,
   encodePrepared,
-  getPrepared,
-  getQesDocument,
   issueTicket,
-  markPreparedUsed,
   previewOf,
-  qesDocumentInput,
   qesRevocation,
-  savePrepared,
-  saveQesDocument,
   TicketError,
   TrustedRoots,
   verifyTicket,
   type CheckedCertificate,
   type Preview,
-  type QesPreparedRow,
 } from '../sealing/qes/index.js';
 import { timestampDigest } from '../sealing/seal.js';
-import type { ServiceContext } from './context.js';
+import { getPrepared, getQesDocument, markPreparedUsed, savePrepared, saveQesDocument, type QesPreparedRow } from '../store/qes.js';
+import { qesDocumentInput } from './sealing.js';
+import type { ServiceContext } from '../context.js';
 import { applySignerMove, type ActionOrigin } from './signerActions.js';
 import { pageStep, type PageContext } from './signerJourney.js';
 
 /** Bytes reserved for each token CMS: a 4096-bit RSA chain of four plus our timestamp fit with room. */
 const TOKEN_PLACEHOLDER_BYTES = 24576;
 const MAX_CHAIN = 8;
-
-export interface TokenPrepareBody {
-  /** DER of the signer's certificate, base64. */
-  certificate: string;
-  /** DER of certificates that chain it towards a root (the agent's `chain`), base64. */
-  chain?: string[] | undefined;
-}
-
-export interface TokenPrepared {
-  ticket: string;
-  preview_url: string;
-  digest: string;
-  cert_sha256: string;
-  expires_at: number;
-}
 
 const rootsByContext = new WeakMap<ServiceContext, TrustedRoots>();
 function trustedRoots(ctx: ServiceContext): Uint8Array[] {

@@ -20,7 +20,6 @@ import {
   REFUSED_SIGNER_FIELDS,
   SESSION_FIELDS,
   sessionSignerSchema,
-  sessionStatus,
   type OverrideName,
   type SessionSigner,
   type SessionStatus,
@@ -30,11 +29,10 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Db, Tx } from '../store/db.js';
 import { insertLedger } from '../store/ledger.js';
-import { getRequestsByIds, signersOfMany, updateRequest, updateSigner, type SignerRecord } from '../store/signatureRequests.js';
+import { getRequestsByIds, signersOfMany, updateRequest, updateSigner } from '../store/signatureRequests.js';
 import { findTemplate, type TemplateRecord } from '../store/templates.js';
 import { listSessionIds } from '../store/workflows.js';
-import type { ServiceContext } from './context.js';
-import { signingUrl } from './signingLinks.js';
+import type { ServiceContext } from '../context.js';
 import { emitRequestEvent, loadOwned, type Actor, type CreateOptions, type RequestWithSigners } from './signatureRequests.js';
 import { findWorkflow, isLive } from './workflows.js';
 
@@ -142,8 +140,8 @@ function parseSigners(raw: unknown, settings: WorkflowSettings): SessionSigner[]
   });
 }
 
-/** Every rule of POST /sessions (spec 4.2, 7) that needs no write, in the order a client fixes them. */
-export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, raw: unknown): Promise<PreparedSession> {
+/** The body is an object with a workflow and signers, and no field a session cannot set. */
+function checkSessionShape(raw: unknown): asserts raw is Record<string, unknown> {
   if (!isObject(raw)) throw new ApiError('invalid_request', null, {}, {}, { en: 'The body must be a JSON object.', ar: 'يجب أن يكون نص الطلب كائن JSON.' });
   if (raw.workflow_id === undefined) throw new ApiError('parameter_missing', 'workflow_id');
   if (raw.signers === undefined) throw new ApiError('parameter_missing', 'signers');
@@ -153,16 +151,10 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
       throw override(key, `${key} cannot be set on a session: it comes from the workflow.`, `لا يمكن تحديد ${key} في الجلسة: قيمته من مسار العمل.`);
     }
   }
+}
 
-  const account = actor.account;
-  const w = typeof raw.workflow_id === 'string' ? await findWorkflow(db, account, raw.workflow_id) : null;
-  if (!w) throw new ApiError('workflow_not_found', 'workflow_id');
-  if (!isLive(w)) throw new ApiError('workflow_not_live', 'workflow_id');
-  const version = w.published!;
-  if (version.settings.document.mode === 'fixed' && version.settings.document.template_id === null) {
-    throw new ApiError('workflow_not_live', 'workflow_id', {}, {}, { en: 'The workflow’s fixed template is not set.', ar: 'القالب الثابت لمسار العمل غير محدد.' });
-  }
-
+/** The workflow settings the session overrides, each checked. */
+function parseOverrides(raw: Record<string, unknown>): Parameters<typeof applyOverrides>[1] {
   const overrides: Partial<Record<OverrideName, unknown>> = {};
   for (const name of OVERRIDE_NAMES) {
     if (raw[name] === undefined) continue;
@@ -170,8 +162,11 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
     if (!parsed.success) throw override(zodParam(name, parsed.error), `Invalid value for ${name}: ${parsed.error.issues[0]!.message}.`, `قيمة غير صالحة للحقل ${name}.`);
     overrides[name] = parsed.data;
   }
-  const settings = applyOverrides(version.settings, overrides as Parameters<typeof applyOverrides>[1]);
+  return overrides as Parameters<typeof applyOverrides>[1];
+}
 
+/** The session's own values (vendor_data, title, metadata, fields), each checked. */
+function sessionValues(raw: Record<string, unknown>): { vendorData: unknown; title: unknown; metadata: Record<string, string>; fields: Record<string, unknown> } {
   const vendorData = raw.vendor_data;
   if (vendorData !== undefined && vendorData !== null && (typeof vendorData !== 'string' || vendorData.length > MAX_VENDOR_DATA)) {
     throw new ApiError('invalid_request', 'vendor_data', {}, {}, { en: `vendor_data must be a string of at most ${MAX_VENDOR_DATA} characters.`, ar: `يجب أن يكون vendor_data نصًا لا يزيد على ${MAX_VENDOR_DATA} حرفًا.` });
@@ -190,19 +185,41 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
   if (!isObject(fields) || Object.entries(fields).some(([k, v]) => typeof v !== 'string' || !/^[a-z][a-z0-9_]{0,63}$/.test(k) || v.length > 2000)) {
     throw new ApiError('parameter_invalid', 'fields', {}, {}, { en: 'fields must map field keys to strings.', ar: 'يجب أن يربط fields مفاتيح الحقول بنصوص.' });
   }
+  return { vendorData, title, metadata, fields };
+}
+
+/** Live mode: the WhatsApp channel is available, and every signer can get one-time codes. */
+function checkLiveChannels(ctx: ServiceContext, account: Actor['account'], settings: WorkflowSettings, signers: readonly SessionSigner[]): void {
+  if (settings.channel === 'whatsapp' && !whatsappChannelAvailable(ctx.config, account)) throw new ApiError('channel_unavailable', 'channel');
+  const codes = whatsappCodesEnabled(ctx.config, account, true);
+  for (const [i, s] of signers.entries()) {
+    if (otpChannel(settings.channel, { email: s.email ?? null, phone: s.phone ?? null }, codes) === 'whatsapp' && !codes) {
+      throw invalidSigner(`signers[${i}].email`, 'This signer needs an email: one-time codes are not sent by WhatsApp here.', 'يحتاج هذا الموقّع إلى بريد إلكتروني: رموز التحقق لا تُرسل عبر واتساب هنا.');
+    }
+  }
+}
+
+/** Every rule of POST /sessions (spec 4.2, 7) that needs no write, in the order a client fixes them. */
+export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, raw: unknown): Promise<PreparedSession> {
+  checkSessionShape(raw);
+
+  const account = actor.account;
+  const w = typeof raw.workflow_id === 'string' ? await findWorkflow(db, account, raw.workflow_id) : null;
+  if (!w) throw new ApiError('workflow_not_found', 'workflow_id');
+  if (!isLive(w)) throw new ApiError('workflow_not_live', 'workflow_id');
+  const version = w.published!;
+  if (version.settings.document.mode === 'fixed' && version.settings.document.template_id === null) {
+    throw new ApiError('workflow_not_live', 'workflow_id', {}, {}, { en: 'The workflow’s fixed template is not set.', ar: 'القالب الثابت لمسار العمل غير محدد.' });
+  }
+
+  const settings = applyOverrides(version.settings, parseOverrides(raw));
+
+  const { vendorData, title, metadata, fields } = sessionValues(raw);
 
   const template = await resolveTemplate(db, account.id, settings, raw);
   const signers = parseSigners(raw.signers, settings);
 
-  if (actor.livemode && settings.channel === 'whatsapp' && !whatsappChannelAvailable(ctx.config, account)) throw new ApiError('channel_unavailable', 'channel');
-  if (actor.livemode) {
-    const codes = whatsappCodesEnabled(ctx.config, account, true);
-    for (const [i, s] of signers.entries()) {
-      if (otpChannel(settings.channel, { email: s.email ?? null, phone: s.phone ?? null }, codes) === 'whatsapp' && !codes) {
-        throw invalidSigner(`signers[${i}].email`, 'This signer needs an email: one-time codes are not sent by WhatsApp here.', 'يحتاج هذا الموقّع إلى بريد إلكتروني: رموز التحقق لا تُرسل عبر واتساب هنا.');
-      }
-    }
-  }
+  if (actor.livemode) checkLiveChannels(ctx, account, settings, signers);
   if (settings.return_url && !domainAccepted(settings.return_url, account.accepted_domains)) throw new ApiError('domain_not_accepted', 'return_url');
 
   // Document values given for the whole request go with the first signer's (the signer's own win).
@@ -331,50 +348,6 @@ export function deliveryFailedEnvelope(lang: Language, requestId: string, sessio
       session_id: sessionId,
       cost: { amount: cost.walletMinor / 100, sends: cost.sends, currency, source: cost.source, returned: true },
     },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The session object (spec 2.3)
-
-export interface SessionLinks {
-  publicUrl: string;
-  linkKey: Buffer;
-}
-
-function signUrl(r: RequestWithSigners, s: SignerRecord, links: SessionLinks): string | null {
-  const { request } = r;
-  if (['draft', 'canceled', 'expired'].includes(request.status)) return null;
-  // Channel link: every link from creation on (the page refuses a signer whose turn has not come).
-  if (s.status === 'pending' && request.workflow?.channel !== 'link') return null;
-  return signingUrl(links.publicUrl, links.linkKey, s.id, s.link_version);
-}
-
-export function presentSession(r: RequestWithSigners, links: SessionLinks, currency: string) {
-  const { request } = r;
-  const w = request.workflow!;
-  const signers = r.signers.map((s) => ({ id: s.id, object: 'signer' as const, name: s.name, email: s.email, phone: s.phone, status: s.status, sign_url: signUrl(r, s, links) }));
-  return {
-    id: request.id,
-    object: 'session' as const,
-    status: sessionStatus(request.status),
-    title: request.title,
-    workflow_id: w.workflow_id,
-    workflow_version: w.workflow_version,
-    vendor_data: w.vendor_data,
-    channel: w.channel,
-    signers,
-    sign_url: signers.length === 1 ? signers[0]!.sign_url : null,
-    created_at: request.created_at,
-    expires_at: request.expires_at,
-    livemode: request.livemode,
-    cost: {
-      amount: request.livemode && request.charged ? request.cost_wallet_minor / 100 : 0,
-      sends: request.livemode && request.charged ? request.cost_sends : 0,
-      currency,
-      source: request.cost_source ?? 'plan',
-    },
-    ...(request.return_url ? { return_url: request.return_url } : {}),
   };
 }
 

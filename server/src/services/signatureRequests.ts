@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { nowSeconds } from '../clock.js';
 import { moveRequest, OPEN_STATUSES, REQUEST_MOVES, SIGNER_MOVES, isFinal, type RequestTrigger } from '../domain/requestStates.js';
-import { fieldProblems, resolveFormat, resolveSigners, signerProblems, type InputProblem } from '../domain/requestRules.js';
-import { DEFAULT_EXPIRY_DAYS, MAX_EXPIRY_DAYS, domainAccepted, formatReference, type SignatureRequestCreate } from '../domain/signatureRequestInput.js';
-import { PLANS, priceSend } from '../domain/plans.js';
-import { BASE_SETTINGS, DEFAULT_WORKFLOW_ID, invitationChannelOf, isDefaultWorkflowId, SIGNATURE_METHOD_OF } from '../domain/workflows.js';
+import { DAY, dayStart, planCharge, planCreate, type CreatePlan, type CreateRefusal, type PlannedWorkflow } from '../domain/createPlan.js';
+import { formatReference, type SignatureRequestCreate } from '../domain/signatureRequestInput.js';
+import { invitationChannelOf } from '../domain/workflows.js';
 import { queueWhatsAppMessage, signingTemplate } from '../delivery/whatsapp.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -23,16 +22,15 @@ import {
   updateSigner,
   type SignatureRequestRecord,
   type SignerRecord,
-  type WorkflowLink,
 } from '../store/signatureRequests.js';
-import { insertSession, type SessionSettings } from '../store/workflows.js';
+import { insertSession } from '../store/workflows.js';
 import { findTemplate } from '../store/templates.js';
 import { hashCodeAsync } from './codes.js';
 import { recordCompletion } from './completion.js';
-import type { ServiceContext } from './context.js';
-import { emitEvent, emitEvents, type EmitInput } from './events.js';
-import { invitationMessage } from './invitations.js';
-import { requestObject, signerObject, type ObjectView } from './objects.js';
+import type { ServiceContext } from '../context.js';
+import { emitEvent, emitEvents, type EmitInput } from '../events/emit.js';
+import { invitationMessage } from '../delivery/messages.js';
+import { requestObject, signerObject, type ObjectView } from '../presenters/objects.js';
 import { queueCcCopies } from './workflows.js';
 
 export interface Actor {
@@ -43,7 +41,6 @@ export interface Actor {
 // Test mode allows TAWQI_TEST_DAILY_REQUESTS requests and TAWQI_TEST_DAILY_EMAILS emails per account and UTC day (spec part 8; 20 and 50).
 export const MAX_MANUAL_REMINDERS = 10;
 export const REMINDER_GAP_SECONDS = 3600;
-const DAY = 86400;
 
 export interface RequestWithSigners {
   request: SignatureRequestRecord;
@@ -55,13 +52,10 @@ export function snapshotView(ctx: ServiceContext): ObjectView {
   return { links: null, mask: false, currency: ctx.config.TAWQI_CURRENCY, publicUrl: ctx.publicUrl };
 }
 
-const problem = (p: InputProblem): ApiError => new ApiError(p.code, p.param, p.extra ?? {}, {}, p.en && p.ar ? { en: p.en, ar: p.ar } : null);
-const dayStart = (now: number): number => now - (now % DAY);
-
 /** How a request is created beyond its body (sessions and bulk sends; services/sessions.ts, services/bulk.ts). */
 export interface CreateOptions {
   /** The workflow the request comes from: kept on the request (objects, webhooks) and in the sessions table. */
-  workflow?: { link: WorkflowLink; settings: SessionSettings };
+  workflow?: PlannedWorkflow;
   /** Sessions: the send's events are emitted later (announceSend), once the invitations' delivery is known. */
   deferEvents?: boolean;
   /** Sessions: the invitations are due this much later; the session delivers at once itself and the outbox is the safety net. */
@@ -81,161 +75,95 @@ export async function hashAccessCodes(codes: Iterable<string | undefined>): Prom
   return new Map(distinct.map((c, i) => [c, hashes[i]!]));
 }
 
-function accessCodeHash(opts: CreateOptions, code: string): string {
-  const hash = opts.accessCodeHashes?.get(code);
-  if (hash === undefined) throw new Error('access code not hashed before the transaction (hashAccessCodes)');
-  return hash;
-}
+/** A refusal of the plan as the API error it is. */
+const refused = (r: CreateRefusal): ApiError => new ApiError(r.code, r.param, r.extra ?? {}, r.headers ?? {}, r.detail ?? null);
 
 /**
- * Create a request (and send it unless `send: false`): every input rule first, then one transaction
- * writes the request, its signers, the charge, the invitations and the events.
- * `workflow_id: 'default'` applies the default workflow (spec 4.1): its language and expiry where the
- * body sets none, and the request is linked to it (workflow fields in objects and webhooks).
+ * Create a request (and send it unless `send: false`): the plan (domain/createPlan.ts) checks every
+ * input rule and makes the rows, then they are written in the caller's transaction — the request,
+ * its signers, the charge, the invitations and the events. A request created and sent at once is
+ * written once, already sent: its signers inserted once invited, not inserted and then updated.
  */
 export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, body: SignatureRequestCreate, opts: CreateOptions = {}): Promise<RequestWithSigners> {
   const now = nowSeconds(ctx.clock);
-  // The account as authentication read it for this request: no second read. The charge reads the balance afresh.
+  // The account as authentication read it for this request: no second read. A live send's charge
+  // reads the balance afresh, in the transaction (before the plan: the same statements as before).
   const account = actor.account;
-  const signerIssue = signerProblems(body, actor.livemode, { emails: [...account.team_emails, ...(account.owner_email ? [account.owner_email] : [])], phones: account.team_phones });
-  if (signerIssue) throw problem(signerIssue);
-  const resolved = resolveSigners(body);
-  if (!Array.isArray(resolved)) throw problem(resolved);
-  const format = resolveFormat(body);
-  if (typeof format !== 'string') throw problem(format);
   const template = await findTemplate(trx, account.id, body.source.template_id);
-  if (!template) {
-    throw new ApiError('invalid_request', 'source.template_id', {}, {}, { en: `No such template: ${body.source.template_id}.`, ar: `القالب غير موجود: ${body.source.template_id}.` });
-  }
-  const fieldIssue = fieldProblems(body, template.fields);
-  if (fieldIssue) throw problem(fieldIssue);
-  for (const f of ['return_url', 'success_url', 'cancel_url'] as const) {
-    const url = body[f];
-    if (url && !domainAccepted(url, account.accepted_domains)) throw new ApiError('domain_not_accepted', f);
-  }
-  if (body.workflow_id !== undefined && !isDefaultWorkflowId(body.workflow_id)) throw new ApiError('workflow_not_found', 'workflow_id');
-  const defaults = body.workflow_id !== undefined ? BASE_SETTINGS : null;
-  const workflow =
-    opts.workflow ??
-    (defaults
-      ? {
-          link: { workflow_id: DEFAULT_WORKFLOW_ID, workflow_version: 1, vendor_data: null, channel: defaults.channel },
-          settings: { signature_method: SIGNATURE_METHOD_OF[body.legal_level], cc: [], require_id_attachment: false, require_access_code: false },
-        }
-      : null);
-  if (body.expires_at !== undefined && (body.expires_at <= now || body.expires_at > now + MAX_EXPIRY_DAYS * DAY)) {
-    throw new ApiError('parameter_invalid', 'expires_at', {}, {}, { en: `expires_at must be in the future and within ${MAX_EXPIRY_DAYS} days.`, ar: `يجب أن يكون expires_at في المستقبل وخلال ${MAX_EXPIRY_DAYS} يومًا.` });
-  }
-  if (!actor.livemode) {
-    const made = await incrementCounter(trx, `test_requests:${account.id}`, dayStart(now));
-    if (made > ctx.config.TAWQI_TEST_DAILY_REQUESTS) throw new ApiError('test_daily_limit', null, {}, { 'Retry-After': String(dayStart(now) + DAY - now) });
-  }
-
-  const request: SignatureRequestRecord = {
-    id: newId('signatureRequest', ctx.clock),
-    account_id: account.id,
+  const balance = actor.livemode && body.send ? ((await getBalance(trx, account.id)) ?? null) : null;
+  const plan = planCreate({
+    body,
+    account,
     livemode: actor.livemode,
-    status: 'draft',
-    title: body.title ?? template.title,
-    legal_level: body.legal_level,
-    format,
-    template_id: template.id,
-    language: body.language ?? defaults?.language ?? template.language,
-    ordered: body.ordered,
-    require_identity: resolved.some((r) => r.requireIdentity),
-    reference: null,
-    reminders: body.reminders,
-    expires_at: body.expires_at ?? now + (defaults?.expires_in ?? DEFAULT_EXPIRY_DAYS) * DAY,
-    completed_at: null,
-    metadata: body.metadata,
-    return_url: body.return_url ?? null,
-    success_url: body.success_url ?? null,
-    cancel_url: body.cancel_url ?? null,
-    cost_sends: 0,
-    cost_wallet_minor: 0,
-    cost_source: null,
-    charged: false,
-    reminders_sent: 0,
-    auto_reminders_sent: 0,
-    workflow: workflow?.link ?? null,
-    created_at: now,
-    sent_at: null,
-    updated_at: now,
-  };
-  const signers: SignerRecord[] = body.signers.map((s, i) => ({
-    id: newId('signer', ctx.clock),
-    signature_request_id: request.id,
-    position: i + 1,
-    name: s.name,
-    email: s.email ?? null,
-    phone: s.phone ?? null,
-    type: s.type,
-    method: resolved[i]!.method,
-    require_identity: resolved[i]!.requireIdentity,
-    status: 'pending',
-    identity: { status: resolved[i]!.requireIdentity ? 'required' : 'not_required', provider: null, level: null, verification_id: null, name_match: null },
-    fields: s.fields,
-    access_code_hash: s.access_code === undefined ? null : accessCodeHash(opts, s.access_code),
-    link_version: 1,
-    sent_at: null,
-    viewed_at: null,
-    signed_at: null,
-    declined_at: null,
-    decline_reason: null,
-    last_reminder_at: null,
-    ip: null,
-    user_agent: null,
-    otp_hash: null,
-    otp_expires_at: null,
-    otp_attempts: 0,
-    otp_sent_at: null,
-    access_attempts: 0,
-    signature_image: null,
-  }));
-  // Created and sent at once: the request and its signers are written once, already sent (sendNow).
-  if (!body.send) {
+    template,
+    balance,
+    now,
+    newId: (kind) => newId(kind, ctx.clock),
+    limits: { testDailyRequests: ctx.config.TAWQI_TEST_DAILY_REQUESTS, testDailyEmails: ctx.config.TAWQI_TEST_DAILY_EMAILS },
+    workflow: opts.workflow,
+    accessCodeHashes: opts.accessCodeHashes,
+    deferEvents: opts.deferEvents,
+    deliveryDelaySeconds: opts.deliveryDelaySeconds,
+  });
+  if ('refusal' in plan) throw refused(plan.refusal);
+  await writeCreatePlan(ctx, trx, plan, now);
+  return { request: plan.request, signers: plan.signers };
+}
+
+/** Write a create plan, in the order of its statements (the counters and the charge may still refuse). */
+async function writeCreatePlan(ctx: ServiceContext, trx: Db, plan: CreatePlan, now: number): Promise<void> {
+  const { request, signers } = plan;
+  const tr = plan.testRequests;
+  if (tr && (await incrementCounter(trx, tr.scope, tr.windowStart, tr.by)) > tr.limit) throw refused(tr.refusal);
+  if (!plan.send) {
     await insertRequest(trx, request);
     for (const s of signers) await insertSigner(trx, s);
   }
-  if (workflow) {
-    const w = workflow.link;
-    await insertSession(trx, { signature_request_id: request.id, account_id: account.id, livemode: actor.livemode, workflow_id: w.workflow_id, workflow_version: w.workflow_version, vendor_data: w.vendor_data, channel: w.channel, settings: workflow.settings, created_at: now });
+  if (plan.session) await insertSession(trx, plan.session);
+  await scheduleJob(trx, plan.expiry.kind, plan.expiry.runAt, plan.expiry.payload, now, plan.expiry.dedupeKey);
+  if (!plan.send) {
+    await emitRequestEvent(ctx, trx, plan.events[0]!.type, request, signers);
+    return;
   }
-  await scheduleJob(trx, 'expire_request', request.expires_at!, { signature_request_id: request.id }, now, `expire:${request.id}`);
-
-  if (body.send) return sendNow(ctx, trx, { request, signers }, 'create_sent', opts);
-  moveRequest('new', 'create_draft');
-  await emitRequestEvent(ctx, trx, 'signature_request.created', request, signers);
-  return { request, signers };
+  const te = plan.testEmails;
+  if (te && !(await incrementCounterWithin(trx, te.scope, te.windowStart, te.by, te.limit))) throw refused(te.refusal);
+  const charge = plan.charge;
+  if (charge) {
+    if (!(await chargeAccount(trx, request.account_id, charge.sends, charge.walletMinor))) throw refused(charge.refusal);
+    await insertLedger(trx, charge.ledger);
+  }
+  await insertRequest(trx, request);
+  for (const s of plan.invite) await queueInvitation(ctx, trx, request, s, 'invitation', false, plan.deliveryDelaySeconds);
+  for (const s of signers) await insertSigner(trx, s);
+  if (plan.events.length > 0) {
+    await emitEvents(trx, ctx.clock, plan.events.map((e) => (e.signer ? signerEventInput(ctx, e.type, request, e.signer) : requestEventInput(ctx, e.type, request, signers))));
+  }
+  const reminder = plan.autoReminder;
+  if (reminder) await scheduleJob(trx, reminder.kind, reminder.runAt, reminder.payload, now, reminder.dedupeKey);
 }
 
 /** POST …/send: a draft is charged and sent; an already charged request gets a reminder instead. */
 export async function sendSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, id: string): Promise<RequestWithSigners> {
   const current = await loadOwned(trx, actor, id);
-  if (current.request.status === 'draft') return sendNow(ctx, trx, current, 'send');
+  if (current.request.status === 'draft') return sendNow(ctx, trx, current);
   // Test requests are never charged: for them "already sent" is the open status alone.
   if ((current.request.charged || !current.request.livemode) && OPEN_STATUSES.includes(current.request.status)) return remindSigners(ctx, trx, actor, id, {});
   throw new ApiError('invalid_state', 'id');
 }
 
-async function sendNow(ctx: ServiceContext, trx: Db, current: RequestWithSigners, trigger: Extract<RequestTrigger, 'create_sent' | 'send'>, opts: CreateOptions = {}): Promise<RequestWithSigners> {
+async function sendNow(ctx: ServiceContext, trx: Db, current: RequestWithSigners): Promise<RequestWithSigners> {
   const { request } = current;
   const now = nowSeconds(ctx.clock);
-  const move = moveRequest(trigger === 'create_sent' ? 'new' : request.status, trigger);
+  const move = moveRequest(request.status, 'send');
   const toInvite = request.ordered ? current.signers.slice(0, 1) : current.signers;
   if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, toInvite.filter((s) => invitationChannel(request, s) === 'email').length);
   await charge(ctx, trx, current);
   request.status = move.to;
   request.sent_at = now;
   request.updated_at = now;
-  // A request created and sent at once is not in the database yet: it is inserted as sent, and its
-  // signers once invited, instead of inserted and then updated.
-  const unsaved = trigger === 'create_sent';
-  if (unsaved) await insertRequest(trx, request);
-  else await updateRequest(trx, request.id, { status: request.status, sent_at: now, updated_at: now, charged: request.charged, cost_sends: request.cost_sends, cost_wallet_minor: request.cost_wallet_minor, cost_source: request.cost_source });
-  for (const s of toInvite) await inviteSigner(ctx, trx, request, s, { delaySeconds: opts.deliveryDelaySeconds ?? 0, unsaved });
-  if (unsaved) for (const s of current.signers) await insertSigner(trx, s);
-  if (!opts.deferEvents) await announceSend(ctx, trx, current, move.events, toInvite);
+  await updateRequest(trx, request.id, { status: request.status, sent_at: now, updated_at: now, charged: request.charged, cost_sends: request.cost_sends, cost_wallet_minor: request.cost_wallet_minor, cost_source: request.cost_source });
+  for (const s of toInvite) await inviteSigner(ctx, trx, request, s);
+  await announceSend(ctx, trx, current, move.events, toInvite);
   if (request.reminders.enabled && request.reminders.max > 0 && request.workflow?.channel !== 'link') {
     await scheduleJob(trx, 'auto_reminder', now + request.reminders.interval_hours * 3600, { signature_request_id: request.id }, now, `auto_reminder:${request.id}:1`);
   }
@@ -262,32 +190,21 @@ export function invitationChannel(request: SignatureRequestRecord, signer: Signe
 }
 
 /**
- * The charge of a send (spec 4.1 rule 2, part 8): one send per signer from the yearly balance, the
- * rest from the wallet at the overage rate, identity always from the wallet. The guarded UPDATE
- * and the ledger row commit with the send; the balance can never go negative.
+ * The charge of a draft's send (domain/createPlan.ts planCharge). The guarded UPDATE and the ledger
+ * row commit with the send; the balance can never go negative.
  */
 async function charge(ctx: ServiceContext, trx: Db, current: RequestWithSigners): Promise<void> {
   const { request, signers } = current;
   if (!request.livemode || request.charged) return;
-  const account = (await getBalance(trx, request.account_id))!;
-  const price = priceSend(PLANS[account.plan], account.balance_sends, signers.length, signers.filter((s) => s.require_identity).length);
-  if (!(await chargeAccount(trx, request.account_id, price.sendsFromBalance, price.walletMinor))) {
-    throw new ApiError('insufficient_balance', null, { required: { amount: price.walletMinor / 100, currency: account.currency }, available: { amount: account.wallet_minor / 100, currency: account.currency } });
-  }
-  await insertLedger(trx, {
-    id: newId('ledger', ctx.clock),
-    account_id: request.account_id,
-    kind: 'send',
-    sends_delta: -price.sendsFromBalance,
-    wallet_delta_minor: -price.walletMinor,
-    signature_request_id: request.id,
-    note: `${signers.length} signer(s), ${signers.filter((s) => s.require_identity).length} identity`,
-    created_at: nowSeconds(ctx.clock),
-  });
+  const balance = (await getBalance(trx, request.account_id))!;
+  const priced = planCharge(request, signers, balance, nowSeconds(ctx.clock), (kind) => newId(kind, ctx.clock));
+  if ('refusal' in priced) throw refused(priced.refusal);
+  if (!(await chargeAccount(trx, request.account_id, priced.charge.sends, priced.charge.walletMinor))) throw refused(priced.charge.refusal);
+  await insertLedger(trx, priced.charge.ledger);
   request.charged = true;
-  request.cost_sends = price.sendsFromBalance;
-  request.cost_wallet_minor = price.walletMinor;
-  request.cost_source = price.source;
+  request.cost_sends = priced.charge.sends;
+  request.cost_wallet_minor = priced.charge.walletMinor;
+  request.cost_source = priced.source;
 }
 
 export async function countTestEmails(ctx: ServiceContext, trx: Db, accountId: string, count: number): Promise<void> {
@@ -315,16 +232,15 @@ export async function inviteSigner(
   trx: Db,
   request: SignatureRequestRecord,
   signer: SignerRecord,
-  { followUp = false, delaySeconds = 0, unsaved = false }: { followUp?: boolean; delaySeconds?: number; unsaved?: boolean } = {},
+  { followUp = false }: { followUp?: boolean } = {},
 ): Promise<void> {
   const now = nowSeconds(ctx.clock);
   if (!SIGNER_MOVES.invite.from.includes(signer.status)) return;
   signer.status = 'sent';
   signer.sent_at = now;
-  // `unsaved`: the signer is inserted by the caller after this, as it now is.
-  if (!unsaved) await updateSigner(trx, signer.id, { status: 'sent', sent_at: now });
+  await updateSigner(trx, signer.id, { status: 'sent', sent_at: now });
   const held = followUp && !request.livemode && invitationChannel(request, signer) === 'email' && !(await tryCountTestEmails(ctx, trx, request.account_id, 1));
-  await queueInvitation(ctx, trx, request, signer, 'invitation', held, delaySeconds);
+  await queueInvitation(ctx, trx, request, signer, 'invitation', held);
 }
 
 async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, kind: 'invitation' | 'reminder', held = false, delaySeconds = 0): Promise<void> {

@@ -3,7 +3,7 @@ import { afterSignature, nextInOrder, SIGNER_MOVES, signerRefusal, type SignerRe
 import { ApiError } from '../errors.js';
 import type { Db } from '../store/db.js';
 import { getRequestById, getSigner, signersOf, updateSigner, type IdentityState, type SignerRecord } from '../store/signatureRequests.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 import { applyRequestMove, emitSignerEvent, inviteSigner, type RequestWithSigners } from './signatureRequests.js';
 
 /** Where a signer's action came from; kept on the signer and in its events (masked for publishable keys). */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { AGENT_PORTS, AGENT_PROTOCOL_VERSIONS } from '@tawqi/shared';
+import { AGENT_PORTS, AGENT_PROTOCOL_VERSIONS, type PageState, type PageStep } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import { documentValues } from '../domain/requestRules.js';
 import { OPEN_STATUSES, signerRefusal } from '../domain/requestStates.js';
@@ -12,12 +12,12 @@ import { endSignerSessions, findPageSession, findSigningSession, grantAccess, in
 import { getRequestById, getSigner, giveBackAttempt, signersOf, takeAttempt, updateSigner, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
 import { findTemplate } from '../store/templates.js';
 import { hashCodeAsync, verifyCodeAsync } from './codes.js';
-import type { ServiceContext } from './context.js';
-import { otpMessage, queueOtpMessage } from './invitations.js';
+import type { ServiceContext } from '../context.js';
+import { otpMessage, queueOtpMessage } from '../delivery/messages.js';
 import { otpChannel } from '../domain/workflows.js';
 import { otpTemplate, queueWhatsAppMessage, whatsappCodesEnabled } from '../delivery/whatsapp.js';
 import { applySignerMove, signerView, type ActionOrigin } from './signerActions.js';
-import { linkToken } from './signingLinks.js';
+import { linkToken } from '../domain/signingLinks.js';
 import { countTestEmails } from './signatureRequests.js';
 
 /** One-time codes (issue: 6 digits, 10-minute life, 5 attempts then locked), access codes, page sessions. */
@@ -85,9 +85,7 @@ export async function loadPage(ctx: ServiceContext, trx: Db, token: string | und
 }
 
 
-export type PageStep =
-  | 'closed' | 'not_your_turn' | 'access_code' | 'otp' | 'identity' | 'identity_wait'
-  | 'identity_declined' | 'identity_hold' | 'review' | 'signed' | 'declined';
+export type { PageStep };
 
 export function pageStep(p: Pick<PageContext, 'session' | 'signer' | 'request' | 'signers'>): PageStep {
   const { signer, request } = p;
@@ -129,7 +127,7 @@ export function finishUrl(p: Pick<PageContext, 'signingSession' | 'request' | 's
   return url.toString();
 }
 
-export async function pageState(ctx: ServiceContext, p: PageContext) {
+export async function pageState(ctx: ServiceContext, p: PageContext): Promise<PageState> {
   const step = pageStep(p);
   const now = nowSeconds(ctx.clock);
   let document: { text: string } | null = null;

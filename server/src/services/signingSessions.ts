@@ -7,7 +7,7 @@ import type { Account } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
 import { insertSigningSession } from '../store/pageSessions.js';
 import { getRequestById, getSigner } from '../store/signatureRequests.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext } from '../context.js';
 
 /** Spec 2.8 / 4.3: a signing session lasts 30 minutes, for one signer, for signing only. */
 export const SIGNING_SESSION_SECONDS = 30 * 60;

@@ -31,8 +31,8 @@ import {
   type WorkflowVersionRecord,
 } from '../store/workflows.js';
 import { OperatorError } from './accounts.js';
-import type { ServiceContext } from './context.js';
-import { composeMessage, queueEmail, type MessageContent } from './invitations.js';
+import type { ServiceContext } from '../context.js';
+import { composeMessage, queueEmail, type MessageContent } from '../delivery/messages.js';
 
 /** A workflow as the API and the CLI see it: the record and its latest published version (null: never published). */
 export interface WorkflowWithVersion {

@@ -3,29 +3,9 @@ import type { KybStatus, PlanName } from '../domain/plans.js';
 import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { AccountsTable } from './schema.js';
+import type { Account, AccountBalance } from '../domain/records.js';
+export type { Account, AccountBalance };
 
-export interface Account {
-  id: string;
-  name: string;
-  owner_email: string | null;
-  plan: PlanName;
-  plan_expires_at: number | null;
-  kyb_status: KybStatus;
-  balance_sends: number;
-  wallet_minor: number;
-  currency: string;
-  accepted_domains: string[];
-  team_emails: string[];
-  team_phones: string[];
-  version_pin: string | null;
-  whatsapp_enabled: boolean;
-  branding: Record<string, unknown>;
-  /** Origins allowed to embed the signing page (frame-ancestors, postMessage targets). */
-  allowed_origins: string[];
-  /** hold: a name mismatch holds signing until decided; record: it is recorded only. */
-  identity_match_mode: 'hold' | 'record';
-  created_at: number;
-}
 
 function fromRow(row: Selectable<AccountsTable>): Account {
   return {
@@ -74,13 +54,6 @@ export async function getAccount(tx: Tx, id: string): Promise<Account | undefine
   return row ? fromRow(row) : undefined;
 }
 
-/** What a charge is priced from, read in the charging transaction. */
-export interface AccountBalance {
-  plan: PlanName;
-  balance_sends: number;
-  wallet_minor: number;
-  currency: string;
-}
 
 export async function getBalance(tx: Tx, id: string): Promise<AccountBalance | undefined> {
   return (await balanceQuery.run(tx, [id])).rows[0] as AccountBalance | undefined;

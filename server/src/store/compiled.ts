@@ -12,7 +12,7 @@ import {
   type RawBuilder,
   type SqliteDatabase,
 } from 'kysely';
-import type { Tx } from './db.js';
+import type { Tx } from './types.js';
 import type { Dialect } from './dialect.js';
 import type { Codec } from './rowCodec.js';
 import type { Database } from './schema.js';

@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
-import type { Dialect } from './dialect.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
 import { openPostgres } from './postgres.js';
 import { CachedStatements } from './statementCache.js';
@@ -11,25 +10,8 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { groupCommit } from './groupCommit.js';
 import { registerRoot } from './compiled.js';
 
-export type Db = Kysely<Database>;
-export type Tx = Transaction<Database> | Kysely<Database>;
-
-export interface Store {
-  db: Db;
-  /** The engine: SQLite under DATA_DIR (the default) or PostgreSQL (DATABASE_URL). */
-  dialect: Dialect;
-  /**
-   * Run `work` in one write transaction.
-   *
-   * SQLite: BEGIN IMMEDIATE (no upgrade deadlock with the CLI process). Transactions asked for in
-   * the same event-loop turn share one SQLite transaction, each in its own savepoint, and settle
-   * after the shared COMMIT (group commit, groupCommit.ts): a `work` that throws undoes its own
-   * writes only. PostgreSQL: one transaction per call on a pooled connection (postgres.ts).
-   * Never call store.tx from inside a `work`.
-   */
-  tx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
+export type { Db, Tx, Store } from './types.js';
+import type { Store } from './types.js';
 
 export function databasePath(dataDir: string): string {
   return path.join(dataDir, 'tawqi.sqlite');

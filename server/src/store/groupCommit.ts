@@ -37,9 +37,30 @@ interface Control {
  * runs, precompiled queries on its connection go to it directly (compiled.ts, holdConnection).
  */
 export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database, database?: SqliteDatabase): <T>(work: (trx: Kysely<D>) => Promise<T>) => Promise<T> {
-  let control: Control | null = null;
-  const statements = (): Control =>
-    (control ??= {
+  const group = new GroupCommit(db, raw, database);
+  return <T>(work: (trx: Kysely<D>) => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => group.add({ work, resolve: resolve as Member<D>['resolve'], reject }));
+}
+
+class GroupCommit<D> {
+  #control: Control | null = null;
+  #queue: Member<D>[] = [];
+  #scheduled = false;
+
+  constructor(
+    private readonly db: Kysely<D>,
+    private readonly raw: SQLite.Database,
+    private readonly database?: SqliteDatabase,
+  ) {}
+
+  add(member: Member<D>): void {
+    this.#queue.push(member);
+    this.#schedule();
+  }
+
+  #statements(): Control {
+    const raw = this.raw;
+    return (this.#control ??= {
       // IMMEDIATE: the write lock is taken at BEGIN, so there is no upgrade deadlock with the CLI process.
       begin: raw.prepare('BEGIN IMMEDIATE'),
       commit: raw.prepare('COMMIT'),
@@ -48,36 +69,42 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database, database?: S
       release: raw.prepare('RELEASE member'),
       rollbackTo: raw.prepare('ROLLBACK TO member'),
     });
-  let queue: Member<D>[] = [];
-  let scheduled = false;
+  }
 
-  const flush = (): void => {
-    scheduled = false;
-    const group = queue;
-    queue = [];
-    db.connection()
-      .execute((conn) => runGroup(conn, group))
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const group = this.#queue;
+    this.#queue = [];
+    this.db
+      .connection()
+      .execute((conn) => this.#runGroup(conn, group))
       .catch((err: unknown) => {
         for (const m of group) m.reject(err);
       });
-  };
+  }
 
   /** Run the group; whatever goes wrong, the connection is left outside any transaction. */
-  const runGroup = async (conn: Kysely<D>, group: Member<D>[]): Promise<void> => {
-    const release = database ? holdConnection(conn, database) : null;
+  async #runGroup(conn: Kysely<D>, group: Member<D>[]): Promise<void> {
+    const release = this.database ? holdConnection(conn, this.database) : null;
     try {
-      await runMembers(conn, group);
+      await this.#runMembers(conn, group);
     } catch (err) {
       // Not a member's error (those are caught below): a control statement failed.
-      if (raw.inTransaction) statements().rollback.run();
+      if (this.raw.inTransaction) this.#statements().rollback.run();
       for (const m of group) m.reject(err); // members already settled ignore this
     } finally {
       release?.();
     }
-  };
+  }
 
-  const runMembers = async (conn: Kysely<D>, group: Member<D>[]): Promise<void> => {
-    const s = statements();
+  async #runMembers(conn: Kysely<D>, group: Member<D>[]): Promise<void> {
+    const s = this.#statements();
     try {
       s.begin.run();
     } catch (err) {
@@ -85,18 +112,7 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database, database?: S
       return;
     }
     // A lone member needs no savepoint: the transaction is its own.
-    if (group.length === 1) {
-      const m = group[0]!;
-      let value: unknown;
-      try {
-        value = await m.work(conn);
-        s.commit.run();
-      } catch (err) {
-        if (raw.inTransaction) s.rollback.run();
-        return m.reject(err);
-      }
-      return m.resolve(value);
-    }
+    if (group.length === 1) return this.#runAlone(conn, group[0]!, s);
     const done: { m: Member<D>; value: unknown }[] = [];
     const failed: { m: Member<D>; err: unknown }[] = [];
     for (let i = 0; i < group.length; i++) {
@@ -107,12 +123,12 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database, database?: S
         s.release.run();
         done.push({ m, value });
       } catch (err) {
-        if (!raw.inTransaction) {
+        if (!this.raw.inTransaction) {
           // SQLite rolled the whole transaction back: the members run so far lost their writes.
           m.reject(err);
           for (const d of done) d.m.reject(err);
           for (const f of failed) f.m.reject(f.err);
-          requeue(group.slice(i + 1));
+          this.#requeue(group.slice(i + 1));
           return;
         }
         s.rollbackTo.run();
@@ -120,33 +136,38 @@ export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database, database?: S
         failed.push({ m, err });
       }
     }
+    this.#commitGroup(s, done, failed);
+  }
+
+  async #runAlone(conn: Kysely<D>, m: Member<D>, s: Control): Promise<void> {
+    let value: unknown;
+    try {
+      value = await m.work(conn);
+      s.commit.run();
+    } catch (err) {
+      if (this.raw.inTransaction) s.rollback.run();
+      return m.reject(err);
+    }
+    m.resolve(value);
+  }
+
+  /** COMMIT, then settle: the members that ran resolve, the failed ones reject; a failed COMMIT rejects all. */
+  #commitGroup(s: Control, done: { m: Member<D>; value: unknown }[], failed: { m: Member<D>; err: unknown }[]): void {
     try {
       s.commit.run();
     } catch (err) {
-      if (raw.inTransaction) s.rollback.run();
+      if (this.raw.inTransaction) s.rollback.run();
       for (const d of done) d.m.reject(err);
       for (const f of failed) f.m.reject(f.err);
       return;
     }
     for (const d of done) d.m.resolve(d.value);
     for (const f of failed) f.m.reject(f.err);
-  };
+  }
 
-  const requeue = (members: Member<D>[]): void => {
+  #requeue(members: Member<D>[]): void {
     if (members.length === 0) return;
-    queue = [...members, ...queue];
-    schedule();
-  };
-
-  const schedule = (): void => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(flush);
-  };
-
-  return <T>(work: (trx: Kysely<D>) => Promise<T>): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      queue.push({ work, resolve: resolve as Member<D>['resolve'], reject });
-      schedule();
-    });
+    this.#queue = [...members, ...this.#queue];
+    this.#schedule();
+  }
 }

@@ -1,8 +1,8 @@
 import { insertRow } from './compiled.js';
 import type { Tx } from './db.js';
-import type { LedgerTable } from './schema.js';
+import type { LedgerEntry } from '../domain/records.js';
 
-export type LedgerEntry = LedgerTable;
+export type { LedgerEntry };
 
 export async function insertLedger(tx: Tx, entry: LedgerEntry): Promise<void> {
   await insertRow(tx, 'ledger', entry as unknown as Record<string, unknown>);

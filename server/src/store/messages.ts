@@ -16,7 +16,7 @@ export interface OutgoingMessage {
   kind: 'invitation' | 'reminder' | 'otp' | 'final_copy' | 'notice';
   subject: string;
   body: string;
-  /** Email: the blocks the HTML part is built from at delivery (JSON, services/invitations.ts); null for text-only messages. */
+  /** Email: the blocks the HTML part is built from at delivery (JSON, delivery/messages.ts); null for text-only messages. */
   blocks?: string | null;
   /** WhatsApp: the template message as JSON; null for email. */
   template?: string | null;

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { LedgerEntry } from '../domain/records.js';
 
 /** Table types for Kysely. JSON columns hold text; repositories parse them. Times are Unix seconds. */
 export interface AccountsTable {
@@ -66,16 +67,7 @@ export interface NoticesTable {
   created_at: number;
 }
 
-export interface LedgerTable {
-  id: string;
-  account_id: string;
-  kind: string;
-  sends_delta: number;
-  wallet_delta_minor: number;
-  signature_request_id: string | null;
-  note: string | null;
-  created_at: number;
-}
+export type LedgerTable = LedgerEntry;
 
 export interface TemplatesTable {
   id: string;
@@ -246,7 +238,7 @@ export interface MessagesTable {
   language: Generated<string>;
   /** WhatsApp: the template message as JSON (name, language, parameters); null for email. */
   template: Generated<string | null>;
-  /** Email: the message's blocks as JSON, from which its HTML part is built at delivery (services/invitations.ts). */
+  /** Email: the message's blocks as JSON, from which its HTML part is built at delivery (delivery/messages.ts). */
   blocks: Generated<string | null>;
   /** When a queued message is due for delivery (null: not scheduled). */
   deliver_at: Generated<number | null>;

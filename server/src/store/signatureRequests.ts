@@ -1,93 +1,14 @@
 import { sql } from 'kysely';
-import type { IdentityStatus, RequestStatus, SignerStatus } from '../domain/requestStates.js';
 import { insertRecord, updateById } from './compiled.js';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
+import type { Reminders, WorkflowLink, SignatureRequestRecord, IdentityState, SignerRecord } from '../domain/records.js';
+export type { Reminders, WorkflowLink, SignatureRequestRecord, IdentityState, SignerRecord };
 
-export interface Reminders {
-  enabled: boolean;
-  interval_hours: number;
-  max: number;
-}
 
-export interface WorkflowLink {
-  workflow_id: string;
-  workflow_version: number;
-  vendor_data: string | null;
-  channel: 'email' | 'whatsapp' | 'link';
-}
 
-export interface SignatureRequestRecord {
-  id: string;
-  account_id: string;
-  livemode: boolean;
-  status: RequestStatus;
-  title: string;
-  legal_level: 'ses' | 'aes' | 'qes';
-  format: string;
-  template_id: string;
-  language: 'ar' | 'en';
-  ordered: boolean;
-  require_identity: boolean;
-  reference: string | null;
-  reminders: Reminders;
-  expires_at: number | null;
-  completed_at: number | null;
-  metadata: Record<string, string>;
-  return_url: string | null;
-  success_url: string | null;
-  cancel_url: string | null;
-  cost_sends: number;
-  cost_wallet_minor: number;
-  cost_source: 'plan' | 'overage' | null;
-  charged: boolean;
-  reminders_sent: number;
-  auto_reminders_sent: number;
-  workflow: WorkflowLink | null;
-  created_at: number;
-  sent_at: number | null;
-  updated_at: number;
-}
 
-export interface IdentityState {
-  status: IdentityStatus;
-  provider: string | null;
-  level: string | null;
-  verification_id: string | null;
-  name_match: { state: 'match' | 'mismatch' | 'pending'; sent_name: string; document_name: string | null } | null;
-}
 
-export interface SignerRecord {
-  id: string;
-  signature_request_id: string;
-  position: number;
-  name: string;
-  email: string | null;
-  phone: string | null;
-  type: string;
-  method: 'draw' | 'token';
-  require_identity: boolean;
-  status: SignerStatus;
-  identity: IdentityState;
-  fields: Record<string, string>;
-  access_code_hash: string | null;
-  link_version: number;
-  sent_at: number | null;
-  viewed_at: number | null;
-  signed_at: number | null;
-  declined_at: number | null;
-  decline_reason: string | null;
-  last_reminder_at: number | null;
-  ip: string | null;
-  user_agent: string | null;
-  otp_hash: string | null;
-  otp_expires_at: number | null;
-  otp_attempts: number;
-  otp_sent_at: number | null;
-  access_attempts: number;
-  /** The drawn signature as a PNG data URL, kept for the final document. */
-  signature_image: string | null;
-}
 
 const requestCodec: Codec<SignatureRequestRecord> = {
   json: ['reminders', 'metadata', 'workflow'],

@@ -1,18 +1,11 @@
 import { sql } from 'kysely';
-import type { TemplateFieldDefinition } from '../domain/templateLibrary.js';
+import type { TemplateFieldDefinition } from '../domain/templates.js';
 import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import { dialectOf } from './dialect.js';
+import type { TemplateRecord } from '../domain/records.js';
+export type { TemplateRecord };
 
-export interface TemplateRecord {
-  id: string;
-  account_id: string | null;
-  title: string;
-  language: 'ar' | 'en';
-  body: string;
-  fields: TemplateFieldDefinition[];
-  created_at: number;
-}
 
 type Row = { id: string; account_id: string | null; title: string; language: string; body: string; fields: string; created_at: number };
 const fromRow = (r: Row): TemplateRecord => ({ ...r, language: r.language as 'ar' | 'en', fields: JSON.parse(r.fields) as TemplateFieldDefinition[] });

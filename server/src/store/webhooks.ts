@@ -318,14 +318,13 @@ export async function recordAttempts(tx: Tx, results: readonly AttemptResult[]):
 /**
  * Start-up: deliveries leased by a process that is gone (killed mid-attempt) are due again at once.
  * One server process per database (as for idempotency claims), so every lease found is stale.
+ * With `ids` (a draining dispatcher's own leases whose results could not be written): only those.
  */
-export async function releaseLeases(tx: Tx, now: number): Promise<number> {
-  const r = await tx
-    .updateTable('webhook_deliveries')
-    .set({ next_attempt_at: now, leased_until: null })
-    .where(PENDING)
-    .where('leased_until', 'is not', null)
-    .executeTakeFirst();
+export async function releaseLeases(tx: Tx, now: number, ids?: readonly string[]): Promise<number> {
+  if (ids?.length === 0) return 0;
+  let update = tx.updateTable('webhook_deliveries').set({ next_attempt_at: now, leased_until: null }).where(PENDING).where('leased_until', 'is not', null);
+  if (ids) update = update.where('id', 'in', ids);
+  const r = await update.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 

@@ -1,6 +1,8 @@
-import type { Channel, WorkflowSettings, WorkflowStatus } from '../domain/workflows.js';
+import type { WorkflowSettings, WorkflowStatus } from '../domain/workflows.js';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
+import type { SessionSettings, SessionRecord } from '../domain/records.js';
+export type { SessionSettings, SessionRecord };
 
 /** A stored (custom) workflow: its working settings and its latest published version (0: never published). */
 export interface WorkflowRecord {
@@ -21,25 +23,7 @@ export interface WorkflowVersionRecord {
   published_at: number;
 }
 
-/** What a request from a workflow keeps beside the request row (filters of GET /sessions, cc, method). */
-export interface SessionSettings {
-  signature_method: WorkflowSettings['signature_method'];
-  cc: string[];
-  require_id_attachment: boolean;
-  require_access_code: boolean;
-}
 
-export interface SessionRecord {
-  signature_request_id: string;
-  account_id: string;
-  livemode: boolean;
-  workflow_id: string;
-  workflow_version: number;
-  vendor_data: string | null;
-  channel: Channel;
-  settings: SessionSettings;
-  created_at: number;
-}
 
 const workflowCodec: Codec<WorkflowRecord> = { json: ['settings'], bool: [] };
 const versionCodec: Codec<WorkflowVersionRecord> = { json: ['settings'], bool: [] };

@@ -1,13 +1,15 @@
 import type https from 'node:https';
-import { nowSeconds } from '../clock.js';
-import type { ServiceContext } from '../services/context.js';
-import { presentEvent } from '../services/events.js';
+import type { Logger } from 'pino';
+import { nowSeconds, type Clock } from '../clock.js';
+import type { Store } from '../store/db.js';
+import { presentEvent } from '../presenters/events.js';
 import { deliveriesToSend, deliveryWrites, dueForEndpoint, leaseDeliveries, nextDueByEndpoint, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
 import { signingSecrets } from './endpoints.js';
 import { systemResolver, type Resolver } from './reachability.js';
 import { nextRetryAt } from './schedule.js';
 import { createWebhookAgent, postWebhook, type SendOutcome } from './sender.js';
 import { signatureHeader } from './signing.js';
+import { countWebhookAttempt } from '../metrics.js';
 
 export interface DispatcherOptions {
   /** A receiver must answer 2xx within this long (TAWQI_WEBHOOK_TIMEOUT_MS). */
@@ -52,6 +54,13 @@ const LEASE_MARGIN_SECONDS = 60;
  * a finished attempt frees its slot and claims more. Tests (manualJobs) never start it: they move
  * the clock and call `runDue()`, which sends every due delivery and awaits the answers.
  */
+/** What the dispatcher needs of the application (the ServiceContext has it). */
+export interface DispatcherDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+}
+
 export class WebhookDispatcher {
   private readonly agent: https.Agent;
   private readonly resolve: Resolver;
@@ -71,9 +80,11 @@ export class WebhookDispatcher {
   /** Answers not yet written: the next claim writes them in its transaction, else a flush of their own. */
   private pendingResults: PendingResult[] = [];
   private flushQueued = false;
+  /** Deliveries whose attempt result could not be written: still leased; stop() gives them back. */
+  private readonly unrecorded = new Set<string>();
 
   constructor(
-    private readonly ctx: ServiceContext,
+    private readonly ctx: DispatcherDeps,
     private readonly opts: DispatcherOptions,
   ) {
     this.agent = createWebhookAgent(opts.ca);
@@ -145,6 +156,11 @@ export class WebhookDispatcher {
     await this.claims.catch(() => undefined);
     await Promise.allSettled([...this.inFlight]);
     this.agent.destroy();
+    if (this.unrecorded.size === 0) return;
+    const ids = [...this.unrecorded];
+    this.unrecorded.clear();
+    // Best effort: if the store still fails, the leases expire (or the next start releases them).
+    await this.ctx.store.tx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock), ids)).catch((err: unknown) => this.ctx.log.error({ err }, 'could not release webhook leases'));
   }
 
   /** One claim at a time, so the per-endpoint counts a claim reads are never stale. */
@@ -252,6 +268,7 @@ export class WebhookDispatcher {
         retryAt === null ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry',
       );
     }
+    countWebhookAttempt(outcome.status === 'pending' ? 'retry' : outcome.status);
     return new Promise<void>((written) => {
       this.pendingResults.push({
         deliveryId: d.id,
@@ -273,7 +290,10 @@ export class WebhookDispatcher {
   private resultsLost(batch: readonly PendingResult[], err: unknown): void {
     if (batch.length === 0) return;
     this.ctx.log.error({ err, deliveries: batch.length }, 'could not record webhook attempts; their leases will expire and they go again');
-    for (const r of batch) r.written();
+    for (const r of batch) {
+      this.unrecorded.add(r.deliveryId);
+      r.written();
+    }
   }
 
   /** Answers of the same turn of the event loop are written together, unless a claim took them first. */

@@ -3,7 +3,7 @@ import { nowSeconds, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
 import { cancelPendingDeliveries, insertEndpoint, updateEndpoint, type WebhookEndpoint } from '../store/webhooks.js';
-import { EVENT_TYPES, isKnownEventType } from './eventTypes.js';
+import { EVENT_TYPES, isKnownEventType } from '../domain/eventTypes.js';
 import { resolveTarget, TargetRefused, urlShapeProblem, bareHost, type Resolver } from './reachability.js';
 import { newWebhookSecret } from './signing.js';
 

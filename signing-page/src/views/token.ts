@@ -8,26 +8,15 @@
  * trusted by the agent, agent too old, no token, no usable certificate, PIN locked, wrong
  * certificate, wrong PIN, canceled, too slow.
  */
-import { AgentClient, AgentError, type CertificateInfo, type TokenInfo } from '../agent.js';
+import { AgentClient, AgentError } from '../agent.js';
 import { ApiError } from '../api.js';
 import { bdi, h, nextId, replace, safeUrl, type Child } from '../dom.js';
 import * as frame from '../frame.js';
-import type { Key } from '../i18n.js';
+import type { Key, Strings } from '../i18n.js';
 import type { State } from '../types.js';
 import type { ViewContext } from './context.js';
 import { button, icon, p } from './parts.js';
-
-type Working = 'preparing' | 'awaiting_consent' | 'awaiting_pin' | 'signing' | 'completing';
-
-type Phase =
-  | { k: 'connecting' }
-  | { k: 'unavailable' }
-  | { k: 'not_trusted' }
-  | { k: 'outdated' }
-  | { k: 'no_token' }
-  | { k: 'no_certificate'; pinLocked: boolean }
-  | { k: 'choose' }
-  | { k: 'working'; status: Working };
+import { initialState, listsOnTokenChange, relistsAfter, stateName, transition, usable, type AgentErrorReason, type Note, type Phase, type TokenEvent, type TokenState, type Working } from './tokenMachine.js';
 
 const WORKING_TEXT: Record<Working, Key> = {
   preparing: 'tokenPreparing',
@@ -37,312 +26,372 @@ const WORKING_TEXT: Record<Working, Key> = {
   completing: 'tokenCompleting',
 };
 
+const AGENT_ERROR_TITLE: Record<AgentErrorReason, Key> = { unavailable: 'tokenUnavailableTitle', not_trusted: 'tokenNotTrustedTitle', outdated: 'tokenOutdatedTitle' };
+
 /** Server refusals the panel explains itself (the others go to the page's alert). */
 const PANEL_CODES = new Set(['certificate_invalid', 'cms_invalid', 'ticket_invalid']);
 
 const DEFAULT_PORTS = [38611, 38612, 38613, 38614];
 
+/** The text for a failed signature in the agent. */
+function agentFailureText(s: Strings, code: string, finalTry: boolean): string {
+  switch (code) {
+    case 'pin_incorrect':
+      return s.t(finalTry ? 'tokenPinIncorrectFinal' : 'tokenPinIncorrect');
+    case 'pin_locked':
+      return s.t('tokenPinLockedBody');
+    case 'user_canceled':
+    case 'canceled':
+      return s.t('tokenCanceled');
+    case 'ticket_expired':
+    case 'ticket_replayed':
+    case 'timeout':
+      return s.t('tokenTicketExpired');
+    case 'no_token':
+    case 'certificate_not_found':
+      return s.t('tokenRemoved');
+    case 'busy':
+      return s.t('tokenBusy');
+    default:
+      return s.t('tokenFailed', { code });
+  }
+}
+
+function noteText(s: Strings, note: Note): string {
+  if (note.from === 'agent') return agentFailureText(s, note.code, note.finalTry);
+  const reason = note.message ?? s.t('unexpectedError');
+  return note.code === 'certificate_invalid' ? s.t('tokenWrongCertificate', { reason }) : note.code === 'ticket_invalid' ? s.t('tokenTicketExpired') : reason;
+}
+
+/** What the render functions need from the panel: its strings, its state and its actions. */
+interface PanelView {
+  readonly s: Strings;
+  readonly state: TokenState;
+  readonly downloadUrl: string | null;
+  retry(): void;
+  select(certificate: string): void;
+  sign(button: HTMLButtonElement): void;
+  cancel(): void;
+}
+
+function notice(tone: 'warn' | 'info', title: string, ...text: Child[]): HTMLElement {
+  return h('div', { class: ['notice', `tone-${tone}`], attrs: { role: 'status' } }, icon(tone === 'warn' ? 'alert' : 'info'), h('div', null, h('strong', null, title), ...text));
+}
+
+function noteNode(v: PanelView): Child {
+  const note = v.state.note;
+  return note ? h('div', { class: ['notice', `tone-${note.tone}`], attrs: { role: 'alert' } }, icon(note.tone === 'warn' ? 'alert' : 'info'), p(null, noteText(v.s, note))) : null;
+}
+
+const retryButton = (v: PanelView): HTMLButtonElement => button(v.s.t('tokenRetry'), 'secondary', () => v.retry());
+
+function download(v: PanelView): Child {
+  return v.downloadUrl
+    ? h('a', { class: 'btn btn-secondary', attrs: { href: v.downloadUrl, target: '_blank', rel: 'noopener noreferrer' } }, v.s.t('tokenDownload'))
+    : p('muted', v.s.t('tokenNoDownload'));
+}
+
+function renderConnecting(v: PanelView): Child[] {
+  return [h('div', { class: 'waiting' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), h('p', null, v.s.t('tokenConnecting')))];
+}
+
+function renderAgentError(v: PanelView, reason: AgentErrorReason): Child[] {
+  const { s } = v;
+  if (reason === 'not_trusted') {
+    return [notice('warn', s.t('tokenNotTrustedTitle'), p(null, ...s.nodes('tokenNotTrustedBody', { site: h('strong', null, bdi(location.origin)) }))), h('div', { class: 'actions' }, retryButton(v))];
+  }
+  const body = reason === 'outdated' ? s.t('tokenOutdatedBody') : s.t('tokenUnavailableBody');
+  return [notice('warn', s.t(AGENT_ERROR_TITLE[reason]), p(null, body)), h('div', { class: 'actions' }, download(v), retryButton(v))];
+}
+
+function renderNoToken(v: PanelView): Child[] {
+  return [noteNode(v), notice('info', v.s.t('tokenNoTokenTitle'), p(null, v.s.t('tokenNoTokenBody'))), h('div', { class: 'actions' }, retryButton(v))];
+}
+
+function renderNoCertificate(v: PanelView, pinLocked: boolean): Child[] {
+  const { s } = v;
+  return [
+    noteNode(v),
+    pinLocked ? notice('warn', s.t('tokenPinLockedTitle'), p(null, s.t('tokenPinLockedBody'))) : notice('warn', s.t('tokenNoCertificateTitle'), p(null, s.t('tokenNoCertificateBody'))),
+    h('div', { class: 'actions' }, retryButton(v)),
+  ];
+}
+
+function certificateOption(v: PanelView, c: TokenState['certificates'][number], name: string, dateFormat: Intl.DateTimeFormat): HTMLElement {
+  const { s } = v;
+  const id = nextId('cert-option');
+  const input = h('input', {
+    id,
+    attrs: { type: 'radio', name, value: c.cert_sha256, checked: c.cert_sha256 === v.state.selected, disabled: !usable(c) },
+    on: { change: () => v.select(c.cert_sha256) },
+  });
+  const tags: Child[] = [];
+  if (c.token.pin.locked) tags.push(h('strong', null, s.t('tokenPinLockedTag')));
+  else if (c.token.pin.final_try) tags.push(h('strong', null, s.t('tokenFinalTryTag')));
+  return h(
+    'div',
+    { class: 'consent cert-option' },
+    input,
+    h(
+      'label',
+      { attrs: { for: id } },
+      h('strong', null, bdi(c.name)),
+      h('br'),
+      s.nodes('tokenIssuer', { issuer: bdi(c.issuer) }),
+      h('br'),
+      s.t('tokenValidUntil', { date: dateFormat.format(new Date(c.not_after * 1000)) }),
+      ' · ',
+      s.nodes('tokenOnToken', { token: bdi(c.token.label || c.token.model) }),
+      ...tags.flatMap((t) => [h('br'), t]),
+    ),
+  );
+}
+
+function renderChoice(v: PanelView): Child[] {
+  const { s } = v;
+  const legendId = nextId('cert-legend');
+  const name = nextId('cert');
+  const dateFormat = new Intl.DateTimeFormat(s.lang === 'ar' ? 'ar-EG-u-nu-latn' : 'en-GB', { dateStyle: 'medium' });
+  const options = v.state.certificates.map((c) => certificateOption(v, c, name, dateFormat));
+  const sign = button(s.t('tokenSign'), 'primary', () => v.sign(sign));
+  sign.classList.add('btn-block');
+  sign.disabled = v.state.selected === null;
+  return [
+    noteNode(v),
+    h('div', { class: 'form cert-list', attrs: { role: 'radiogroup', 'aria-labelledby': legendId } }, h('p', { id: legendId, class: 'subtitle' }, s.t('tokenChoose')), ...options),
+    sign,
+  ];
+}
+
+function renderWorking(v: PanelView, status: Working): Child[] {
+  const cancellable = status === 'awaiting_consent' || status === 'awaiting_pin' || status === 'signing';
+  return [
+    h('div', { class: 'waiting', attrs: { role: 'status' } }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), h('p', null, v.s.t(WORKING_TEXT[status]))),
+    cancellable ? h('div', { class: 'actions' }, button(v.s.t('tokenCancel'), 'secondary', () => v.cancel())) : null,
+  ];
+}
+
+/** The body of the panel in a phase; null leaves it as it is (done: the page moves to the next step). */
+function renderPhase(v: PanelView, phase: Phase): Child[] | null {
+  switch (phase.k) {
+    case 'connecting':
+      return renderConnecting(v);
+    case 'agent_error':
+      return renderAgentError(v, phase.reason);
+    case 'no_token':
+      return renderNoToken(v);
+    case 'no_certificate':
+      return renderNoCertificate(v, phase.pinLocked);
+    case 'choose':
+      return renderChoice(v);
+    case 'working':
+      return renderWorking(v, phase.status);
+    case 'done':
+      return null;
+  }
+}
+
+/** Run a token API call through ctx.act; the refusals the panel explains come back as the ApiError. */
+function panelCall<T>(ctx: ViewContext, buttons: readonly HTMLButtonElement[], call: () => Promise<T>): Promise<T | ApiError | null> {
+  return ctx.act(buttons, async () => {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof ApiError && PANEL_CODES.has(err.code)) return err;
+      throw err;
+    }
+  });
+}
+
+/** The panel: its state (tokenMachine.ts), the agent connection, and the signature's steps. */
+class TokenPanel implements PanelView {
+  readonly s: Strings;
+  readonly downloadUrl: string | null;
+  readonly body: HTMLElement;
+  state: TokenState = initialState;
+  private agent: AgentClient | null = null;
+  private destroyed = false;
+  /** The agent's id of the signature under way (to cancel it). */
+  private signRequest: string | null = null;
+
+  constructor(
+    private readonly ctx: ViewContext,
+    private readonly ports: readonly number[],
+    private readonly versions: readonly number[],
+    downloadUrl: string | null,
+    private readonly declineButton: HTMLButtonElement,
+  ) {
+    this.s = ctx.s;
+    this.downloadUrl = downloadUrl;
+    this.body = h('div', { class: 'form token-body', attrs: { 'data-token-state': 'connecting' } });
+  }
+
+  /** Apply an event; a new phase is rendered, then `announce` (of that phase) said. */
+  private dispatch(event: TokenEvent, announce?: string | ((phase: Phase) => string | null)): void {
+    if (this.destroyed) return;
+    const before = this.state.phase;
+    this.state = transition(this.state, event);
+    const phase = this.state.phase;
+    if (phase === before) return;
+    this.body.setAttribute('data-token-state', stateName(phase));
+    const children = renderPhase(this, phase);
+    if (children) replace(this.body, ...children);
+    const text = typeof announce === 'function' ? announce(phase) : announce;
+    if (text) this.ctx.announce(text);
+  }
+
+  retry(): void {
+    void this.connect();
+  }
+
+  select(certificate: string): void {
+    this.dispatch({ type: 'select', certificate });
+  }
+
+  sign(signButton: HTMLButtonElement): void {
+    void this.signWith(signButton);
+  }
+
+  cancel(): void {
+    if (this.agent && this.signRequest) this.agent.cancel(this.signRequest);
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    this.agent?.close();
+    this.agent = null;
+  }
+
+  async connect(): Promise<void> {
+    this.agent?.close();
+    this.agent = null;
+    // From connecting itself the phase is made anew: the panel renders connecting again.
+    this.dispatch({ type: 'connect' });
+    try {
+      const client = await AgentClient.connect(this.ports, this.versions);
+      if (this.destroyed) {
+        client.close();
+        return;
+      }
+      this.agent = client;
+      client.onTokensChanged = () => {
+        if (listsOnTokenChange(this.state)) void this.list();
+      };
+      client.onClose = () => {
+        if (this.agent === client) this.dispatch({ type: 'agent_closed' }, this.s.t('tokenUnavailableTitle'));
+      };
+    } catch (err) {
+      this.agentFailed(err);
+      return;
+    }
+    await this.list();
+  }
+
+  /** Show the agent's tokens and certificates in the right phase. */
+  private async list(): Promise<void> {
+    if (!this.agent) return;
+    let tokens, certificates;
+    try {
+      ({ tokens, certificates } = await this.agent.listCertificates());
+    } catch (err) {
+      this.agentFailed(err);
+      return;
+    }
+    this.dispatch({ type: 'listed', tokens, certificates }, (next) =>
+      next.k === 'no_token' ? this.s.t('tokenNoTokenTitle') : next.k === 'no_certificate' ? this.s.t(next.pinLocked ? 'tokenPinLockedTitle' : 'tokenNoCertificateTitle') : null,
+    );
+  }
+
+  /** An agent failure outside a signature: which screen it leads to. */
+  private agentFailed(err: unknown): void {
+    const code = err instanceof AgentError ? err.code : 'protocol';
+    this.dispatch({ type: 'agent_failed', code }, (next) => (next.k === 'agent_error' ? this.s.t(AGENT_ERROR_TITLE[next.reason]) : null));
+  }
+
+  /** The server refused in a way the panel explains: back to the list with that message. */
+  private serverRefused(err: ApiError): void {
+    this.dispatch({ type: 'server_refused', code: err.code, message: err.serverMessage }, () => noteText(this.s, this.state.note!));
+  }
+
+  private async signWith(signButton: HTMLButtonElement): Promise<void> {
+    const selected = this.state.selected;
+    const certificate = this.state.certificates.find((c) => c.cert_sha256 === selected);
+    if (!this.agent || !certificate) return;
+    const client = this.agent;
+    this.dispatch({ type: 'sign_started' });
+    // 1. The server prepares the document for this certificate and issues the ticket.
+    const prepared = await panelCall(this.ctx, [signButton, this.declineButton], () => this.ctx.api.tokenPrepare(certificate.certificate, certificate.chain));
+    if (this.destroyed || prepared === null) return;
+    if (prepared instanceof ApiError) {
+      this.serverRefused(prepared);
+      return;
+    }
+    // 2. The agent asks the person (consent, PIN in its own window) and signs on the token.
+    this.dispatch({ type: 'prepared' });
+    const cms = await this.signInAgent(client, prepared.ticket, certificate.cert_sha256);
+    if (cms === null) return;
+    // 3. The server checks the CMS, timestamps and embeds it, and records the signature.
+    this.dispatch({ type: 'agent_status', status: 'completing' }, this.s.t('tokenCompleting'));
+    const next = await panelCall(this.ctx, [this.declineButton], () => this.ctx.api.tokenComplete(cms, prepared.ticket));
+    if (this.destroyed) return;
+    if (next === null) {
+      this.dispatch({ type: 'complete_failed' });
+      return;
+    }
+    if (next instanceof ApiError) {
+      this.serverRefused(next);
+      return;
+    }
+    if (next.step === 'signed') {
+      this.dispatch({ type: 'completed' });
+      frame.notifyParent(next, frame.signed(next));
+    }
+    this.ctx.show(next);
+  }
+
+  /** The signature in the agent: the CMS, or null once a failure has been shown. */
+  private async signInAgent(client: AgentClient, ticket: string, certSha256: string): Promise<string | null> {
+    try {
+      const signature = await client.sign(
+        ticket,
+        certSha256,
+        (status) => this.dispatch({ type: 'agent_status', status }, this.s.t(WORKING_TEXT[status])),
+        (id) => {
+          this.signRequest = id;
+        },
+      );
+      this.signRequest = null;
+      return signature.cms;
+    } catch (err) {
+      this.signRequest = null;
+      if (this.destroyed) return null;
+      const error = err instanceof AgentError ? err : new AgentError('protocol', String(err));
+      if (error.code === 'disconnected' || error.code === 'origin_not_trusted') {
+        this.agentFailed(error);
+        return null;
+      }
+      this.dispatch({ type: 'sign_failed', code: error.code, finalTry: error.pin?.final_try ?? false });
+      const note = this.state.note!;
+      if (relistsAfter(error.code)) await this.list();
+      this.ctx.announce(noteText(this.s, note));
+      return null;
+    }
+  }
+}
+
 export function tokenPanel(ctx: ViewContext, state: State, panelTitle: HTMLElement, declineButton: HTMLButtonElement): { root: HTMLElement; destroy: () => void } {
   const { s } = ctx;
   const ports = state.token?.agent_ports.length ? state.token.agent_ports : DEFAULT_PORTS;
   const versions = state.token?.protocol_versions.length ? state.token.protocol_versions : [1];
-  const downloadUrl = safeUrl(state.token?.download_url ?? null);
-
-  const body = h('div', { class: 'form token-body', attrs: { 'data-token-state': 'connecting' } });
+  const panel = new TokenPanel(ctx, ports, versions, safeUrl(state.token?.download_url ?? null), declineButton);
   const root = h(
     'aside',
     { class: 'sign-pane', attrs: { 'aria-labelledby': panelTitle.id } },
     panelTitle,
     h('div', { class: 'notice tone-info' }, icon('shield'), h('div', null, h('strong', null, s.t('tokenTitle')), p(null, s.t('tokenBody')), p(null, s.t('tokenPinNote')))),
-    body,
+    panel.body,
     h('div', { class: 'pane-foot' }, declineButton),
   );
-
-  let agent: AgentClient | null = null;
-  let destroyed = false;
-  let phase: Phase = { k: 'connecting' };
-  let tokens: TokenInfo[] = [];
-  let certificates: CertificateInfo[] = [];
-  let selected: string | null = null;
-  /** A message about the last attempt, shown above the certificate list. */
-  let note: { text: string; tone: 'warn' | 'info' } | null = null;
-  let signRequest: string | null = null;
-
-  const usable = (c: CertificateInfo) => !c.token.pin.locked;
-
-  function go(next: Phase, announce?: string): void {
-    if (destroyed) return;
-    phase = next;
-    body.setAttribute('data-token-state', next.k === 'working' ? `working-${next.status}` : next.k);
-    render();
-    if (announce) ctx.announce(announce);
-  }
-
-  function retryButton(): HTMLButtonElement {
-    return button(s.t('tokenRetry'), 'secondary', () => void connect());
-  }
-
-  function notice(tone: 'warn' | 'info', title: string, ...text: Child[]): HTMLElement {
-    return h('div', { class: ['notice', `tone-${tone}`], attrs: { role: 'status' } }, icon(tone === 'warn' ? 'alert' : 'info'), h('div', null, h('strong', null, title), ...text));
-  }
-
-  function download(): Child {
-    return downloadUrl
-      ? h('a', { class: 'btn btn-secondary', attrs: { href: downloadUrl, target: '_blank', rel: 'noopener noreferrer' } }, s.t('tokenDownload'))
-      : p('muted', s.t('tokenNoDownload'));
-  }
-
-  function render(): void {
-    switch (phase.k) {
-      case 'connecting':
-        replace(body, h('div', { class: 'waiting' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), h('p', null, s.t('tokenConnecting'))));
-        return;
-      case 'unavailable':
-        replace(body, notice('warn', s.t('tokenUnavailableTitle'), p(null, s.t('tokenUnavailableBody'))), h('div', { class: 'actions' }, download(), retryButton()));
-        return;
-      case 'not_trusted':
-        replace(body, notice('warn', s.t('tokenNotTrustedTitle'), p(null, ...s.nodes('tokenNotTrustedBody', { site: h('strong', null, bdi(location.origin)) }))), h('div', { class: 'actions' }, retryButton()));
-        return;
-      case 'outdated':
-        replace(body, notice('warn', s.t('tokenOutdatedTitle'), p(null, s.t('tokenOutdatedBody'))), h('div', { class: 'actions' }, download(), retryButton()));
-        return;
-      case 'no_token':
-        replace(body, noteNode(), notice('info', s.t('tokenNoTokenTitle'), p(null, s.t('tokenNoTokenBody'))), h('div', { class: 'actions' }, retryButton()));
-        return;
-      case 'no_certificate':
-        replace(
-          body,
-          noteNode(),
-          phase.pinLocked
-            ? notice('warn', s.t('tokenPinLockedTitle'), p(null, s.t('tokenPinLockedBody')))
-            : notice('warn', s.t('tokenNoCertificateTitle'), p(null, s.t('tokenNoCertificateBody'))),
-          h('div', { class: 'actions' }, retryButton()),
-        );
-        return;
-      case 'choose':
-        renderChoice();
-        return;
-      case 'working': {
-        const cancellable = phase.status === 'awaiting_consent' || phase.status === 'awaiting_pin' || phase.status === 'signing';
-        const cancel = button(s.t('tokenCancel'), 'secondary', () => {
-          if (agent && signRequest) agent.cancel(signRequest);
-        });
-        replace(
-          body,
-          h('div', { class: 'waiting', attrs: { role: 'status' } }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), h('p', null, s.t(WORKING_TEXT[phase.status]))),
-          cancellable ? h('div', { class: 'actions' }, cancel) : null,
-        );
-        return;
-      }
-    }
-  }
-
-  function noteNode(): Child {
-    return note ? h('div', { class: ['notice', `tone-${note.tone}`], attrs: { role: 'alert' } }, icon(note.tone === 'warn' ? 'alert' : 'info'), p(null, note.text)) : null;
-  }
-
-  function renderChoice(): void {
-    const legendId = nextId('cert-legend');
-    const name = nextId('cert');
-    const dateFormat = new Intl.DateTimeFormat(s.lang === 'ar' ? 'ar-EG-u-nu-latn' : 'en-GB', { dateStyle: 'medium' });
-    if (!selected || !certificates.some((c) => c.cert_sha256 === selected && usable(c))) selected = certificates.find(usable)?.cert_sha256 ?? null;
-    const options = certificates.map((c) => {
-      const id = nextId('cert-option');
-      const input = h('input', {
-        id,
-        attrs: { type: 'radio', name, value: c.cert_sha256, checked: c.cert_sha256 === selected, disabled: !usable(c) },
-        on: {
-          change: () => {
-            selected = c.cert_sha256;
-          },
-        },
-      });
-      const tags: Child[] = [];
-      if (c.token.pin.locked) tags.push(h('strong', null, s.t('tokenPinLockedTag')));
-      else if (c.token.pin.final_try) tags.push(h('strong', null, s.t('tokenFinalTryTag')));
-      return h(
-        'div',
-        { class: 'consent cert-option' },
-        input,
-        h(
-          'label',
-          { attrs: { for: id } },
-          h('strong', null, bdi(c.name)),
-          h('br'),
-          s.nodes('tokenIssuer', { issuer: bdi(c.issuer) }),
-          h('br'),
-          s.t('tokenValidUntil', { date: dateFormat.format(new Date(c.not_after * 1000)) }),
-          ' · ',
-          s.nodes('tokenOnToken', { token: bdi(c.token.label || c.token.model) }),
-          ...tags.flatMap((t) => [h('br'), t]),
-        ),
-      );
-    });
-    const sign = button(s.t('tokenSign'), 'primary', () => void signWith(sign));
-    sign.classList.add('btn-block');
-    sign.disabled = selected === null;
-    replace(
-      body,
-      noteNode(),
-      h('div', { class: 'form cert-list', attrs: { role: 'radiogroup', 'aria-labelledby': legendId } }, h('p', { id: legendId, class: 'subtitle' }, s.t('tokenChoose')), ...options),
-      sign,
-    );
-  }
-
-  /** Show the agent's tokens and certificates in the right phase. */
-  async function list(): Promise<void> {
-    if (!agent) return;
-    try {
-      ({ tokens, certificates } = await agent.listCertificates());
-    } catch (err) {
-      agentFailed(err);
-      return;
-    }
-    if (tokens.length === 0) go({ k: 'no_token' }, s.t('tokenNoTokenTitle'));
-    else if (!certificates.some(usable)) go({ k: 'no_certificate', pinLocked: certificates.length > 0 || tokens.some((t) => t.pin.locked) }, certificates.length > 0 || tokens.some((t) => t.pin.locked) ? s.t('tokenPinLockedTitle') : s.t('tokenNoCertificateTitle'));
-    else go({ k: 'choose' });
-  }
-
-  async function connect(): Promise<void> {
-    note = null;
-    agent?.close();
-    agent = null;
-    go({ k: 'connecting' });
-    try {
-      const client = await AgentClient.connect(ports, versions);
-      if (destroyed) {
-        client.close();
-        return;
-      }
-      agent = client;
-      client.onTokensChanged = () => {
-        if (phase.k === 'choose' || phase.k === 'no_token' || phase.k === 'no_certificate') void list();
-      };
-      client.onClose = () => {
-        if (agent === client && phase.k !== 'working') go({ k: 'unavailable' }, s.t('tokenUnavailableTitle'));
-      };
-    } catch (err) {
-      agentFailed(err);
-      return;
-    }
-    await list();
-  }
-
-  /** An agent failure outside a signature: which screen it leads to. */
-  function agentFailed(err: unknown): void {
-    const code = err instanceof AgentError ? err.code : 'protocol';
-    if (code === 'origin_not_trusted') go({ k: 'not_trusted' }, s.t('tokenNotTrustedTitle'));
-    else if (code === 'unsupported_version') go({ k: 'outdated' }, s.t('tokenOutdatedTitle'));
-    else go({ k: 'unavailable' }, s.t('tokenUnavailableTitle'));
-  }
-
-  /** The text for a failed signature in the agent. */
-  function signFailure(err: AgentError): string {
-    switch (err.code) {
-      case 'pin_incorrect':
-        return s.t(err.pin?.final_try ? 'tokenPinIncorrectFinal' : 'tokenPinIncorrect');
-      case 'pin_locked':
-        return s.t('tokenPinLockedBody');
-      case 'user_canceled':
-      case 'canceled':
-        return s.t('tokenCanceled');
-      case 'ticket_expired':
-      case 'ticket_replayed':
-      case 'timeout':
-        return s.t('tokenTicketExpired');
-      case 'no_token':
-      case 'certificate_not_found':
-        return s.t('tokenRemoved');
-      case 'busy':
-        return s.t('tokenBusy');
-      default:
-        return s.t('tokenFailed', { code: err.code });
-    }
-  }
-
-  /** The server refused in a way the panel explains: back to the list with that message. */
-  function serverRefusal(err: ApiError): void {
-    const reason = err.serverMessage ?? s.t('unexpectedError');
-    note = {
-      tone: 'warn',
-      text: err.code === 'certificate_invalid' ? s.t('tokenWrongCertificate', { reason }) : err.code === 'ticket_invalid' ? s.t('tokenTicketExpired') : reason,
-    };
-    go({ k: 'choose' }, note.text);
-  }
-
-  async function signWith(signButton: HTMLButtonElement): Promise<void> {
-    const certificate = certificates.find((c) => c.cert_sha256 === selected);
-    if (!agent || !certificate) return;
-    const client = agent;
-    note = null;
-    // 1. The server prepares the document for this certificate and issues the ticket.
-    const prepared = await ctx.act([signButton, declineButton], async () => {
-      try {
-        return await ctx.api.tokenPrepare(certificate.certificate, certificate.chain);
-      } catch (err) {
-        if (err instanceof ApiError && PANEL_CODES.has(err.code)) return err;
-        throw err;
-      }
-    });
-    if (destroyed) return;
-    if (prepared === null) return;
-    if (prepared instanceof ApiError) {
-      serverRefusal(prepared);
-      return;
-    }
-    // 2. The agent asks the person (consent, PIN in its own window) and signs on the token.
-    go({ k: 'working', status: 'preparing' });
-    let cms: string;
-    try {
-      const signature = await client.sign(prepared.ticket, certificate.cert_sha256, (status) => go({ k: 'working', status }, s.t(WORKING_TEXT[status])), (id) => {
-        signRequest = id;
-      });
-      cms = signature.cms;
-    } catch (err) {
-      signRequest = null;
-      if (destroyed) return;
-      const error = err instanceof AgentError ? err : new AgentError('protocol', String(err));
-      if (error.code === 'disconnected' || error.code === 'origin_not_trusted') {
-        agentFailed(error);
-        return;
-      }
-      note = { tone: error.code === 'user_canceled' || error.code === 'canceled' ? 'info' : 'warn', text: signFailure(error) };
-      if (error.code === 'pin_locked' || error.code === 'no_token' || error.code === 'certificate_not_found') await list();
-      else go({ k: 'choose' });
-      ctx.announce(note.text);
-      return;
-    }
-    signRequest = null;
-    // 3. The server checks the CMS, timestamps and embeds it, and records the signature.
-    go({ k: 'working', status: 'completing' }, s.t('tokenCompleting'));
-    const next = await ctx.act([declineButton], async () => {
-      try {
-        return await ctx.api.tokenComplete(cms, prepared.ticket);
-      } catch (err) {
-        if (err instanceof ApiError && PANEL_CODES.has(err.code)) return err;
-        throw err;
-      }
-    });
-    if (destroyed) return;
-    if (next === null) {
-      go({ k: 'choose' });
-      return;
-    }
-    if (next instanceof ApiError) {
-      serverRefusal(next);
-      return;
-    }
-    if (next.step === 'signed') frame.notifyParent(next, frame.signed(next));
-    ctx.show(next);
-  }
-
-  void connect();
-  return {
-    root,
-    destroy: () => {
-      destroyed = true;
-      agent?.close();
-      agent = null;
-    },
-  };
+  void panel.connect();
+  return { root, destroy: () => panel.destroy() };
 }

@@ -130,6 +130,15 @@ export type SignOutcome =
   | { ok: true; signature: Uint8Array; mechanism: MechanismChoice['name'] }
   | { ok: false; code: SignFailureCode; message: string; flags: number | null; rv?: number };
 
+/** What a signature needs before its session (Pkcs11Backend.signSetup). */
+interface SignSetup {
+  found: { m: LoadedModule; slot: Handle };
+  api: Pkcs11Api;
+  flagsNow: () => number | null;
+  before: number | null;
+  choice: MechanismChoice;
+}
+
 interface LoadedModule {
   spec: ModuleSpec;
   api: Pkcs11Api | null;
@@ -358,7 +367,8 @@ export class TokenBackend {
     }
   }
 
-  private signInner(job: SignJob): SignOutcome {
+  /** The token of a signature, its flags now and the mechanism for the key; or why it cannot start. */
+  private signSetup(job: SignJob): SignSetup | Extract<SignOutcome, { ok: false }> {
     const found = this.find(job.slot);
     if (!found) return { ok: false, code: 'no_token', message: 'the token is not present', flags: null };
     const api = found.m.api as Pkcs11Api;
@@ -382,7 +392,13 @@ export class TokenBackend {
     }
     const choice = chooseMechanism(job.keyType, mechanisms);
     if (!choice) return { ok: false, code: 'mechanism_unsupported', message: `no usable ${job.keyType} mechanism`, flags: before };
+    return { found, api, flagsNow, before, choice };
+  }
 
+  private signInner(job: SignJob): SignOutcome {
+    const setup = this.signSetup(job);
+    if ('ok' in setup) return setup;
+    const { found, api, flagsNow, before, choice } = setup;
     let session: Handle;
     try {
       session = api.C_OpenSession(found.slot, CKF_SERIAL_SESSION);

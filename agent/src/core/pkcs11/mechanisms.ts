@@ -1,6 +1,6 @@
 /**
- * Choosing the signature mechanism for a key, building the DigestInfo for CKM_RSA_PKCS, and turning
- * PKCS#11's raw ECDSA r‖s into the DER ECDSA-Sig-Value that CMS carries. Pure functions.
+ * Choosing the signature mechanism for a key and building the DigestInfo for CKM_RSA_PKCS. Pure
+ * functions. (PKCS#11's raw ECDSA r‖s becomes DER with ecdsaRawToDer of @tawqi/shared/cms.)
  */
 import { CKM_ECDSA, CKM_ECDSA_SHA256, CKM_RSA_PKCS, CKM_SHA256_RSA_PKCS } from './constants.js';
 
@@ -50,30 +50,4 @@ export function sha256DigestInfo(digest: Uint8Array): Uint8Array {
   out.set(SHA256_DIGEST_INFO_PREFIX, 0);
   out.set(digest, SHA256_DIGEST_INFO_PREFIX.byteLength);
   return out;
-}
-
-function derLength(length: number): number[] {
-  if (length < 0x80) return [length];
-  const bytes: number[] = [];
-  for (let n = length; n > 0; n = Math.floor(n / 256)) bytes.unshift(n & 0xff);
-  return [0x80 | bytes.length, ...bytes];
-}
-
-/** A DER INTEGER holding the unsigned big-endian `value`: leading zeros dropped, one 0x00 added when the high bit is set. */
-function derUnsignedInteger(value: Uint8Array): number[] {
-  let start = 0;
-  while (start < value.byteLength - 1 && value[start] === 0) start++;
-  const body = Array.from(value.subarray(start));
-  if (body.length === 0) body.push(0);
-  if ((body[0] ?? 0) & 0x80) body.unshift(0);
-  return [0x02, ...derLength(body.length), ...body];
-}
-
-/** ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } from PKCS#11's r‖s (equal halves). */
-export function ecdsaRawToDer(raw: Uint8Array): Uint8Array {
-  if (raw.byteLength === 0 || raw.byteLength % 2 !== 0) throw new Error('raw ECDSA signature must be r‖s of equal length');
-  const half = raw.byteLength / 2;
-  const r = derUnsignedInteger(raw.subarray(0, half));
-  const s = derUnsignedInteger(raw.subarray(half));
-  return Uint8Array.from([0x30, ...derLength(r.length + s.length), ...r, ...s]);
 }

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { nowSeconds } from '../../clock.js';
 import { newId } from '../../ids.js';
+import { countRateLimited } from '../../metrics.js';
 import { incrementCounter } from '../../store/counters.js';
 import { insertNotice } from '../../store/notices.js';
 import { ApiError } from '../../errors.js';
@@ -12,7 +13,10 @@ export function ipRateLimit(ctx: AppContext) {
   const limiter = new WindowLimiter(ctx.config.TAWQI_IP_RATE_LIMIT, ctx.config.TAWQI_RATE_WINDOW_SECONDS * 1000);
   return (req: Request, _res: Response, next: NextFunction): void => {
     const r = limiter.hit(req.tawqi.clientIp, ctx.clock.nowMs());
-    if (!r.allowed) throw new ApiError('too_many_requests', null, {}, { 'Retry-After': String(r.retryAfter) });
+    if (!r.allowed) {
+      countRateLimited('ip');
+      throw new ApiError('too_many_requests', null, {}, { 'Retry-After': String(r.retryAfter) });
+    }
     next();
   };
 }
@@ -25,7 +29,10 @@ export function accountRateLimit(ctx: AppContext) {
     res.setHeader('X-RateLimit-Limit', String(r.limit));
     res.setHeader('X-RateLimit-Remaining', String(r.remaining));
     res.setHeader('X-RateLimit-Reset', String(r.resetAt));
-    if (!r.allowed) throw new ApiError('too_many_requests', null, {}, { 'Retry-After': String(r.retryAfter) });
+    if (!r.allowed) {
+      countRateLimited('account');
+      throw new ApiError('too_many_requests', null, {}, { 'Retry-After': String(r.retryAfter) });
+    }
     next();
   };
 }
@@ -48,10 +55,14 @@ export function publishableQuota(ctx: AppContext) {
     const refusal = await ctx.store.tx(async (trx) => {
       const visitor = await incrementCounter(trx, `pkh:${auth.key.id}:${req.tawqi.clientIp}`, hourStart);
       if (visitor > ctx.config.TAWQI_PUBLISHABLE_HOURLY_QUOTA) {
+        countRateLimited('publishable_visitor');
         return new ApiError('too_many_requests', null, {}, { 'Retry-After': String(hourStart + HOUR - now) });
       }
       const daily = await incrementCounter(trx, `pkd:${auth.key.id}`, dayStart);
-      if (daily > cap) return new ApiError('daily_cap_reached', null, {}, { 'Retry-After': String(dayStart + DAY - now) });
+      if (daily > cap) {
+        countRateLimited('publishable_daily');
+        return new ApiError('daily_cap_reached', null, {}, { 'Retry-After': String(dayStart + DAY - now) });
+      }
       const warnAt = Math.ceil(cap * 0.8);
       if (daily === warnAt || daily === cap) {
         const kind = daily === cap ? 'publishable_daily_cap_reached' : 'publishable_daily_cap_80';

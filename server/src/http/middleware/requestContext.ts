@@ -19,7 +19,7 @@ export function resolveLanguage(req: Request): Language {
   return 'ar';
 }
 
-function buildBlockList(entries: readonly string[]): BlockList {
+export function buildBlockList(entries: readonly string[]): BlockList {
   const list = new BlockList();
   for (const entry of entries) {
     const [address, prefix] = entry.split('/') as [string, string | undefined];
@@ -30,7 +30,7 @@ function buildBlockList(entries: readonly string[]): BlockList {
   return list;
 }
 
-function inList(list: BlockList, ip: string): boolean {
+export function inList(list: BlockList, ip: string): boolean {
   const family = isIP(ip);
   return family !== 0 && list.check(ip, family === 4 ? 'ipv4' : 'ipv6');
 }

@@ -2,7 +2,7 @@ import { hashAccessCodes } from '../../services/signatureRequests.js';
 import { bulkFeatures, bulkSendSchema, createBulk, presentBatch } from '../../services/bulk.js';
 import { commitWrite } from '../commitWrite.js';
 import { checkFeature, checkLiveGates } from '../gates.js';
-import { viewFor } from '../views.js';
+import { viewFor } from '../../presenters/objects.js';
 import { defineRoute } from './registry.js';
 
 /**

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import { loadOwned } from '../../services/signatureRequests.js';
 import { documentHtml } from '../../sealing/documentHtml.js';
-import { finalDocumentInput } from '../../sealing/input.js';
+import { finalDocumentInput } from '../../services/sealing.js';
 import { renderCertificatePdf } from '../../sealing/pdf/index.js';
+import { presentDownload } from '../../presenters/download.js';
 import { pdfFile } from '../../sealing/seal.js';
 import { getEvidence, getSealedDocument, type SealedDocument } from '../../store/sealing.js';
 import type { AppContext } from '../context.js';
@@ -40,15 +41,7 @@ export const documentRoutes = [
     errors: ['not_found', 'request_not_completed'],
     handle: async (ctx, { req, res }) => {
       const d = await completedDocument(ctx, req);
-      const base = `${ctx.publicUrl}/api/v1/signature_requests/${d.signature_request_id}`;
-      res.json({
-        object: 'download',
-        pdf_url: d.pdf_status === 'ready' ? `${base}/download/pdf` : null,
-        pdf_status: d.pdf_status,
-        pdf_sha256: d.pdf_sha256,
-        final_document_url: `${base}/document`,
-        reference: d.reference,
-      });
+      res.json(presentDownload(ctx.publicUrl, d));
     },
   }),
   defineRoute({

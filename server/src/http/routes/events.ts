@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ApiError, invalidParam } from '../../errors.js';
-import { presentEvent } from '../../services/events.js';
+import { presentEvent } from '../../presenters/events.js';
 import { findEvent, listEvents } from '../../store/events.js';
 import { findEndpoint, listDeliveries } from '../../store/webhooks.js';
 import { redeliver, subscribedEndpointIds } from '../../webhooks/deliveries.js';
-import { deliverySchema, presentDelivery } from '../../webhooks/present.js';
+import { deliverySchema, presentDelivery } from '../../presenters/webhooks.js';
 import { commitWrite } from '../commitWrite.js';
 import { limitParam, listEnvelopeSchema, listPage, timeParam } from '../lists.js';
 import { defineRoute } from './registry.js';

@@ -10,15 +10,15 @@ import {
   identityProvider,
   SIMULATION_PROVIDER,
   simulateIdentityDecision,
-} from '../../identity/service.js';
+} from '../../services/identity.js';
 import { escapeHtml } from '../../sealing/html.js';
-import { signerObject } from '../../services/objects.js';
+import { presentIdentityVerification } from '../../presenters/identityVerification.js';
 import { findVerification, getVerification, type IdentityVerificationRecord } from '../../store/identityVerifications.js';
 import { getSigner } from '../../store/signatureRequests.js';
 import { commitWrite } from '../commitWrite.js';
 import type { AppContext } from '../context.js';
 import { ipRateLimit } from '../middleware/limits.js';
-import { viewFor } from '../views.js';
+import { signerObject, viewFor } from '../../presenters/objects.js';
 import { defineRoute, parseWith } from './registry.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -50,24 +50,6 @@ export const identityVerificationSchema = z.object({
   completed_at: z.number().int().nullable(),
 });
 
-/** The identity_verification object: no document image and no full document number, ever. */
-export function presentVerification(v: IdentityVerificationRecord, signatureRequestId: string | null): z.infer<typeof identityVerificationSchema> {
-  return {
-    id: v.id,
-    object: 'identity_verification',
-    livemode: v.livemode,
-    signer: v.signer_id,
-    signature_request: signatureRequestId,
-    status: v.status,
-    provider: v.provider,
-    level: v.level,
-    name_match: v.name_match,
-    created_at: v.created_at,
-    updated_at: v.updated_at,
-    completed_at: v.completed_at,
-  };
-}
-
 const DECISIONS = ['approve', 'reject'] as const;
 /**
  * A string first, then the enum: the route registry reports only a missing *typed* field as
@@ -95,7 +77,7 @@ export const identityRoutes = [
       const v = await findVerification(ctx.store.db, auth.account.id, auth.livemode, String(req.params.id));
       if (!v) throw new ApiError('not_found', 'id');
       const signer = await getSigner(ctx.store.db, v.signer_id);
-      res.json(presentVerification(v, signer?.signature_request_id ?? null));
+      res.json(presentIdentityVerification(v, signer?.signature_request_id ?? null) satisfies z.infer<typeof identityVerificationSchema>);
     },
   }),
   defineRoute({

@@ -1,5 +1,5 @@
 import { API_VERSIONS } from '../../domain/versions.js';
-import { presentUsage } from '../presenters.js';
+import { presentUsage } from '../../presenters/account.js';
 import { serviceInfoSchema, usageSchema } from '../schemas.js';
 import { defineRoute } from './registry.js';
 

@@ -7,9 +7,9 @@ import {
   listSessions,
   loadSession,
   prepareSession,
-  presentSession,
   revertUndelivered,
 } from '../../services/sessions.js';
+import { presentSession } from '../../presenters/session.js';
 import { completeIdempotency, replaceStoredResponse } from '../../store/idempotency.js';
 import type { AppContext } from '../context.js';
 import { checkFeature, checkLiveGates } from '../gates.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { REQUEST_STATUSES } from '../../domain/requestStates.js';
 import { featuresUsed } from '../../domain/requestRules.js';
 import { signatureRequestCreateSchema } from '../../domain/signatureRequestInput.js';
-import { requestObject } from '../../services/objects.js';
+import { requestObject } from '../../presenters/objects.js';
 import {
   cancelSignatureRequest,
   createSignatureRequest,
@@ -17,7 +17,7 @@ import { commitWrite } from '../commitWrite.js';
 import type { AppContext } from '../context.js';
 import { checkFeature, checkLiveGates } from '../gates.js';
 import { limitParam, listPage, timeParam } from '../lists.js';
-import { viewFor } from '../views.js';
+import { viewFor } from '../../presenters/objects.js';
 import { defineRoute } from './registry.js';
 import type { Request } from 'express';
 

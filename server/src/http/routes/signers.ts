@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { SIGNER_STATUSES } from '../../domain/requestStates.js';
 import { ApiError } from '../../errors.js';
-import { signerObject } from '../../services/objects.js';
+import { signerObject } from '../../presenters/objects.js';
 import { getRequestById, getSigner, listSigners } from '../../store/signatureRequests.js';
 import { limitParam, listPage } from '../lists.js';
-import { viewFor } from '../views.js';
+import { viewFor } from '../../presenters/objects.js';
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({

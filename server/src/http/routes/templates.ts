@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.js';
 import { commitWrite } from '../commitWrite.js';
 import { checkLiveGates } from '../gates.js';
 import { limitParam, listEnvelopeSchema, listPage } from '../lists.js';
-import { presentTemplate } from '../presenters.js';
+import { presentTemplate } from '../../presenters/account.js';
 import { templateSchema } from '../schemas.js';
 import { defineRoute } from './registry.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../../errors.js';
-import { verificationFor } from '../../sealing/verification.js';
+import { verificationFor } from '../../services/verification.js';
 import { defineRoute } from './registry.js';
 
 const verificationSchema = z.object({

@@ -11,7 +11,7 @@ import {
   EndpointUrlProblem,
 } from '../../webhooks/endpoints.js';
 import { systemResolver } from '../../webhooks/reachability.js';
-import { createdEndpointSchema, deletedEndpointSchema, endpointSchema, presentEndpoint } from '../../webhooks/present.js';
+import { createdEndpointSchema, deletedEndpointSchema, endpointSchema, presentEndpoint } from '../../presenters/webhooks.js';
 import type { AppContext } from '../context.js';
 import { commitWrite } from '../commitWrite.js';
 import { limitParam, listEnvelopeSchema, listPage } from '../lists.js';

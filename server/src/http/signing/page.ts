@@ -1,3 +1,4 @@
+import { PageStateSchema } from '@tawqi/shared';
 import type { Request, Response } from 'express';
 import { loadPage, pageState, type PageContext } from '../../services/signerJourney.js';
 import { findPageSession } from '../../store/pageSessions.js';
@@ -24,7 +25,7 @@ export const pageHandler =
     ctx.afterCommit();
     // Signing and declining end the session, so the state is read for this signer directly.
     const fresh = await reload(ctx, p);
-    res.json(await pageState(ctx, fresh));
+    res.json(PageStateSchema.parse(await pageState(ctx, fresh)));
   };
 
 /** The page context after the signature (the session is ended by then, so it is read directly). */

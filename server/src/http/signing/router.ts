@@ -20,7 +20,7 @@ import {
   verifyOtp,
 } from '../../services/signerJourney.js';
 import { embeddingOrigins } from '../../services/signingSessions.js';
-import { simulateIdentityDecision, startIdentityVerification } from '../../identity/service.js';
+import { simulateIdentityDecision, startIdentityVerification } from '../../services/identity.js';
 import { getRequestById, getSigner } from '../../store/signatureRequests.js';
 import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
@@ -40,6 +40,7 @@ const INVALID_LINK = {
  * The signer's page: `/sign/{link}`, `/sign/s/{session}`, its assets and its JSON API (contract:
  * signing-page/API.md). Page API calls carry the page token in a custom header — the CSRF guard.
  */
+// long function: the signer's routes as one flat table, read top to bottom.
 export function signingRouter(ctx: AppContext): express.Router {
   const router = express.Router();
   router.use('/assets', express.static(ASSETS, { fallthrough: false, index: false, maxAge: '1h' }));

@@ -1,14 +1,10 @@
+import { TokenCompleteBodySchema, TokenPrepareBodySchema, TokenPreparedSchema } from '@tawqi/shared';
 import express, { type Request, type Response } from 'express';
-import { z } from 'zod';
 import { completeTokenSignature, prepareTokenSignature, tokenPreview } from '../../services/qes.js';
 import { loadPage } from '../../services/signerJourney.js';
 import type { AppContext } from '../context.js';
 import { parseWith } from '../routes/registry.js';
 import { origin, pageHandler, TOKEN_HEADER } from './page.js';
-
-const base64 = z.string().min(1).max(200_000);
-const prepareBody = z.strictObject({ certificate: base64.max(20_000), chain: z.array(base64.max(20_000)).max(8).optional() });
-const completeBody = z.strictObject({ cms: base64, ticket: z.string().min(1).max(8192).optional() });
 
 /**
  * The token calls of the page API (signing-page/API.md, "Qualified signature with a token"), mounted
@@ -21,8 +17,8 @@ export function tokenRouter(ctx: AppContext): express.Router {
   router.post('/prepare', async (req: Request, res: Response) => {
     const p = await loadPage(ctx, ctx.store.db, req.get(TOKEN_HEADER));
     req.tawqi.lang = p.request.language;
-    const body = parseWith(prepareBody, req.body ?? {});
-    res.json(await prepareTokenSignature(ctx, p, body));
+    const body = parseWith(TokenPrepareBodySchema, req.body ?? {});
+    res.json(TokenPreparedSchema.parse(await prepareTokenSignature(ctx, p, body)));
   });
 
   router.get('/preview', async (req: Request, res: Response) => {
@@ -35,7 +31,7 @@ export function tokenRouter(ctx: AppContext): express.Router {
   });
 
   router.post('/complete', pageHandler(ctx)(async (p, req) => {
-    const body = parseWith(completeBody, req.body ?? {});
+    const body = parseWith(TokenCompleteBodySchema, req.body ?? {});
     await completeTokenSignature(ctx, p, body, origin(req));
   }));
 

@@ -1,7 +1,7 @@
 /** PAdES baseline B-T / B-LT signing: the public surface of sealing/pades. */
 export { appendSignature, completePades, completePadesFromCms, preparePades, signPades } from './pades.js';
 export { appendDss } from './dss.js';
-export { buildSignedAttributes } from './cms.js';
+export { buildSignedAttributes } from './signature.js';
 export { MIN_PLACEHOLDER_BYTES, SUBFILTER } from './placeholder.js';
 export {
   PadesError,

@@ -11,15 +11,15 @@
  */
 import { appendDss } from './dss.js';
 import {
-  OID,
-  assembleCms,
-  buildSignedAttributes,
+  OID_ATTR_CONTENT_TYPE,
+  OID_ATTR_MESSAGE_DIGEST,
+  OID_ATTR_SIGNING_CERTIFICATE_V2,
+  OID_ATTR_SIGNING_TIME,
   messageDigestOf,
-  normaliseSignatureValue,
-  parseCms,
-  sha256,
+  readSignedData,
   signingCertificateHashOf,
-} from './cms.js';
+} from '@tawqi/shared/cms';
+import { assembleCms, buildSignedAttributes, normaliseSignatureValue, padesErrors, sha256 } from './signature.js';
 import { addPlaceholder, embedCms, fillByteRange, signedBytes } from './placeholder.js';
 import {
   PadesError,
@@ -51,7 +51,7 @@ export async function preparePades(pdf: Uint8Array, options: PreparePadesOptions
 /** Checks that a PreparedPades still belongs together (e.g. after a round trip through storage). */
 function checkPrepared(prepared: PreparedPades): void {
   const digest = sha256(signedBytes(prepared.pdfWithPlaceholder, prepared.byteRange));
-  if (!equal(digest, prepared.byteRangeDigest) || !equal(messageDigestOf(prepared.signedAttributesDer), digest)) {
+  if (!equal(digest, prepared.byteRangeDigest) || !equal(padesErrors(() => messageDigestOf(prepared.signedAttributesDer)), digest)) {
     throw new PadesError('digest_mismatch', 'the prepared PDF, its ByteRange digest and the signed attributes do not match');
   }
 }
@@ -102,7 +102,7 @@ export async function completePadesFromCms(
   cms: Uint8Array,
   options: CompletePadesOptions,
 ): Promise<Uint8Array> {
-  const signedData = parseCms(cms);
+  const signedData = padesErrors(() => readSignedData(cms));
   const signerInfo = signedData.signerInfos[0];
   if (signedData.signerInfos.length !== 1 || !signerInfo?.signedAttrs) {
     throw new PadesError('invalid_cms', 'the CMS must have exactly one SignerInfo with signed attributes');
@@ -110,14 +110,14 @@ export async function completePadesFromCms(
   if (signedData.encapContentInfo.eContent) throw new PadesError('invalid_cms', 'the CMS must be detached');
   const signedAttributesDer = new Uint8Array(signerInfo.signedAttrs.encodedValue);
   const types = signerInfo.signedAttrs.attributes.map((a) => a.type);
-  for (const required of [OID.contentType, OID.messageDigest, OID.signingCertificateV2]) {
+  for (const required of [OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_CERTIFICATE_V2]) {
     if (!types.includes(required)) throw new PadesError('invalid_cms', `the signed attributes lack ${required}`);
   }
-  if (types.includes(OID.signingTime)) throw new PadesError('invalid_cms', 'PAdES baseline signed attributes must not contain signing-time');
-  if (!equal(messageDigestOf(signedAttributesDer), prepared.byteRangeDigest)) {
+  if (types.includes(OID_ATTR_SIGNING_TIME)) throw new PadesError('invalid_cms', 'PAdES baseline signed attributes must not contain signing-time');
+  if (!equal(padesErrors(() => messageDigestOf(signedAttributesDer)), prepared.byteRangeDigest)) {
     throw new PadesError('digest_mismatch', 'the CMS signs a different document');
   }
-  if (!equal(signingCertificateHashOf(signedAttributesDer), sha256(prepared.certificate))) {
+  if (!equal(padesErrors(() => signingCertificateHashOf(signedAttributesDer)), sha256(prepared.certificate))) {
     throw new PadesError('invalid_cms', 'signing-certificate-v2 names another certificate than the prepared one');
   }
   return completePades(

@@ -3,7 +3,7 @@ import { webcrypto, type KeyObject } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { randomSerialHex } from './encoding.js';
 import { spkiDer } from './keys.js';
-import { BUILT_IN_CERT_POLICY_OID, OID_OCSP_NOCHECK } from './oids.js';
+import { BUILT_IN_CERT_POLICY_OID, OID_OCSP_NOCHECK } from '@tawqi/shared/cms';
 
 /**
  * Certificate profiles of the built-in CA (@peculiar/x509 generator, ECDSA P-256 with SHA-256).

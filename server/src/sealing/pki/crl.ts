@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
-import { OID_CRL_NUMBER } from './oids.js';
+import { OID_CRL_NUMBER } from '@tawqi/shared/cms';
 import type { Pki } from './pki.js';
 import { readRevocations, REASON_CODES, type Revocation } from './revocation.js';
 

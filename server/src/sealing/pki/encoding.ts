@@ -22,13 +22,6 @@ export function allPem(pem: string, label: string): Uint8Array[] {
   return [...pem.matchAll(re)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));
 }
 
-/** An exact-length ArrayBuffer copy (pkijs and asn1js want ArrayBuffers, Node hands out views). */
-export function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
-  const out = new ArrayBuffer(bytes.byteLength);
-  new Uint8Array(out).set(bytes);
-  return out;
-}
-
 export function sha256Hex(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }

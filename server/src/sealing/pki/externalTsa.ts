@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { toArrayBuffer } from './encoding.js';
+import { toArrayBuffer } from '@tawqi/shared/cms';
 
 /**
  * An operator's RFC 3161 TSA (TAWQI_TSA_URL): POST a TimeStampReq (application/timestamp-query) and

@@ -25,16 +25,4 @@ export { revokeCertificate, RevocationError } from './revoke.js';
 export { REVOCATION_REASONS, type Revocation, type RevocationReason } from './revocation.js';
 export { describePki, type PkiDescription, type CertificateSummary } from './publication.js';
 export { loadPkcs12, Pkcs12Error, type Pkcs12Seal } from './pkcs12.js';
-export {
-  signingCertificateV2Attribute,
-  signedAttributes,
-  signedDataContentInfo,
-  contentTypeAttribute,
-  messageDigestAttribute,
-  signingTimeAttribute,
-  algorithmId,
-  parseCertificate,
-  type SignedDataParts,
-} from './cms.js';
-export { TSA_POLICY_OID, BUILT_IN_CERT_POLICY_OID, TAWQI_ARC, normaliseOid } from './oids.js';
 export { toPem, fromPem, allPem } from './encoding.js';

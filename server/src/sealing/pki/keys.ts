@@ -1,5 +1,5 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as nodeSign, webcrypto, type KeyObject } from 'node:crypto';
-import { OID_ECDSA_SHA256, OID_SHA256_RSA } from './oids.js';
+import { OID_ECDSA_SHA256, OID_SHA256_RSA } from '@tawqi/shared/cms';
 
 /**
  * Keys of the built-in PKI: ECDSA P-256 for the CA, seal, TSA and OCSP responder (fast — about

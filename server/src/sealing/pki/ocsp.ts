@@ -1,10 +1,9 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { algorithmId, parseCertificate } from './cms.js';
-import { normaliseSerialHex, toArrayBuffer } from './encoding.js';
+import { algorithmId, HASHES, OID_OCSP_BASIC, OID_OCSP_NONCE, OID_SHA1, parseCertificate, toArrayBuffer } from '@tawqi/shared/cms';
+import { normaliseSerialHex } from './encoding.js';
 import { signatureAlgorithmFor, signWithKey } from './keys.js';
-import { HASHES, OID_OCSP_BASIC, OID_OCSP_NONCE, OID_SHA1 } from './oids.js';
 import type { Pki } from './pki.js';
 import { isIssued, readRevocations, REASON_CODES, type Revocation } from './revocation.js';
 

@@ -3,7 +3,7 @@ import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as x509 from '@peculiar/x509';
 import * as pkijs from 'pkijs';
-import { toArrayBuffer } from './encoding.js';
+import { toArrayBuffer } from '@tawqi/shared/cms';
 import { keyMatchesSpki } from './keys.js';
 
 /**

@@ -7,7 +7,7 @@ import { crlUrlOf, issueCaCertificate, issueLeafCertificate, pkiUrls, type LeafR
 import { fromPem, normaliseSerialHex, sha256Hex, toPem } from './encoding.js';
 import { ensureDir, PUBLIC_MODE, readText, SECRET_MODE, writeAtomic } from './files.js';
 import { keyMatchesSpki, loadPrivateKeyPem, newEcKey, newEd25519Key, privateKeyPem, publicKeyPem, spkiDer, toCryptoKey } from './keys.js';
-import { TSA_POLICY_OID } from './oids.js';
+import { TSA_POLICY_OID } from '@tawqi/shared/cms';
 import { loadPkcs12 } from './pkcs12.js';
 import { readRevocations, recordIssued } from './revocation.js';
 import { TimeStampSerials } from './serials.js';

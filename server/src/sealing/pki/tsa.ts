@@ -1,11 +1,23 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { contentTypeAttribute, messageDigestAttribute, signedAttributes, signedDataContentInfo, signingCertificateV2Attribute, signingTimeAttribute, algorithmId } from './cms.js';
-import { toArrayBuffer } from './encoding.js';
+import {
+  algorithmId,
+  contentTypeAttribute,
+  HASHES,
+  hashOid,
+  messageDigestAttribute,
+  normaliseOid,
+  OID_CT_TST_INFO,
+  OID_SIGNED_DATA,
+  signedAttributesDer,
+  signedData,
+  signingCertificateV2Attribute,
+  signingTimeAttribute,
+  toArrayBuffer,
+} from '@tawqi/shared/cms';
 import { requestExternalTimestamp } from './externalTsa.js';
 import { signatureAlgorithmFor, signWithKey } from './keys.js';
-import { HASHES, hashOid, normaliseOid, OID_CT_TST_INFO, OID_SIGNED_DATA } from './oids.js';
 import type { Pki } from './pki.js';
 
 /**
@@ -89,17 +101,17 @@ async function issueTimeStamp(pki: Pki, p: Issue): Promise<Uint8Array> {
     ...(p.nonce ? { nonce: p.nonce } : {}),
   });
   const tstDer = new Uint8Array(tstInfo.toSchema().toBER(false));
-  const { attrs, toSign } = signedAttributes([
+  const toSign = signedAttributesDer([
     contentTypeAttribute(OID_CT_TST_INFO),
     signingTimeAttribute(genTime),
     messageDigestAttribute(new Uint8Array(createHash('sha256').update(tstDer).digest())),
-    signingCertificateV2Attribute(tsa.certificate),
+    signingCertificateV2Attribute(tsa.certificate, new Uint8Array(createHash('sha256').update(tsa.certificate).digest())),
   ]);
-  const token = signedDataContentInfo({
+  const token = signedData({
     contentType: OID_CT_TST_INFO,
     content: tstDer,
     signerCertificate: tsa.certificate,
-    signedAttrs: attrs,
+    signedAttributes: toSign,
     signature: signWithKey(tsa.privateKey, toSign),
     signatureAlgorithm: signatureAlgorithmFor(tsa.privateKey),
     certificates: p.certReq ? [tsa.certificate] : [],

@@ -11,6 +11,7 @@ import { X509Certificate, createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { OID_BASIC_CONSTRAINTS, OID_KEY_USAGE } from '@tawqi/shared/cms';
 import type { PadesKeyAlgorithm } from '../pades/index.js';
 import { allPem } from '../pki/index.js';
 
@@ -38,8 +39,6 @@ export interface CheckedCertificate {
   notAfter: number;
 }
 
-const OID_KEY_USAGE = '2.5.29.15';
-const OID_BASIC_CONSTRAINTS = '2.5.29.19';
 const KU_DIGITAL_SIGNATURE = 0x80;
 const KU_NON_REPUDIATION = 0x40;
 const KU_KEY_CERT_SIGN = 0x04;

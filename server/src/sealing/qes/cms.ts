@@ -10,7 +10,18 @@
 import { X509Certificate, verify } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { OID, messageDigestOf, parseCms, signingCertificateHashOf } from '../pades/cms.js';
+import {
+  OID_ATTR_CONTENT_TYPE,
+  OID_ATTR_MESSAGE_DIGEST,
+  OID_ATTR_SIGNING_CERTIFICATE_V2,
+  OID_ATTR_SIGNING_TIME,
+  OID_DATA,
+  OID_SHA256,
+  OID_SUBJECT_KEY_IDENTIFIER,
+  messageDigestOf,
+  readSignedData,
+  signingCertificateHashOf,
+} from '@tawqi/shared/cms';
 import { sha256Hex } from './certificates.js';
 
 export type CmsRefusal = 'malformed' | 'attributes' | 'digest_mismatch' | 'certificate_mismatch' | 'signature_invalid';
@@ -33,7 +44,7 @@ function sidMatches(sid: unknown, certificate: pkijs.Certificate): boolean {
   }
   // subjectKeyIdentifier [0]: compare with the certificate's SKI extension.
   const keyId = sid as asn1js.Primitive | undefined;
-  const ski = certificate.extensions?.find((e) => e.extnID === '2.5.29.14');
+  const ski = certificate.extensions?.find((e) => e.extnID === OID_SUBJECT_KEY_IDENTIFIER);
   if (!keyId?.valueBlock || !ski) return false;
   const parsed = asn1js.fromBER(ski.extnValue.valueBlock.valueHexView.slice().buffer).result as asn1js.OctetString;
   return hex(keyId.valueBlock.valueHexView) === hex(parsed.valueBlock.valueHexView);
@@ -43,25 +54,25 @@ function sidMatches(sid: unknown, certificate: pkijs.Certificate): boolean {
 export function checkAgentCms(cms: Uint8Array, expected: { digest: Uint8Array; certificate: Uint8Array }): void {
   let signedData: pkijs.SignedData;
   try {
-    signedData = parseCms(cms);
+    signedData = readSignedData(cms);
   } catch (err) {
     throw new CmsCheckError('malformed', `not a DER CMS SignedData: ${(err as Error).message}`);
   }
   const signerInfo = signedData.signerInfos[0];
   if (signedData.signerInfos.length !== 1 || !signerInfo) throw new CmsCheckError('malformed', 'the CMS must have exactly one SignerInfo');
   if (signedData.encapContentInfo.eContent) throw new CmsCheckError('malformed', 'the CMS must be detached');
-  if (signerInfo.digestAlgorithm.algorithmId !== OID.sha256) throw new CmsCheckError('malformed', 'the digest algorithm must be SHA-256');
+  if (signerInfo.digestAlgorithm.algorithmId !== OID_SHA256) throw new CmsCheckError('malformed', 'the digest algorithm must be SHA-256');
   if (!signerInfo.signedAttrs) throw new CmsCheckError('attributes', 'the SignerInfo has no signed attributes');
 
   const signedAttributesDer = new Uint8Array(signerInfo.signedAttrs.encodedValue);
   const attributes = signerInfo.signedAttrs.attributes;
   const types = attributes.map((a) => a.type);
-  for (const required of [OID.contentType, OID.messageDigest, OID.signingCertificateV2]) {
+  for (const required of [OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_CERTIFICATE_V2]) {
     if (!types.includes(required)) throw new CmsCheckError('attributes', `the signed attributes lack ${required}`);
   }
-  if (types.includes(OID.signingTime)) throw new CmsCheckError('attributes', 'PAdES signed attributes must not contain signing-time');
-  const contentType = attributes.find((a) => a.type === OID.contentType)?.values[0];
-  if (!(contentType instanceof asn1js.ObjectIdentifier) || contentType.valueBlock.toString() !== OID.data) {
+  if (types.includes(OID_ATTR_SIGNING_TIME)) throw new CmsCheckError('attributes', 'PAdES signed attributes must not contain signing-time');
+  const contentType = attributes.find((a) => a.type === OID_ATTR_CONTENT_TYPE)?.values[0];
+  if (!(contentType instanceof asn1js.ObjectIdentifier) || contentType.valueBlock.toString() !== OID_DATA) {
     throw new CmsCheckError('attributes', 'the content-type attribute must be id-data');
   }
 

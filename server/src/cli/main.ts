@@ -1,0 +1,31 @@
+/**
+ * `tawqi`: the operator command line. It opens the same SQLite store as the server (WAL, one write
+ * transaction at a time), so it is safe to run while the server runs.
+ *
+ *   tawqi account create|show|list|set|notices|log …                   accounts.ts
+ *   tawqi account branding …                                           branding.ts
+ *   tawqi key create|list|rotate|revoke|set …                          keys.ts
+ *   tawqi mail list|show …                                             mail.ts
+ *   tawqi webhook add|list|show|rotate-secret|disable|enable|delete …  webhooks.ts
+ *   tawqi events show …                                                events.ts
+ *   tawqi workflow create|update|publish|archive|list|show …           workflows.ts
+ *
+ * Every command takes --json (exactly one JSON object on stdout) and --help. Errors go to stderr with
+ * exit code 1. Key secrets are printed only by `account create`, `key create` and `key rotate`.
+ * This module is the entry (server/bin/tawqi.js runs its build, dist/cli/main.js); program.ts
+ * assembles the commands, kit.ts holds what the command files share.
+ */
+import { CommanderError } from 'commander';
+import { buildProgram } from './program.js';
+
+async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    // Commander has already printed its message (or the help); keep its exit code.
+    if (err instanceof CommanderError) process.exitCode = err.exitCode;
+    else throw err;
+  }
+}
+
+await main(process.argv);

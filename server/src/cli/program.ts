@@ -1,0 +1,22 @@
+/** The `tawqi` program: commander with every command group, in the order --help lists them. */
+import { Command } from 'commander';
+import { accountCommands } from './accounts.js';
+import { eventCommands } from './events.js';
+import { keyCommands } from './keys.js';
+import { mailCommands } from './mail.js';
+import { webhookCommands } from './webhooks.js';
+import { workflowCommands } from './workflows.js';
+
+export function buildProgram(): Command {
+  const program = new Command('tawqi')
+    .description('Tawqi operator commands. Uses the store in DATA_DIR (default ./data); safe while the server runs.')
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)');
+  accountCommands(program);
+  keyCommands(program);
+  mailCommands(program);
+  workflowCommands(program);
+  webhookCommands(program);
+  eventCommands(program);
+  return program;
+}
