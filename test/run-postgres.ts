@@ -15,7 +15,11 @@ function testFiles(): string[] {
   const root = path.dirname(new URL(import.meta.url).pathname);
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory())
-    .flatMap((d) => readdirSync(path.join(root, d.name)).filter((f) => f.endsWith('.test.ts')).map((f) => path.join('test', d.name, f)))
+    .flatMap((d) =>
+      readdirSync(path.join(root, d.name))
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => path.join('test', d.name, f)),
+    )
     .sort();
 }
 

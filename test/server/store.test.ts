@@ -105,7 +105,11 @@ describe('sqlite only: store.tx: group commit', () => {
   test('a constraint violation inside a member undoes that member only', async () => {
     const key = 'dedupe-1';
     const dup = sql`INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('dup', 0, '{}', ${key}, 0)`;
-    const results = await Promise.allSettled([store.tx((trx) => dup.execute(trx)), store.tx(async (trx) => (await insertJob('mid').execute(trx), await dup.execute(trx))), store.tx((trx) => insertJob('after').execute(trx))]);
+    const results = await Promise.allSettled([
+      store.tx((trx) => dup.execute(trx)),
+      store.tx(async (trx) => (await insertJob('mid').execute(trx), await dup.execute(trx))),
+      store.tx((trx) => insertJob('after').execute(trx)),
+    ]);
     assert.deepEqual(
       results.map((r) => r.status),
       ['fulfilled', 'rejected', 'fulfilled'],
@@ -148,7 +152,7 @@ describe('sqlite only: store.tx: group commit', () => {
   });
 });
 
-describe('precompiled queries, on the run\'s engine', () => {
+describe("precompiled queries, on the run's engine", () => {
   let dir: string;
   let store: Store;
   before(async () => {
@@ -166,14 +170,26 @@ describe('precompiled queries, on the run\'s engine', () => {
   });
 
   test('a precompiled query runs with new arguments each time, constants kept, in the caller’s transaction', async () => {
-    const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: $(1), payload: '{}', dedupe_key: null, last_error: null, created_at: $(1) }));
-    const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
+    const insert = precompile((db, $) =>
+      db.insertInto('jobs').values({ kind: $(0), run_at: $(1), payload: '{}', dedupe_key: null, last_error: null, created_at: $(1) }),
+    );
+    const count = precompile((db, $) =>
+      db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('kind', '=', $(0)),
+    );
     await store.tx(async (trx) => {
       await insert.run(trx, ['pre', 5]);
       await insert.run(trx, ['pre', 6]);
       assert.equal((await count.run(trx, ['pre'])).rows[0]!.n, 2);
     });
-    const rows = await store.db.selectFrom('jobs').select(['run_at', 'created_at', 'payload']).where('kind', '=', 'pre').orderBy('run_at').execute();
+    const rows = await store.db
+      .selectFrom('jobs')
+      .select(['run_at', 'created_at', 'payload'])
+      .where('kind', '=', 'pre')
+      .orderBy('run_at')
+      .execute();
     assert.deepEqual(rows, [
       { run_at: 5, created_at: 5, payload: '{}' },
       { run_at: 6, created_at: 6, payload: '{}' },
@@ -181,7 +197,16 @@ describe('precompiled queries, on the run\'s engine', () => {
   });
 
   test('insertRecord encodes JSON and boolean fields, leaves undefined ones to their defaults, and keeps each shape apart when shapes alternate', async () => {
-    interface Row { id: string; account_id: string; livemode: boolean; type: string; signature_request_id: string | null; data: { object: unknown }; request_info?: unknown; created_at: number }
+    interface Row {
+      id: string;
+      account_id: string;
+      livemode: boolean;
+      type: string;
+      signature_request_id: string | null;
+      data: { object: unknown };
+      request_info?: unknown;
+      created_at: number;
+    }
     const codec = { json: ['data', 'request_info'], bool: ['livemode'] } as const;
     const base = { account_id: 'acct_x', type: 't', signature_request_id: null, created_at: 1 };
     const rows: Row[] = [
@@ -192,7 +217,12 @@ describe('precompiled queries, on the run\'s engine', () => {
     await store.tx(async (trx) => {
       for (const r of rows) await insertRecord(trx, 'events', { json: [...codec.json], bool: [...codec.bool] }, r);
     });
-    const stored = await store.db.selectFrom('events').select(['id', 'livemode', 'data', 'request_info']).where('id', 'in', ['evt_a', 'evt_b', 'evt_c']).orderBy('id').execute();
+    const stored = await store.db
+      .selectFrom('events')
+      .select(['id', 'livemode', 'data', 'request_info'])
+      .where('id', 'in', ['evt_a', 'evt_b', 'evt_c'])
+      .orderBy('id')
+      .execute();
     assert.deepEqual(stored, [
       { id: 'evt_a', livemode: 1, data: '{"object":{"n":1}}', request_info: '{"ip":"1.2.3.4"}' },
       { id: 'evt_b', livemode: 0, data: '{"object":{"n":2}}', request_info: null },
@@ -235,8 +265,15 @@ describe('sqlite only: prepared statements and direct execution', () => {
   });
 
   test('inside a group, precompiled queries run on the held connection: results, insert ids, and a failure that undoes its member only', async () => {
-    const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: $(1), last_error: null, created_at: 0 }));
-    const insertReturning = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: null, last_error: null, created_at: 0 }).returning('id'));
+    const insert = precompile((db, $) =>
+      db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: $(1), last_error: null, created_at: 0 }),
+    );
+    const insertReturning = precompile((db, $) =>
+      db
+        .insertInto('jobs')
+        .values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: null, last_error: null, created_at: 0 })
+        .returning('id'),
+    );
     const results = await Promise.allSettled([
       sqlite.tx(async (trx) => {
         const plain = await insert.run(trx, ['held-a', null]);
@@ -249,7 +286,10 @@ describe('sqlite only: prepared statements and direct execution', () => {
       }),
       sqlite.tx((trx) => insert.run(trx, ['held-c', null])),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual((results[0] as PromiseFulfilledResult<unknown>).value, { affected: 1n, insertId: 'bigint', returnedId: 'number' });
     assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE/);
     const file = databasePath(dir);
@@ -260,7 +300,12 @@ describe('sqlite only: prepared statements and direct execution', () => {
   });
 
   test('a precompiled read outside any transaction runs at once, and while a group is open it waits: it never sees uncommitted writes', async () => {
-    const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
+    const count = precompile((db, $) =>
+      db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('kind', '=', $(0)),
+    );
     assert.equal((await count.run(sqlite.db, ['none-yet'])).rows[0]!.n, 0);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -283,7 +328,8 @@ describe('windowed counters', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
     const store = await openStore(dir, await storeOptions(dir));
     try {
-      const count = async (scope: string) => (await store.db.selectFrom('counters').select('count').where('scope', '=', scope).executeTakeFirst())?.count ?? null;
+      const count = async (scope: string) =>
+        (await store.db.selectFrom('counters').select('count').where('scope', '=', scope).executeTakeFirst())?.count ?? null;
       assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'big', 0, 6, 5)), false, 'a fresh window past the limit');
       assert.equal(await count('big'), null, 'no row written');
       assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'w', 0, 3, 5)), true);
@@ -312,15 +358,35 @@ describe('sqlite only: migration 9: messages become their own delivery queue', (
         old.exec(m.sql);
         old.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.id, m.name);
       }
-      old.prepare(`INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at, html) VALUES (7, 'acct_x', 0, 'email', 'a@example.com', 'invitation', 'S', 'B', 'queued', 100, '<p>old</p>')`).run();
-      old.prepare(`INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at) VALUES (8, 'acct_x', 0, 'email', 'b@example.com', 'invitation', 'S', 'B', 'sent', 100)`).run();
-      old.prepare(`INSERT INTO jobs (kind, run_at, payload, attempts, created_at) VALUES ('deliver_message', 160, '{"message_id":7}', 2, 100)`).run();
-      old.prepare(`INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('expire_request', 999, '{}', 'expire:sr_x', 100)`).run();
+      old
+        .prepare(
+          `INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at, html) VALUES (7, 'acct_x', 0, 'email', 'a@example.com', 'invitation', 'S', 'B', 'queued', 100, '<p>old</p>')`,
+        )
+        .run();
+      old
+        .prepare(
+          `INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at) VALUES (8, 'acct_x', 0, 'email', 'b@example.com', 'invitation', 'S', 'B', 'sent', 100)`,
+        )
+        .run();
+      old
+        .prepare(
+          `INSERT INTO jobs (kind, run_at, payload, attempts, created_at) VALUES ('deliver_message', 160, '{"message_id":7}', 2, 100)`,
+        )
+        .run();
+      old
+        .prepare(
+          `INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('expire_request', 999, '{}', 'expire:sr_x', 100)`,
+        )
+        .run();
       old.close();
 
       const store = await openStore(dir);
       try {
-        const rows = await store.db.selectFrom('messages').select(['id', 'state', 'deliver_at', 'attempts', 'html', 'blocks']).orderBy('id').execute();
+        const rows = await store.db
+          .selectFrom('messages')
+          .select(['id', 'state', 'deliver_at', 'attempts', 'html', 'blocks'])
+          .orderBy('id')
+          .execute();
         assert.deepEqual(rows, [
           { id: 7, state: 'queued', deliver_at: 160, attempts: 2, html: '<p>old</p>', blocks: null },
           { id: 8, state: 'sent', deliver_at: null, attempts: 0, html: null, blocks: null },
@@ -328,7 +394,11 @@ describe('sqlite only: migration 9: messages become their own delivery queue', (
         const jobs = await store.db.selectFrom('jobs').select('kind').execute();
         assert.deepEqual(jobs, [{ kind: 'expire_request' }]);
         const due = await dueMessages(store.db, 200, 10);
-        assert.deepEqual(due.map((m) => m.id), [7], 'the moved message is due');
+        assert.deepEqual(
+          due.map((m) => m.id),
+          [7],
+          'the moved message is due',
+        );
         const plan = sqliteConnection(store).prepare(`EXPLAIN QUERY PLAN ${DUE_MESSAGES_SQL}`).all(200, 10) as { detail: string }[];
         assert.match(plan.map((p) => p.detail).join(' '), /messages_due/, 'the due query reads the partial index');
       } finally {
@@ -345,7 +415,11 @@ describe('sqlite only: durability of commits', () => {
     assert.equal(loadConfig({}).TAWQI_SQLITE_SYNCHRONOUS, 'full');
     assert.equal(loadConfig({ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }).TAWQI_SQLITE_SYNCHRONOUS, 'normal');
     assert.throws(() => loadConfig({ TAWQI_SQLITE_SYNCHRONOUS: 'off' }), /TAWQI_SQLITE_SYNCHRONOUS/);
-    for (const [option, pragma] of [[undefined, 2], ['full', 2], ['normal', 1]] as const) {
+    for (const [option, pragma] of [
+      [undefined, 2],
+      ['full', 2],
+      ['normal', 1],
+    ] as const) {
       const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
       const store = await openStore(dir, option ? { synchronous: option } : {});
       try {
@@ -356,10 +430,17 @@ describe('sqlite only: durability of commits', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     }
-    for (const [env, pragma] of [[{}, 2], [{ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }, 1]] as const) {
+    for (const [env, pragma] of [
+      [{}, 2],
+      [{ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }, 1],
+    ] as const) {
       const s = await startTestServer({ ...env, DATABASE_URL: '' });
       try {
-        assert.equal(sqliteConnection(s.ctx.store).pragma('synchronous', { simple: true }), pragma, 'the server opens its store with the configured setting');
+        assert.equal(
+          sqliteConnection(s.ctx.store).pragma('synchronous', { simple: true }),
+          pragma,
+          'the server opens its store with the configured setting',
+        );
       } finally {
         await s.close();
       }
@@ -376,7 +457,8 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
       const file = databasePath(dir);
       const before = statSync(file).size;
       await store.tx(async (trx) => {
-        for (let i = 0; i < 400; i++) await sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES ('bulk', 0, ${'x'.repeat(2000)}, 0)`.execute(trx);
+        for (let i = 0; i < 400; i++)
+          await sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES ('bulk', 0, ${'x'.repeat(2000)}, 0)`.execute(trx);
       });
       assert.equal(statSync(file).size, before, 'the commit wrote the WAL only');
       const deadline = Date.now() + 5000;
@@ -417,7 +499,10 @@ describe('one migrator on both engines', () => {
       for (let open = 0; open < 2; open++) {
         const store = await openStore(dir);
         try {
-          const history = await sql<{ name: string; timestamp: string }>`SELECT name, timestamp FROM kysely_migration ORDER BY name`.execute(store.db);
+          const history = await sql<{
+            name: string;
+            timestamp: string;
+          }>`SELECT name, timestamp FROM kysely_migration ORDER BY name`.execute(store.db);
           assert.deepEqual(
             history.rows.map((r) => r.name),
             MIGRATIONS.map((m) => String(m.id).padStart(4, '0')),
@@ -435,93 +520,130 @@ describe('one migrator on both engines', () => {
     }
   });
 
-  test('postgres only: three processes opening a fresh database at once migrate it once', { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' }, async () => {
-    const url = await createTestDatabase();
-    try {
-      // Three stores with their own pools: to PostgreSQL, three processes.
-      const stores = await Promise.all([0, 1, 2].map(() => openStore('/nonexistent', { databaseUrl: url, poolSize: 2 })));
+  test(
+    'postgres only: three processes opening a fresh database at once migrate it once',
+    { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' },
+    async () => {
+      const url = await createTestDatabase();
       try {
-        const history = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(stores[0]!.db);
-        assert.deepEqual(history.rows, [{ name: '0009' }], 'the baseline, recorded once');
-        for (const store of stores) {
-          assert.equal(store.dialect, 'postgres');
-          assert.equal(await store.tx((trx) => incrementCounter(trx, 'three', 0)), stores.indexOf(store) + 1);
+        // Three stores with their own pools: to PostgreSQL, three processes.
+        const stores = await Promise.all([0, 1, 2].map(() => openStore('/nonexistent', { databaseUrl: url, poolSize: 2 })));
+        try {
+          const history = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(stores[0]!.db);
+          assert.deepEqual(history.rows, [{ name: '0009' }], 'the baseline, recorded once');
+          for (const store of stores) {
+            assert.equal(store.dialect, 'postgres');
+            assert.equal(await store.tx((trx) => incrementCounter(trx, 'three', 0)), stores.indexOf(store) + 1);
+          }
+        } finally {
+          await Promise.all(stores.map((s) => s.close()));
         }
       } finally {
-        await Promise.all(stores.map((s) => s.close()));
+        await dropTestDatabase(url);
       }
-    } finally {
-      await dropTestDatabase(url);
-    }
-  });
+    },
+  );
 
-  test('postgres only: the baseline has every table, column, default and index SQLite has after its migrations', { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' }, async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-    const url = await createTestDatabase();
-    const sqlite = await openStore(dir);
-    const postgres = await openStore(dir, { databaseUrl: url });
-    try {
-      const raw = sqliteConnection(sqlite);
-      const tables = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-      const pgColumns = await sql<{ table_name: string; column_name: string; is_nullable: string; column_default: string | null }>`
-        SELECT table_name, column_name, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely_%'`.execute(postgres.db);
-      assert.deepEqual([...new Set(pgColumns.rows.map((c) => c.table_name))].sort(), tables);
-      for (const table of tables) {
-        const columns = raw.prepare(`SELECT name, "notnull", dflt_value, pk FROM pragma_table_info(?)`).all(table) as { name: string; notnull: number; dflt_value: string | null; pk: number }[];
-        const pg = pgColumns.rows.filter((c) => c.table_name === table);
-        assert.deepEqual(pg.map((c) => c.column_name).sort(), columns.map((c) => c.name).sort(), `columns of ${table}`);
-        for (const c of columns) {
-          const p = pg.find((x) => x.column_name === c.name)!;
-          if (c.notnull || c.pk) assert.equal(p.is_nullable, 'NO', `${table}.${c.name} is NOT NULL`);
-          const pgDefault = p.column_default?.replace(/::[a-z ]+$/, '') ?? null;
-          assert.equal(pgDefault, c.dflt_value, `${table}.${c.name} default`);
+  test(
+    'postgres only: the baseline has every table, column, default and index SQLite has after its migrations',
+    { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' },
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+      const url = await createTestDatabase();
+      const sqlite = await openStore(dir);
+      const postgres = await openStore(dir, { databaseUrl: url });
+      try {
+        const raw = sqliteConnection(sqlite);
+        const tables = (
+          raw
+            .prepare(
+              "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'kysely_%' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+            )
+            .all() as { name: string }[]
+        ).map((t) => t.name);
+        const pgColumns = await sql<{ table_name: string; column_name: string; is_nullable: string; column_default: string | null }>`
+        SELECT table_name, column_name, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name NOT LIKE 'kysely_%'`.execute(
+          postgres.db,
+        );
+        assert.deepEqual([...new Set(pgColumns.rows.map((c) => c.table_name))].sort(), tables);
+        for (const table of tables) {
+          const columns = raw.prepare(`SELECT name, "notnull", dflt_value, pk FROM pragma_table_info(?)`).all(table) as {
+            name: string;
+            notnull: number;
+            dflt_value: string | null;
+            pk: number;
+          }[];
+          const pg = pgColumns.rows.filter((c) => c.table_name === table);
+          assert.deepEqual(pg.map((c) => c.column_name).sort(), columns.map((c) => c.name).sort(), `columns of ${table}`);
+          for (const c of columns) {
+            const p = pg.find((x) => x.column_name === c.name)!;
+            if (c.notnull || c.pk) assert.equal(p.is_nullable, 'NO', `${table}.${c.name} is NOT NULL`);
+            const pgDefault = p.column_default?.replace(/::[a-z ]+$/, '') ?? null;
+            assert.equal(pgDefault, c.dflt_value, `${table}.${c.name} default`);
+          }
         }
+        const sqliteIndexes = (
+          raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]
+        ).map((i) => i.name);
+        const pgIndexes = await sql<{
+          indexname: string;
+        }>`SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' AND indexname NOT LIKE 'kysely_%' ORDER BY indexname`.execute(
+          postgres.db,
+        );
+        assert.deepEqual(
+          pgIndexes.rows.map((i) => i.indexname),
+          sqliteIndexes,
+        );
+      } finally {
+        await sqlite.close();
+        await postgres.close();
+        rmSync(dir, { recursive: true, force: true });
+        await dropTestDatabase(url);
       }
-      const sqliteIndexes = (raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").all() as { name: string }[]).map((i) => i.name);
-      const pgIndexes = await sql<{ indexname: string }>`SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' AND indexname NOT LIKE 'kysely_%' ORDER BY indexname`.execute(postgres.db);
-      assert.deepEqual(pgIndexes.rows.map((i) => i.indexname), sqliteIndexes);
-    } finally {
-      await sqlite.close();
-      await postgres.close();
-      rmSync(dir, { recursive: true, force: true });
-      await dropTestDatabase(url);
-    }
-  });
+    },
+  );
 });
 
 describe('store.tx on PostgreSQL', () => {
-  test('postgres only: a transaction PostgreSQL picks as a deadlock victim runs again and commits', { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' }, async () => {
-    const url = await createTestDatabase();
-    const store = await openStore('/nonexistent', { databaseUrl: url });
-    try {
-      await store.tx(async (trx) => {
-        await incrementCounter(trx, 'a', 0);
-        await incrementCounter(trx, 'b', 0);
-      });
-      let bothLocked!: () => void;
-      const barrier = new Promise<void>((resolve) => (bothLocked = resolve));
-      let locked = 0;
-      const runs: string[] = [];
-      // Each takes one row, waits until the other has taken the other row, then wants it: a deadlock.
-      const crossing = (first: string, second: string) =>
-        store.tx(async (trx) => {
-          runs.push(first);
-          await incrementCounter(trx, first, 0);
-          if (++locked === 2) bothLocked();
-          await barrier;
-          await incrementCounter(trx, second, 0);
+  test(
+    'postgres only: a transaction PostgreSQL picks as a deadlock victim runs again and commits',
+    { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres' },
+    async () => {
+      const url = await createTestDatabase();
+      const store = await openStore('/nonexistent', { databaseUrl: url });
+      try {
+        await store.tx(async (trx) => {
+          await incrementCounter(trx, 'a', 0);
+          await incrementCounter(trx, 'b', 0);
         });
-      const results = await Promise.allSettled([crossing('a', 'b'), crossing('b', 'a')]);
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled']);
-      assert.equal(runs.length, 3, 'one of the two ran twice');
-      const rows = await store.db.selectFrom('counters').select(['scope', 'count']).orderBy('scope').execute();
-      assert.deepEqual(rows, [
-        { scope: 'a', count: 3 },
-        { scope: 'b', count: 3 },
-      ]);
-    } finally {
-      await store.close();
-      await dropTestDatabase(url);
-    }
-  });
+        let bothLocked!: () => void;
+        const barrier = new Promise<void>((resolve) => (bothLocked = resolve));
+        let locked = 0;
+        const runs: string[] = [];
+        // Each takes one row, waits until the other has taken the other row, then wants it: a deadlock.
+        const crossing = (first: string, second: string) =>
+          store.tx(async (trx) => {
+            runs.push(first);
+            await incrementCounter(trx, first, 0);
+            if (++locked === 2) bothLocked();
+            await barrier;
+            await incrementCounter(trx, second, 0);
+          });
+        const results = await Promise.allSettled([crossing('a', 'b'), crossing('b', 'a')]);
+        assert.deepEqual(
+          results.map((r) => r.status),
+          ['fulfilled', 'fulfilled'],
+        );
+        assert.equal(runs.length, 3, 'one of the two ran twice');
+        const rows = await store.db.selectFrom('counters').select(['scope', 'count']).orderBy('scope').execute();
+        assert.deepEqual(rows, [
+          { scope: 'a', count: 3 },
+          { scope: 'b', count: 3 },
+        ]);
+      } finally {
+        await store.close();
+        await dropTestDatabase(url);
+      }
+    },
+  );
 });

@@ -24,7 +24,11 @@ export interface ThrowawayPostgres {
 export function postgresBinDir(): string {
   if (process.env.TAWQI_PG_BIN) return process.env.TAWQI_PG_BIN;
   const root = '/usr/lib/postgresql';
-  const majors = existsSync(root) ? readdirSync(root).filter((d) => /^\d+$/.test(d)).sort((a, b) => Number(b) - Number(a)) : [];
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => /^\d+$/.test(d))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   const major = majors.find((m) => existsSync(path.join(root, m, 'bin', 'initdb')));
   if (!major) throw new Error('PostgreSQL is not installed: apt-get install -y postgresql (test/ci.sh does this)');
   return path.join(root, major, 'bin');
@@ -64,7 +68,7 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const options = [
     `-p ${port}`,
     `-k ${dir}`,
-    "-c listen_addresses=127.0.0.1",
+    '-c listen_addresses=127.0.0.1',
     '-c fsync=off',
     '-c synchronous_commit=off',
     '-c full_page_writes=off',

@@ -28,7 +28,11 @@ export interface JsonFlag {
 /** Open the server's store (DATABASE_URL, or SQLite under DATA_DIR; validated like the server's settings), run `work`, always close. */
 export async function withStore<T>(work: (ctx: Ctx) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = await openStore(config.DATA_DIR, { databaseUrl: config.DATABASE_URL, poolSize: config.TAWQI_PG_POOL_SIZE, synchronous: config.TAWQI_SQLITE_SYNCHRONOUS });
+  const store = await openStore(config.DATA_DIR, {
+    databaseUrl: config.DATABASE_URL,
+    poolSize: config.TAWQI_PG_POOL_SIZE,
+    synchronous: config.TAWQI_SQLITE_SYNCHRONOUS,
+  });
   try {
     return await work({ store, config });
   } finally {
@@ -128,7 +132,10 @@ export function collect<T>(parse: (text: string) => T): (text: string, previous:
 
 export function time(unix: number | null, none = 'never'): string {
   if (unix === null) return none;
-  return `${new Date(unix * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} (${unix})`;
+  return `${new Date(unix * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC')} (${unix})`;
 }
 
 export function list(items: readonly string[]): string {

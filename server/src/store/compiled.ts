@@ -224,7 +224,13 @@ const lastInsertShape = new Map<string, { columns: string[]; query: Precompiled<
  * the compiled query is reused without building a shape key; otherwise it is found by shape.
  * What encodeRow + insertRow do, at a fraction of the allocations, for the rows every create writes.
  */
-export function insertRecord<R extends object>(db: Tx, table: Table, codec: Codec<R> | null, record: R, returning?: string): Promise<QueryResult<Record<string, unknown>>> {
+export function insertRecord<R extends object>(
+  db: Tx,
+  table: Table,
+  codec: Codec<R> | null,
+  record: R,
+  returning?: string,
+): Promise<QueryResult<Record<string, unknown>>> {
   const cacheKey = returning ? `${table}\u0000${returning}` : table;
   const last = lastInsertShape.get(cacheKey);
   const kinds = codec ? columnKinds(codec) : null;
@@ -269,7 +275,12 @@ function insertQuery(table: Table, columns: readonly string[], returning?: strin
 }
 
 /** INSERT one row (already encoded: JSON as text, booleans as 0/1); `returning` names one column to read back. */
-export function insertRow(db: Tx, table: Table, row: Record<string, unknown>, returning?: string): Promise<QueryResult<Record<string, unknown>>> {
+export function insertRow(
+  db: Tx,
+  table: Table,
+  row: Record<string, unknown>,
+  returning?: string,
+): Promise<QueryResult<Record<string, unknown>>> {
   return insertRecord(db, table, null, row, returning);
 }
 

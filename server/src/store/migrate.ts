@@ -81,8 +81,13 @@ function adoptSchemaMigrations(connection: SQLite.Database): void {
   const legacy = connection.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
   if (!legacy) return;
   // The table as Kysely's Migrator creates it.
-  connection.exec('CREATE TABLE IF NOT EXISTS "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)');
-  const applied = connection.prepare('SELECT id, applied_at FROM schema_migrations ORDER BY id').all() as { id: number; applied_at: number }[];
+  connection.exec(
+    'CREATE TABLE IF NOT EXISTS "kysely_migration" ("name" varchar(255) not null primary key, "timestamp" varchar(255) not null)',
+  );
+  const applied = connection.prepare('SELECT id, applied_at FROM schema_migrations ORDER BY id').all() as {
+    id: number;
+    applied_at: number;
+  }[];
   const record = connection.prepare('INSERT OR IGNORE INTO "kysely_migration" ("name", "timestamp") VALUES (?, ?)');
   for (const m of applied) record.run(migrationName(m.id), new Date(m.applied_at * 1000).toISOString());
   connection.exec('DROP TABLE schema_migrations');

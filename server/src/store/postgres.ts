@@ -44,10 +44,18 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   const toNumber = (value: string): number => Number(value);
   const types: PoolConfig['types'] = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format ?? 'text')) as NonNullable<PoolConfig['types']>['getTypeParser'],
+      oid === INT8 || oid === NUMERIC ? toNumber : pg.types.getTypeParser(oid, format ?? 'text')) as NonNullable<
+      PoolConfig['types']
+    >['getTypeParser'],
   };
   // allowExitOnIdle: idle connections never keep a process alive (the CLI, a server that failed to start).
-  const pool: Pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types, application_name: 'tawqi', allowExitOnIdle: true });
+  const pool: Pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    types,
+    application_name: 'tawqi',
+    allowExitOnIdle: true,
+  });
   pool.on('error', (err) => options.onPoolError?.(err));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const tx = async <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => {
