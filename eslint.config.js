@@ -21,7 +21,11 @@ export default tseslint.config(
     files: ['shared/src/**'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'shared/ is browser-safe: no Node modules.' }] }],
-      'no-restricted-globals': ['error', { name: 'Buffer', message: 'shared/ is browser-safe: use Uint8Array.' }, { name: 'process', message: 'shared/ is browser-safe.' }],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Buffer', message: 'shared/ is browser-safe: use Uint8Array.' },
+        { name: 'process', message: 'shared/ is browser-safe.' },
+      ],
     },
   },
 );

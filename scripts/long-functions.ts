@@ -30,7 +30,8 @@ function* sources(dir: string): Generator<string> {
 function nameOf(node: ts.FunctionLikeDeclaration, file: ts.SourceFile): string {
   if (node.name) return node.name.getText(file);
   const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText(file);
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText(file);
   return ts.isConstructorDeclaration(node) ? 'constructor' : '(anonymous)';
 }
 
@@ -57,7 +58,10 @@ for (const root of roots) {
         if (lines > limit) {
           const reason = reasonOf(fn, text);
           if (!reason) unjustified++;
-          if (!reason || all) console.log(`${path}:${file.getLineAndCharacterOfPosition(fn.getStart(file)).line + 1}\t${nameOf(fn, file)}\t${lines} lines${reason ? `\t(${reason})` : ''}`);
+          if (!reason || all)
+            console.log(
+              `${path}:${file.getLineAndCharacterOfPosition(fn.getStart(file)).line + 1}\t${nameOf(fn, file)}\t${lines} lines${reason ? `\t(${reason})` : ''}`,
+            );
         }
       }
       ts.forEachChild(node, visit);

@@ -6,7 +6,14 @@ export { createLogger, type Logger, type LogLevel } from './core/log.js';
 export { TokenBackend, type Pkcs11Api, type RawToken, type ScanResult, type SignJob, type SignOutcome } from './core/pkcs11/backend.js';
 export { describePinState, pinStateFromFlags } from './core/pkcs11/flags.js';
 export { chooseMechanism, sha256DigestInfo, type KeyType, type MechanismChoice } from './core/pkcs11/mechanisms.js';
-export { discoverModules, expandPath, KNOWN_MODULES, type ConfiguredModule, type KnownModule, type ModuleSpec } from './core/pkcs11/modules.js';
+export {
+  discoverModules,
+  expandPath,
+  KNOWN_MODULES,
+  type ConfiguredModule,
+  type KnownModule,
+  type ModuleSpec,
+} from './core/pkcs11/modules.js';
 export { TokenService } from './core/pkcs11/tokens.js';
 export { fetchPreview, type Preview } from './core/preview.js';
 export { AgentServer, AGENT_NAME } from './core/server.js';

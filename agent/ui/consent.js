@@ -35,7 +35,10 @@
       [t.digest, r.digest, 'digest'],
     ];
     for (const [label, value, key] of rows) {
-      $('details').append(el('dt', {}, label), el('dd', { 'data-field': key, class: key === 'digest' || key === 'fingerprint' ? 'mono' : '' }, value));
+      $('details').append(
+        el('dt', {}, label),
+        el('dd', { 'data-field': key, class: key === 'digest' || key === 'fingerprint' ? 'mono' : '' }, value),
+      );
     }
 
     const preview = $('preview');

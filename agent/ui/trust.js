@@ -25,7 +25,14 @@
         await bridge.remove(s.origin);
         await refresh();
       });
-      list.append(el('li', { 'data-origin': s.origin }, el('div', {}, el('div', {}, s.origin), el('div', { class: 'mono' }, groups(s.fingerprint))), remove));
+      list.append(
+        el(
+          'li',
+          { 'data-origin': s.origin },
+          el('div', {}, el('div', {}, s.origin), el('div', { class: 'mono' }, groups(s.fingerprint))),
+          remove,
+        ),
+      );
     }
   }
 

@@ -35,10 +35,16 @@ if (loadavg()[0]! > 1) console.error(`warning: load average ${loadavg()[0]} at s
 const hsm = createSoftHsm({}, false);
 const server = await startFakeServer();
 const home = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-agent-'));
-writeFileSync(path.join(home, 'config.json'), JSON.stringify({ modules: [hsm.module], known_modules: false, ports: [0], log_level: 'warn' }));
+writeFileSync(
+  path.join(home, 'config.json'),
+  JSON.stringify({ modules: [hsm.module], known_modules: false, ports: [0], log_level: 'warn' }),
+);
 writeFileSync(
   path.join(home, 'trusted-servers.json'),
-  JSON.stringify({ version: 1, servers: [{ origin: server.origin, key_pem: server.publicKeyPem, fingerprint: server.fingerprint, added_at: 0 }] }),
+  JSON.stringify({
+    version: 1,
+    servers: [{ origin: server.origin, key_pem: server.publicKeyPem, fingerprint: server.fingerprint, added_at: 0 }],
+  }),
 );
 
 const agent = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', CLI, 'serve'], {

@@ -18,11 +18,20 @@ const insertRequest = db.prepare('INSERT INTO requests VALUES (?, ?, ?, ?)');
 const insertSigner = db.prepare('INSERT INTO signers VALUES (?, ?, ?, ?, ?)');
 const randomId = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`;
 
-interface Body { title?: string; source?: { template_id?: string }; signers?: { name?: string; email?: string }[] }
+interface Body {
+  title?: string;
+  source?: { template_id?: string };
+  signers?: { name?: string; email?: string }[];
+}
 const create = db.transaction((body: Body) => {
   const id = randomId('sr');
   insertRequest.run(id, body.title ?? null, body.source?.template_id ?? null, Date.now());
-  const signers = (body.signers ?? []).map((s, i) => ({ id: randomId('sgr'), name: s.name ?? null, email: s.email ?? null, position: i + 1 }));
+  const signers = (body.signers ?? []).map((s, i) => ({
+    id: randomId('sgr'),
+    name: s.name ?? null,
+    email: s.email ?? null,
+    position: i + 1,
+  }));
   for (const s of signers) insertSigner.run(s.id, id, s.position, s.name, s.email);
   return { id, object: 'signature_request', title: body.title ?? null, signers };
 });
@@ -30,6 +39,8 @@ const create = db.transaction((body: Body) => {
 const app = express();
 app.use(express.json());
 app.post('/api/v1/signature_requests', (req, res) => void res.status(201).json(create(req.body as Body)));
-const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`listening ${(server.address() as AddressInfo).port}`));
+const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  console.log(`listening ${(server.address() as AddressInfo).port}`),
+);
 const stop = () => (server.closeAllConnections(), db.close(), rmSync(dir, { recursive: true, force: true }), process.exit(0));
 process.on('SIGTERM', stop).on('SIGINT', stop);

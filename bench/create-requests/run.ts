@@ -263,7 +263,9 @@ function summarise(results: Measured[]): boolean {
       if (base && tawqi) pairs.push({ base, tawqi });
     }
     if (pairs.length === 0) continue;
-    const clean = pairs.every(({ base, tawqi }) => [base, tawqi].every((r) => r.non_2xx === 0 && r.non_201 === 0 && r.errors === 0 && r.timeouts === 0 && r.requests > 0));
+    const clean = pairs.every(({ base, tawqi }) =>
+      [base, tawqi].every((r) => r.non_2xx === 0 && r.non_201 === 0 && r.errors === 0 && r.timeouts === 0 && r.requests > 0),
+    );
     valid &&= clean;
     const throughputRatios = pairs.map(({ base, tawqi }) => round3(tawqi.req_per_s / base.req_per_s));
     const p99Ratios = pairs.map(({ base, tawqi }) => round3(tawqi.p99_ms / base.p99_ms));
@@ -311,7 +313,9 @@ function summarise(results: Measured[]): boolean {
 
 /** The SQL cost of one create (bench/create-requests/statements.ts), as one more JSON line. */
 async function sqlDiagnostic(): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./statements.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./statements.ts', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.add(child);
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -323,10 +327,12 @@ async function sqlDiagnostic(): Promise<void> {
 }
 
 const load1 = loadavg()[0]!;
-if (load1 > cpus().length * 0.5) note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);
+if (load1 > cpus().length * 0.5)
+  note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);
 const results: Measured[] = [];
 try {
-  for (let round = 1; round <= ROUNDS; round++) for (const server of ['baseline', 'tawqi'] as const) await benchServer(server, results, round);
+  for (let round = 1; round <= ROUNDS; round++)
+    for (const server of ['baseline', 'tawqi'] as const) await benchServer(server, results, round);
 } catch (err) {
   note(`failed: ${err instanceof Error ? err.message : String(err)}`);
   await Promise.all([...children].map(stopChild));

@@ -27,7 +27,9 @@ interface Phase {
 const WRITE = /^(INSERT|UPDATE|DELETE|REPLACE)/i;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-sql-'));
-const running = await startServer(loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', TAWQI_LOG_LEVEL: 'silent' }), { manualJobs: true });
+const running = await startServer(loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', TAWQI_LOG_LEVEL: 'silent' }), {
+  manualJobs: true,
+});
 try {
   const { account, keys } = await createAccount(running.ctx.store, systemClock, {
     name: 'Benchmark Co',
@@ -43,7 +45,11 @@ try {
   const post = async (p: string, body: string) => {
     const res = await fetch(running.url + p, {
       method: 'POST',
-      headers: { authorization: `Bearer ${process.env.BENCH_KEY === 'live' ? keys.secret_live : keys.secret_test}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${process.env.BENCH_KEY === 'live' ? keys.secret_live : keys.secret_test}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
       body,
     });
     return { status: res.status, body: (await res.json()) as { id?: string } };
@@ -59,7 +65,10 @@ try {
   // shares one prototype; its run/all/get/iterate are wrapped for the counted phases.
   const raw = running.ctx.store.raw;
   let phase: Phase | null = null;
-  const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as Record<'run' | 'all' | 'get' | 'iterate', (...args: unknown[]) => unknown>;
+  const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as Record<
+    'run' | 'all' | 'get' | 'iterate',
+    (...args: unknown[]) => unknown
+  >;
   for (const method of ['run', 'all', 'get', 'iterate'] as const) {
     const original = proto[method];
     proto[method] = function (this: { source: string; database: unknown }, ...args: unknown[]) {
@@ -78,7 +87,15 @@ try {
   const ran = await running.jobs.runDue();
   phase = null;
 
-  console.log(JSON.stringify({ bench: 'create-requests', server: 'tawqi', diagnostic: 'sql_per_create', request: summarise(request.statements), jobs: { ran, ...summarise(jobs.statements) } }));
+  console.log(
+    JSON.stringify({
+      bench: 'create-requests',
+      server: 'tawqi',
+      diagnostic: 'sql_per_create',
+      request: summarise(request.statements),
+      jobs: { ran, ...summarise(jobs.statements) },
+    }),
+  );
   if (process.argv.includes('--list')) {
     console.log('-- request');
     for (const s of request.statements) console.log(s.length > 160 ? s.slice(0, 157) + '...' : s);

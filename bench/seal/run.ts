@@ -49,7 +49,10 @@ const wanted = (process.env.BENCH_SEAL_FORMATS ?? CASES.map((c) => c.format).joi
 const unknown = wanted.filter((f) => !CASES.some((c) => c.format === f));
 if (unknown.length > 0) throw new Error(`BENCH_SEAL_FORMATS: unknown format(s) ${unknown.join(', ')}`);
 
-const ORIGIN: ActionOrigin = { ip: '198.51.100.23', user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36' };
+const ORIGIN: ActionOrigin = {
+  ip: '198.51.100.23',
+  user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+};
 /** Two different signatures (600×200 RGBA PNG, ~18 KB each), drawn once. */
 const SIGNATURES = SIGNERS.map((_, i) => dataUrl(signaturePng(i + 1)));
 if (!SIGNATURES.every(validSignatureImage)) throw new Error('the drawn signatures would be refused by the signing page');
@@ -87,7 +90,13 @@ class Bench {
 
   static async start(dataDir: string): Promise<Bench> {
     const running = await startServer(
-      loadConfig({ DATA_DIR: dataDir, PORT: '0', TAWQI_LOG_LEVEL: 'silent', TAWQI_RATE_LIMIT: '100000000', TAWQI_IP_RATE_LIMIT: '100000000' }),
+      loadConfig({
+        DATA_DIR: dataDir,
+        PORT: '0',
+        TAWQI_LOG_LEVEL: 'silent',
+        TAWQI_RATE_LIMIT: '100000000',
+        TAWQI_IP_RATE_LIMIT: '100000000',
+      }),
       { manualJobs: true },
     );
     try {
@@ -134,14 +143,18 @@ class Bench {
     for (const signerId of signerIds) {
       await ctx.store.tx((trx) => applySignerMove(ctx, trx, signerId, 'view', ORIGIN));
       await ctx.store.tx((trx) => applySignerMove(ctx, trx, signerId, 'otp_verified', ORIGIN));
-      if (c.legal_level === 'aes') await ctx.store.tx((trx) => applySignerMove(ctx, trx, signerId, 'identity_verified', ORIGIN, { identity: { provider: 'simulation' } }));
+      if (c.legal_level === 'aes')
+        await ctx.store.tx((trx) =>
+          applySignerMove(ctx, trx, signerId, 'identity_verified', ORIGIN, { identity: { provider: 'simulation' } }),
+        );
     }
-    const sign = (i: number) => ctx.store.tx(async (trx) => {
-      // As the signing page does (signOnPage in services/signerJourney.ts): the drawn image and the
-      // signature in one transaction.
-      await updateSigner(trx, signerIds[i]!, { signature_image: SIGNATURES[i]! });
-      await applySignerMove(ctx, trx, signerIds[i]!, 'sign', ORIGIN);
-    });
+    const sign = (i: number) =>
+      ctx.store.tx(async (trx) => {
+        // As the signing page does (signOnPage in services/signerJourney.ts): the drawn image and the
+        // signature in one transaction.
+        await updateSigner(trx, signerIds[i]!, { signature_image: SIGNATURES[i]! });
+        await applySignerMove(ctx, trx, signerIds[i]!, 'sign', ORIGIN);
+      });
     for (let i = 0; i < signerIds.length - 1; i++) await sign(i);
     await this.running.jobs.runDue();
     return { id, complete: () => sign(signerIds.length - 1) };
@@ -178,7 +191,9 @@ class Bench {
 
   /** The completion certificate alone (its pages are the final PDF's last pages). */
   async certificate(id: string): Promise<Uint8Array> {
-    const res = await fetch(`${this.running.url}/api/v1/signature_requests/${id}/certificate`, { headers: { authorization: `Bearer ${this.key}` } });
+    const res = await fetch(`${this.running.url}/api/v1/signature_requests/${id}/certificate`, {
+      headers: { authorization: `Bearer ${this.key}` },
+    });
     if (res.status !== 200) throw new Error(`GET certificate: ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   }
@@ -189,12 +204,15 @@ class Bench {
     const sealed = await getSealedDocument(db, id);
     if (sealed?.pdf_status !== 'ready') throw new Error(`${c.format} ${id}: pdf_status ${sealed?.pdf_status} (${sealed?.error ?? ''})`);
     const bytes = readFileSync(pdfFile(this.running.ctx.config.DATA_DIR, id));
-    if (createHash('sha256').update(bytes).digest('hex') !== sealed.pdf_sha256) throw new Error(`${c.format} ${id}: the file does not match pdf_sha256`);
+    if (createHash('sha256').update(bytes).digest('hex') !== sealed.pdf_sha256)
+      throw new Error(`${c.format} ${id}: the file does not match pdf_sha256`);
     if (!(await getEvidence(db, id))) throw new Error(`${c.format} ${id}: no evidence record (live mode)`);
     const raw = bytes.toString('latin1');
     const signed = /\/ByteRange\s*\[/.test(raw);
-    if (signed !== (c.format !== 'platform-evidence')) throw new Error(`${c.format} ${id}: ${signed ? 'unexpected' : 'no'} PAdES signature`);
-    if (/\/DSS/.test(raw) !== (c.format === 'pades-lt')) throw new Error(`${c.format} ${id}: DSS ${c.format === 'pades-lt' ? 'missing' : 'unexpected'}`);
+    if (signed !== (c.format !== 'platform-evidence'))
+      throw new Error(`${c.format} ${id}: ${signed ? 'unexpected' : 'no'} PAdES signature`);
+    if (/\/DSS/.test(raw) !== (c.format === 'pades-lt'))
+      throw new Error(`${c.format} ${id}: DSS ${c.format === 'pades-lt' ? 'missing' : 'unexpected'}`);
     return bytes;
   }
 }
@@ -229,7 +247,8 @@ async function benchFormat(bench: Bench, c: FormatCase): Promise<void> {
   const sample = await bench.check(c, runs[0]!.id);
   const pages = await pageCount(sample);
   const contractPages = pages - (await pageCount(await bench.certificate(runs[0]!.id)));
-  if (contractPages !== 2) note(`${c.format}: the contract takes ${contractPages} pages, not 2: the workload no longer matches the benchmark's description`);
+  if (contractPages !== 2)
+    note(`${c.format}: the contract takes ${contractPages} pages, not 2: the workload no longer matches the benchmark's description`);
   note(
     `${c.format}: ${WARMUP} warm-up + ${N} timed + ${N} back to back in ${round((performance.now() - started) / 1000)} s; ` +
       `PDF ${pages} pages (contract ${contractPages}, certificate ${pages - contractPages}), ${Math.round(sample.length / 1024)} KB; ` +
@@ -251,8 +270,11 @@ async function benchFormat(bench: Bench, c: FormatCase): Promise<void> {
 }
 
 const load1 = loadavg()[0]!;
-if (load1 > cpus().length * 0.5) note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);
-note(`template: ${templateWords()} words; signatures: 600×200 RGBA PNG, ${SIGNATURES.map((s) => Math.round((s.length * 3) / 4 / 1024)).join(' and ')} KB`);
+if (load1 > cpus().length * 0.5)
+  note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);
+note(
+  `template: ${templateWords()} words; signatures: 600×200 RGBA PNG, ${SIGNATURES.map((s) => Math.round((s.length * 3) / 4 / 1024)).join(' and ')} KB`,
+);
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-seal-'));
 let bench: Bench | null = null;

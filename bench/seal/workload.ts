@@ -28,8 +28,8 @@ const PARAGRAPHS = [
   '6. Confidentiality. Each Party shall keep confidential all information disclosed by the other Party that is marked as confidential or would reasonably be understood to be confidential, and shall use it only for the purposes of this Agreement. These obligations do not apply to information that is or becomes public other than through a breach of this Agreement, that was lawfully known to the recipient before disclosure, or that must be disclosed by law or by order of a competent court. These obligations survive termination for three years.',
   '7. Data protection. Where the Provider processes personal data on behalf of the Client, it shall do so only on the documented instructions of the Client, implement appropriate technical and organisational security measures, ensure that its personnel are bound by confidentiality, notify the Client without undue delay of any personal data breach, and on termination delete or return all personal data at the choice of the Client, in accordance with the Personal Data Protection Law No. 151 of 2020.',
   '8. Warranties. Each Party warrants that it has full power and authority to enter into this Agreement. The Provider warrants that the deliverables will conform in all material respects to their specifications for ninety days after acceptance, and shall correct any nonconformity reported within that period at no additional charge.',
-  '9. Limitation of liability. Neither Party shall be liable for any indirect or consequential loss, loss of profit or loss of business opportunity. Each Party\'s total liability arising out of or in connection with this Agreement in any contract year shall not exceed the total fees paid and payable in that year. Nothing in this Agreement limits liability for fraud, for wilful misconduct, or for any liability that cannot be limited by law.',
-  '10. Term and termination. This Agreement starts on the effective date and continues for an initial term of two years, after which it renews automatically for successive periods of one year unless either Party gives at least ninety days\' written notice before the end of the current term. Either Party may terminate this Agreement immediately by written notice if the other Party commits a material breach that is not remedied within thirty days of a notice requiring it to be remedied, or if the other Party becomes insolvent or enters into any arrangement with its creditors.',
+  "9. Limitation of liability. Neither Party shall be liable for any indirect or consequential loss, loss of profit or loss of business opportunity. Each Party's total liability arising out of or in connection with this Agreement in any contract year shall not exceed the total fees paid and payable in that year. Nothing in this Agreement limits liability for fraud, for wilful misconduct, or for any liability that cannot be limited by law.",
+  "10. Term and termination. This Agreement starts on the effective date and continues for an initial term of two years, after which it renews automatically for successive periods of one year unless either Party gives at least ninety days' written notice before the end of the current term. Either Party may terminate this Agreement immediately by written notice if the other Party commits a material breach that is not remedied within thirty days of a notice requiring it to be remedied, or if the other Party becomes insolvent or enters into any arrangement with its creditors.",
   '11. Governing law and disputes. This Agreement is governed by the laws of the Arab Republic of Egypt. The Parties shall first attempt to settle any dispute through good faith negotiation between their senior representatives. Any dispute not settled within thirty days shall be finally resolved by arbitration at the Cairo Regional Centre for International Commercial Arbitration under its rules in force at the time, by a sole arbitrator, in Cairo, in the English language.',
   '12. General. This Agreement, together with its statements of work, is the entire agreement between the Parties and supersedes all prior agreements and understandings relating to its subject matter. No amendment is effective unless made in writing and signed by both Parties. This Agreement may be signed electronically, and an electronic signature has the same effect as a handwritten signature under Law No. 15 of 2004 on the Regulation of Electronic Signature.',
   'In witness whereof, the Parties have signed this Agreement by their authorised representatives on the dates shown below.',
@@ -117,7 +117,8 @@ function drawSignature(seed: number): Uint8Array {
   stroke(alpha, name);
   // A capital: a tall loop at the start.
   const capital: [number, number][] = [];
-  for (let t = 0; t <= Math.PI * 2.2; t += 0.04) capital.push([52 + 22 * Math.sin(t) - t * 3, 70 + 50 * Math.cos(t * 0.5) - 10 * Math.sin(t)]);
+  for (let t = 0; t <= Math.PI * 2.2; t += 0.04)
+    capital.push([52 + 22 * Math.sin(t) - t * 3, 70 + 50 * Math.cos(t * 0.5) - 10 * Math.sin(t)]);
   stroke(alpha, capital);
   // The flourish: a long, fast sweep under the name, rising at the end.
   const flourish: [number, number][] = [];
@@ -125,7 +126,11 @@ function drawSignature(seed: number): Uint8Array {
   stroke(alpha, flourish);
   // A dot (an i) and a short crossing stroke.
   stamp(alpha, 300 + rnd() * 100, 45 + rnd() * 10, 3);
-  stroke(alpha, [[180, 75], [215, 70], [250, 68]]);
+  stroke(alpha, [
+    [180, 75],
+    [215, 70],
+    [250, 68],
+  ]);
   return alpha;
 }
 

@@ -37,8 +37,16 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-function start(file: string, args: string[], env: NodeJS.ProcessEnv = process.env, nodeArgs: string[] = []): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [...process.execArgv, ...nodeArgs, fileURLToPath(new URL(file, import.meta.url)), ...args], { env, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+function start(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  const child = spawn(process.execPath, [...process.execArgv, ...nodeArgs, fileURLToPath(new URL(file, import.meta.url)), ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
   children.add(child);
   child.once('exit', () => children.delete(child));
   return new Promise((resolve, reject) => {
@@ -91,9 +99,14 @@ try {
   note(`server and ${RECEIVERS} receivers ready; ${EVENTS} events per phase`);
 
   const results: Record<string, Record<string, unknown>> = {};
-  for (const [phase, rate] of [['burst', 0], ['paced', RATE]] as const) {
+  for (const [phase, rate] of [
+    ['burst', 0],
+    ['paced', RATE],
+  ] as const) {
     note(`${phase}: emitting ${EVENTS} events${rate ? ` at ${rate}/s` : ' as fast as possible'}`);
-    const commits = await request(server.child, { cmd: 'emit', phase, count: EVENTS, rate }, (m) => (m.phase === phase ? (m.commits as [string, number][]) : undefined));
+    const commits = await request(server.child, { cmd: 'emit', phase, count: EVENTS, rate }, (m) =>
+      m.phase === phase ? (m.commits as [string, number][]) : undefined,
+    );
     const deadline = Date.now() + PHASE_MS;
     const missing = () => commits.reduce((n, [id]) => n + ports.reduce((k, _p, r) => k + (receipts.has(`${r}:${id}`) ? 0 : 1), 0), 0);
     while (missing() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -141,7 +154,14 @@ try {
       }
       for (const [sec, list] of bySecond) {
         list.sort((x, y) => x - y);
-        out({ bench: 'webhooks', phase, second: sec, deliveries: list.length, p50_ms: round(percentile(list, 50)), max_ms: round(list.at(-1)!) });
+        out({
+          bench: 'webhooks',
+          phase,
+          second: sec,
+          deliveries: list.length,
+          p50_ms: round(percentile(list, 50)),
+          max_ms: round(list.at(-1)!),
+        });
       }
     }
     if (line.missing > 0) ok = false;

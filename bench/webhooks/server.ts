@@ -36,7 +36,9 @@ const running = await startServer(
     TAWQI_RATE_LIMIT: '100000000',
     TAWQI_IP_RATE_LIMIT: '100000000',
     TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true',
-    ...(process.env.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY ? { TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY: process.env.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY } : {}),
+    ...(process.env.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY
+      ? { TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY: process.env.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY }
+      : {}),
   }),
 );
 const { ctx } = running;
@@ -72,7 +74,12 @@ async function emit(count: number, rate: number): Promise<[string, number][]> {
       await new Promise((r) => setImmediate(r)); // let the dispatcher's answers in between
     }
     const e = await ctx.store.tx((trx) =>
-      emitEvent(trx, ctx.clock, { accountId: created.account.id, livemode: true, type: 'signature_request.completed', object: eventObject(i) }),
+      emitEvent(trx, ctx.clock, {
+        accountId: created.account.id,
+        livemode: true,
+        type: 'signature_request.completed',
+        object: eventObject(i),
+      }),
     );
     commits.push([e.id, nowMs()]);
     ctx.afterCommit();

@@ -6,7 +6,12 @@ import { normaliseIpEntry } from './domain/keys.js';
  * `npm start` works with none; a bad value stops the start with a message naming the variable.
  */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const csv = z.string().transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean));
+const csv = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -15,7 +20,9 @@ export const configSchema = z.object({
   TAWQI_SQLITE_SYNCHRONOUS: z
     .enum(['full', 'normal'])
     .default('full')
-    .describe('full: every acknowledged write is on disk before the answer (survives power loss); normal: survives a crash of the server, may lose the last writes on power loss'),
+    .describe(
+      'full: every acknowledged write is on disk before the answer (survives power loss); normal: survives a crash of the server, may lose the last writes on power loss',
+    ),
   TAWQI_PUBLIC_URL: z.url().optional().describe('Public base address, e.g. https://sign.example.com (defaults to the listen address)'),
   TAWQI_TLS_CERT: z.string().optional().describe('PEM certificate file: serve HTTPS (TLS 1.2 minimum)'),
   TAWQI_TLS_KEY: z.string().optional().describe('PEM private key file for TAWQI_TLS_CERT'),
@@ -28,43 +35,101 @@ export const configSchema = z.object({
     .string()
     .min(16)
     .optional()
-    .describe('Bearer token that opens GET /metrics to any address; without it only loopback and TAWQI_TRUSTED_PROXIES addresses may read it'),
-  TAWQI_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000).describe('On SIGTERM/SIGINT: how long the drain may take before the process exits non-zero'),
+    .describe(
+      'Bearer token that opens GET /metrics to any address; without it only loopback and TAWQI_TRUSTED_PROXIES addresses may read it',
+    ),
+  TAWQI_SHUTDOWN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(10_000)
+    .describe('On SIGTERM/SIGINT: how long the drain may take before the process exits non-zero'),
   TAWQI_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  TAWQI_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  TAWQI_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(50 * 1024 * 1024)
+    .default(1024 * 1024),
   TAWQI_RATE_LIMIT: z.coerce.number().int().min(1).default(100).describe('Requests per window per account'),
   TAWQI_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(10),
   TAWQI_IP_RATE_LIMIT: z.coerce.number().int().min(1).default(300).describe('Requests per window per client address before authentication'),
   TAWQI_PUBLISHABLE_HOURLY_QUOTA: z.coerce.number().int().min(1).default(5),
   TAWQI_PUBLISHABLE_DAILY_CAP: z.coerce.number().int().min(1).default(200).describe('Default daily cap of a publishable key'),
-  TAWQI_TEST_DAILY_REQUESTS: z.coerce.number().int().min(1).default(20).describe('Test-mode signature requests per account and UTC day (private installations, benchmarks)'),
-  TAWQI_TEST_DAILY_EMAILS: z.coerce.number().int().min(1).default(50).describe('Test-mode emails per account and UTC day (private installations, benchmarks)'),
-  TAWQI_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('EGP'),
-  TAWQI_DEFAULT_VERSION: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).default('2026-07-01'),
+  TAWQI_TEST_DAILY_REQUESTS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .describe('Test-mode signature requests per account and UTC day (private installations, benchmarks)'),
+  TAWQI_TEST_DAILY_EMAILS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .describe('Test-mode emails per account and UTC day (private installations, benchmarks)'),
+  TAWQI_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .default('EGP'),
+  TAWQI_DEFAULT_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .default('2026-07-01'),
   TAWQI_DOCS_URL: z.string().default('/api/v1/openapi.json'),
   TAWQI_CONSOLE_URL: z.string().default('/console'),
   // Webhooks (server/src/webhooks).
   TAWQI_WEBHOOK_ALLOW_PRIVATE: bool
     .default(false)
     .describe('Allow webhook URLs that are or resolve to loopback, private, link-local or reserved addresses (internal networks, tests)'),
-  TAWQI_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000).describe('A receiver must answer 2xx within this many ms (spec: 5 s)'),
-  TAWQI_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(256).describe('Webhook attempts in flight at once, all endpoints together'),
-  TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(8).describe('Webhook attempts in flight at once to one endpoint'),
+  TAWQI_WEBHOOK_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(5000)
+    .describe('A receiver must answer 2xx within this many ms (spec: 5 s)'),
+  TAWQI_WEBHOOK_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(256)
+    .describe('Webhook attempts in flight at once, all endpoints together'),
+  TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(8)
+    .describe('Webhook attempts in flight at once to one endpoint'),
   TAWQI_IDENTITY_PROVIDER_URL: z
     .url({ protocol: /^https?$/ })
-    .refine((u) => u.startsWith('https:') || /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'must be https (plain http only on loopback)')
+    .refine(
+      (u) => u.startsWith('https:') || /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u),
+      'must be https (plain http only on loopback)',
+    )
     .optional()
     .describe('Live identity verification: base URL of a provider speaking the generic protocol (server/src/identity/README.md)'),
   TAWQI_IDENTITY_PROVIDER_KEY: z.string().min(1).optional().describe('Bearer key the server sends to the identity provider'),
-  TAWQI_IDENTITY_CALLBACK_SECRET: z.string().min(16).optional().describe('Shared secret the provider signs its result callbacks with (X-Provider-Signature)'),
+  TAWQI_IDENTITY_CALLBACK_SECRET: z
+    .string()
+    .min(16)
+    .optional()
+    .describe('Shared secret the provider signs its result callbacks with (X-Provider-Signature)'),
   // Email (SMTP). Unset: every outgoing message is kept in the database ('held'), see `tawqi mail list`.
   TAWQI_SMTP_URL: z
     .url({ protocol: /^smtps?$/, message: 'must be smtp://[user:password@]host[:port] or smtps://… (implicit TLS)' })
     .optional()
-    .describe('SMTP relay as one URL: smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465 (implicit TLS); user and password URL-encoded. Or use TAWQI_SMTP_HOST and the split settings'),
+    .describe(
+      'SMTP relay as one URL: smtp://user:password@host:587 (STARTTLS when offered) or smtps://…:465 (implicit TLS); user and password URL-encoded. Or use TAWQI_SMTP_HOST and the split settings',
+    ),
   TAWQI_SMTP_HOST: z.string().min(1).optional().describe('SMTP relay host name or address (instead of TAWQI_SMTP_URL)'),
   TAWQI_SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional().describe('SMTP port (default 587, or 465 with TAWQI_SMTP_SECURE)'),
-  TAWQI_SMTP_SECURE: bool.optional().describe('Implicit TLS from the first byte (usually port 465); otherwise STARTTLS is used when the relay offers it'),
+  TAWQI_SMTP_SECURE: bool
+    .optional()
+    .describe('Implicit TLS from the first byte (usually port 465); otherwise STARTTLS is used when the relay offers it'),
   TAWQI_SMTP_USER: z.string().min(1).optional().describe('SMTP user name (AUTH); set with TAWQI_SMTP_PASSWORD'),
   TAWQI_SMTP_PASSWORD: z.string().min(1).optional().describe('SMTP password'),
   TAWQI_SMTP_REQUIRE_TLS: bool.optional().describe('Refuse to send unless the relay upgrades with STARTTLS (no plain-text fallback)'),
@@ -72,30 +137,65 @@ export const configSchema = z.object({
     .string()
     .refine((v) => parseMailbox(v) !== null, 'must be an address, or a name and an address: Tawqi <no-reply@example.com>')
     .optional()
-    .describe('Default sender of emails: no-reply@example.com or "Tawqi <no-reply@example.com>" (default: TAWQI_SMTP_USER when it is an address)'),
-  TAWQI_SMTP_TLS_REJECT_UNAUTHORIZED: bool.default(true).describe("Check the relay's TLS certificate (false only for a test relay with a self-signed certificate)"),
+    .describe(
+      'Default sender of emails: no-reply@example.com or "Tawqi <no-reply@example.com>" (default: TAWQI_SMTP_USER when it is an address)',
+    ),
+  TAWQI_SMTP_TLS_REJECT_UNAUTHORIZED: bool
+    .default(true)
+    .describe("Check the relay's TLS certificate (false only for a test relay with a self-signed certificate)"),
   TAWQI_SMTP_ACCOUNT_FROM: bool
     .default(false)
-    .describe("Send from an account's branding from_email (From header); only when the relay may send for those domains (SPF, DKIM, DMARC). Otherwise from_email is the Reply-To and From is TAWQI_SMTP_FROM with the brand name"),
+    .describe(
+      "Send from an account's branding from_email (From header); only when the relay may send for those domains (SPF, DKIM, DMARC). Otherwise from_email is the Reply-To and From is TAWQI_SMTP_FROM with the brand name",
+    ),
   // WhatsApp Business Cloud API (server/src/delivery/whatsapp.ts). Token and phone-number id unset: WhatsApp is not enabled on the platform.
   TAWQI_WHATSAPP_API_URL: z
     .url({ protocol: /^https?$/ })
-    .refine((u) => u.startsWith('https:') || /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u), 'must be https (plain http only on loopback)')
+    .refine(
+      (u) => u.startsWith('https:') || /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u),
+      'must be https (plain http only on loopback)',
+    )
     .default('https://graph.facebook.com')
     .describe('Base address of the WhatsApp Cloud API (Graph API)'),
-  TAWQI_WHATSAPP_API_VERSION: z.string().regex(/^v\d+\.\d+$/, 'a Graph API version such as v21.0').default('v21.0').describe('Graph API version in the path'),
-  TAWQI_WHATSAPP_PHONE_NUMBER_ID: z.string().regex(/^\d{1,30}$/, 'the numeric phone-number id from WhatsApp Manager').optional().describe('Phone-number id messages are sent from'),
+  TAWQI_WHATSAPP_API_VERSION: z
+    .string()
+    .regex(/^v\d+\.\d+$/, 'a Graph API version such as v21.0')
+    .default('v21.0')
+    .describe('Graph API version in the path'),
+  TAWQI_WHATSAPP_PHONE_NUMBER_ID: z
+    .string()
+    .regex(/^\d{1,30}$/, 'the numeric phone-number id from WhatsApp Manager')
+    .optional()
+    .describe('Phone-number id messages are sent from'),
   TAWQI_WHATSAPP_TOKEN: z.string().min(1).optional().describe('Access token (system user) sent as Authorization: Bearer'),
-  TAWQI_WHATSAPP_TEMPLATE_INVITATION: z.string().regex(/^[a-z0-9_]{1,512}$/).default('tawqi_signing_invitation').describe('Approved template of invitations: body {{1}} name, {{2}} title, {{3}} link'),
-  TAWQI_WHATSAPP_TEMPLATE_REMINDER: z.string().regex(/^[a-z0-9_]{1,512}$/).default('tawqi_signing_reminder').describe('Approved template of reminders: body {{1}} name, {{2}} title, {{3}} link'),
+  TAWQI_WHATSAPP_TEMPLATE_INVITATION: z
+    .string()
+    .regex(/^[a-z0-9_]{1,512}$/)
+    .default('tawqi_signing_invitation')
+    .describe('Approved template of invitations: body {{1}} name, {{2}} title, {{3}} link'),
+  TAWQI_WHATSAPP_TEMPLATE_REMINDER: z
+    .string()
+    .regex(/^[a-z0-9_]{1,512}$/)
+    .default('tawqi_signing_reminder')
+    .describe('Approved template of reminders: body {{1}} name, {{2}} title, {{3}} link'),
   TAWQI_WHATSAPP_TEMPLATE_OTP: z
     .string()
     .regex(/^[a-z0-9_]{1,512}$/)
     .optional()
     .describe('Approved authentication template (copy-code button) for one-time codes; unset: codes go by email'),
-  TAWQI_WHATSAPP_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000).describe('The Cloud API must answer within this many ms'),
+  TAWQI_WHATSAPP_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(10_000)
+    .describe('The Cloud API must answer within this many ms'),
   // Trust material (server/src/sealing/pki/README.md). Unset: the built-in seal and TSA under DATA_DIR/pki.
-  TAWQI_SEAL_P12: z.string().min(1).optional().describe('PKCS#12 file (.p12/.pfx) with the seal certificate, its key and chain, used instead of the built-in seal'),
+  TAWQI_SEAL_P12: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('PKCS#12 file (.p12/.pfx) with the seal certificate, its key and chain, used instead of the built-in seal'),
   TAWQI_SEAL_P12_PASSWORD: z.string().min(1).optional().describe('Password of TAWQI_SEAL_P12'),
   TAWQI_TSA_URL: z
     .url({ protocol: /^https?$/ })
@@ -106,8 +206,13 @@ export const configSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe('PEM bundle of the root certificates a token (qes) signing certificate must chain to; unset: no token certificate is accepted'),
-  TAWQI_AGENT_DOWNLOAD_URL: z.url({ protocol: /^https?$/ }).optional().describe('Where signers download the desktop signing agent (shown on the signing page when the agent is not running)'),
+    .describe(
+      'PEM bundle of the root certificates a token (qes) signing certificate must chain to; unset: no token certificate is accepted',
+    ),
+  TAWQI_AGENT_DOWNLOAD_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Where signers download the desktop signing agent (shown on the signing page when the agent is not running)'),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -129,9 +234,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(parsed.data.TAWQI_TLS_CERT) !== Boolean(parsed.data.TAWQI_TLS_KEY)) {
     throw new ConfigError('Invalid setting:\n  TAWQI_TLS_CERT and TAWQI_TLS_KEY must be set together');
   }
-  const identity = [parsed.data.TAWQI_IDENTITY_PROVIDER_URL, parsed.data.TAWQI_IDENTITY_PROVIDER_KEY, parsed.data.TAWQI_IDENTITY_CALLBACK_SECRET];
+  const identity = [
+    parsed.data.TAWQI_IDENTITY_PROVIDER_URL,
+    parsed.data.TAWQI_IDENTITY_PROVIDER_KEY,
+    parsed.data.TAWQI_IDENTITY_CALLBACK_SECRET,
+  ];
   if (identity.some(Boolean) && !identity.every(Boolean)) {
-    throw new ConfigError('Invalid setting:\n  TAWQI_IDENTITY_PROVIDER_URL, TAWQI_IDENTITY_PROVIDER_KEY and TAWQI_IDENTITY_CALLBACK_SECRET must be set together');
+    throw new ConfigError(
+      'Invalid setting:\n  TAWQI_IDENTITY_PROVIDER_URL, TAWQI_IDENTITY_PROVIDER_KEY and TAWQI_IDENTITY_CALLBACK_SECRET must be set together',
+    );
   }
   if (Boolean(parsed.data.TAWQI_SEAL_P12) !== Boolean(parsed.data.TAWQI_SEAL_P12_PASSWORD)) {
     throw new ConfigError('Invalid setting:\n  TAWQI_SEAL_P12 and TAWQI_SEAL_P12_PASSWORD must be set together');
@@ -157,17 +268,25 @@ export function parseMailbox(text: string): { name?: string; address: string } |
 /** Rules across the SMTP settings: one way to name the relay, complete credentials, a sender. */
 export function smtpProblems(c: Config): string[] {
   const problems: string[] = [];
-  const split = { TAWQI_SMTP_PORT: c.TAWQI_SMTP_PORT, TAWQI_SMTP_SECURE: c.TAWQI_SMTP_SECURE, TAWQI_SMTP_USER: c.TAWQI_SMTP_USER, TAWQI_SMTP_PASSWORD: c.TAWQI_SMTP_PASSWORD };
+  const split = {
+    TAWQI_SMTP_PORT: c.TAWQI_SMTP_PORT,
+    TAWQI_SMTP_SECURE: c.TAWQI_SMTP_SECURE,
+    TAWQI_SMTP_USER: c.TAWQI_SMTP_USER,
+    TAWQI_SMTP_PASSWORD: c.TAWQI_SMTP_PASSWORD,
+  };
   const given = (o: Record<string, unknown>) => Object.keys(o).filter((k) => o[k] !== undefined);
   if (c.TAWQI_SMTP_URL && c.TAWQI_SMTP_HOST) problems.push('TAWQI_SMTP_URL and TAWQI_SMTP_HOST: set one of them, not both');
   if (c.TAWQI_SMTP_URL) {
     for (const k of given(split)) problems.push(`${k}: not used with TAWQI_SMTP_URL (put it in the URL)`);
     const url = new URL(c.TAWQI_SMTP_URL);
     if (Boolean(url.username) !== Boolean(url.password)) problems.push('TAWQI_SMTP_URL: give both a user and a password, or neither');
-    if (url.protocol === 'smtps:' && c.TAWQI_SMTP_REQUIRE_TLS) problems.push('TAWQI_SMTP_REQUIRE_TLS: smtps:// is implicit TLS already; REQUIRE_TLS is for STARTTLS');
+    if (url.protocol === 'smtps:' && c.TAWQI_SMTP_REQUIRE_TLS)
+      problems.push('TAWQI_SMTP_REQUIRE_TLS: smtps:// is implicit TLS already; REQUIRE_TLS is for STARTTLS');
   } else if (c.TAWQI_SMTP_HOST) {
-    if (Boolean(c.TAWQI_SMTP_USER) !== Boolean(c.TAWQI_SMTP_PASSWORD)) problems.push('TAWQI_SMTP_USER and TAWQI_SMTP_PASSWORD must be set together');
-    if (c.TAWQI_SMTP_SECURE && c.TAWQI_SMTP_REQUIRE_TLS) problems.push('TAWQI_SMTP_REQUIRE_TLS: TAWQI_SMTP_SECURE is implicit TLS already; REQUIRE_TLS is for STARTTLS');
+    if (Boolean(c.TAWQI_SMTP_USER) !== Boolean(c.TAWQI_SMTP_PASSWORD))
+      problems.push('TAWQI_SMTP_USER and TAWQI_SMTP_PASSWORD must be set together');
+    if (c.TAWQI_SMTP_SECURE && c.TAWQI_SMTP_REQUIRE_TLS)
+      problems.push('TAWQI_SMTP_REQUIRE_TLS: TAWQI_SMTP_SECURE is implicit TLS already; REQUIRE_TLS is for STARTTLS');
   } else {
     const stray = given({ ...split, TAWQI_SMTP_REQUIRE_TLS: c.TAWQI_SMTP_REQUIRE_TLS, TAWQI_SMTP_FROM: c.TAWQI_SMTP_FROM });
     for (const k of stray) problems.push(`${k}: needs TAWQI_SMTP_HOST or TAWQI_SMTP_URL`);

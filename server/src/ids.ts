@@ -33,7 +33,8 @@ export function base62(bytes: Uint8Array, length: number): string {
     for (let k = 0; k < head; k++) v = v * 256 + bytes[k]!;
     limbs.push(v);
   }
-  for (let k = head; k < bytes.length; k += 4) limbs.push(((bytes[k]! << 24) | (bytes[k + 1]! << 16) | (bytes[k + 2]! << 8) | bytes[k + 3]!) >>> 0);
+  for (let k = head; k < bytes.length; k += 4)
+    limbs.push(((bytes[k]! << 24) | (bytes[k + 1]! << 16) | (bytes[k + 2]! << 8) | bytes[k + 3]!) >>> 0);
   return base62Limbs(limbs, length);
 }
 

@@ -40,8 +40,18 @@ const rateLimited = new Counter({
   registers: [registry],
 });
 
-const queueWaiting = new Gauge({ name: 'tawqi_queue_depth', help: 'Entries waiting in a durable queue (due now or later), read at scrape', labelNames: ['queue'] as const, registers: [registry] });
-const queueDue = new Gauge({ name: 'tawqi_queue_due', help: 'Entries of a durable queue that are due now, read at scrape', labelNames: ['queue'] as const, registers: [registry] });
+const queueWaiting = new Gauge({
+  name: 'tawqi_queue_depth',
+  help: 'Entries waiting in a durable queue (due now or later), read at scrape',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+});
+const queueDue = new Gauge({
+  name: 'tawqi_queue_due',
+  help: 'Entries of a durable queue that are due now, read at scrape',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+});
 const queueOldestDue = new Gauge({
   name: 'tawqi_queue_oldest_due_age_seconds',
   help: 'How long the oldest due entry of a durable queue has been due (0 when none is), read at scrape',

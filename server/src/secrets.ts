@@ -13,7 +13,10 @@ export interface ServerSecrets {
 export function loadSecrets(dataDir: string): ServerSecrets {
   const file = path.join(dataDir, 'secrets.json');
   if (!existsSync(file)) {
-    writeFileSync(file, JSON.stringify({ link_key: randomBytes(32).toString('hex'), document_key: randomBytes(32).toString('hex') }), { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, JSON.stringify({ link_key: randomBytes(32).toString('hex'), document_key: randomBytes(32).toString('hex') }), {
+      mode: 0o600,
+      flag: 'wx',
+    });
   }
   const raw = JSON.parse(readFileSync(file, 'utf8')) as { link_key: string; document_key?: string };
   if (!raw.document_key) {

@@ -103,7 +103,16 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await prepareStore(store, clock);
   const operator = await createOperatorIfEmpty(store, clock, config);
   const pki = await startPki(config, store, clock, log);
-  const ctx: AppContext = { config, store, clock, log, secrets: loadSecrets(config.DATA_DIR), publicUrl: config.TAWQI_PUBLIC_URL ?? '', afterCommit: () => {}, pki };
+  const ctx: AppContext = {
+    config,
+    store,
+    clock,
+    log,
+    secrets: loadSecrets(config.DATA_DIR),
+    publicUrl: config.TAWQI_PUBLIC_URL ?? '',
+    afterCommit: () => {},
+    pki,
+  };
   // SMTP when configured; otherwise undefined, and outgoing messages are kept as 'held' (tawqi mail list).
   ctx.transport = transportFromConfig(config);
   const { jobs, webhooks } = await startWorkers(ctx, options);
@@ -177,7 +186,10 @@ async function startWorkers(ctx: AppContext, options: StartOptions): Promise<{ j
 /** Listen over HTTPS when a certificate is configured, else HTTP; the URL names the address actually bound. */
 async function listen(config: Config, app: http.RequestListener): Promise<{ server: http.Server; url: string }> {
   const server = config.TAWQI_TLS_CERT
-    ? https.createServer({ cert: readFileSync(config.TAWQI_TLS_CERT), key: readFileSync(config.TAWQI_TLS_KEY!), minVersion: 'TLSv1.2' }, app)
+    ? https.createServer(
+        { cert: readFileSync(config.TAWQI_TLS_CERT), key: readFileSync(config.TAWQI_TLS_KEY!), minVersion: 'TLSv1.2' },
+        app,
+      )
     : http.createServer(app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

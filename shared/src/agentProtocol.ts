@@ -208,23 +208,44 @@ export type CertificateInfo = z.infer<typeof CertificateInfoSchema>;
 
 export const AGENT_ERRORS = {
   bad_message: { en: 'The message is not valid for this protocol.', ar: 'الرسالة غير صالحة لهذا البروتوكول.' },
-  unsupported_version: { en: 'The agent does not speak any of the offered protocol versions; update the agent.', ar: 'لا يدعم البرنامج المحلي أيًّا من إصدارات البروتوكول المعروضة؛ حدّث البرنامج.' },
+  unsupported_version: {
+    en: 'The agent does not speak any of the offered protocol versions; update the agent.',
+    ar: 'لا يدعم البرنامج المحلي أيًّا من إصدارات البروتوكول المعروضة؛ حدّث البرنامج.',
+  },
   hello_required: { en: 'Send hello first.', ar: 'أرسل رسالة التحية أولًا.' },
-  origin_not_trusted: { en: 'This server is not trusted by the signing agent. Add it in the agent first.', ar: 'هذا الخادم غير موثوق لدى برنامج التوقيع؛ أضفه في البرنامج أولًا.' },
-  ticket_invalid: { en: 'The sign ticket is malformed or its signature does not verify with the server’s key.', ar: 'تذكرة التوقيع غير صالحة أو توقيعها لا يطابق مفتاح الخادم.' },
-  ticket_expired: { en: 'The sign ticket has expired; start the signature again.', ar: 'انتهت صلاحية تذكرة التوقيع؛ ابدأ التوقيع من جديد.' },
+  origin_not_trusted: {
+    en: 'This server is not trusted by the signing agent. Add it in the agent first.',
+    ar: 'هذا الخادم غير موثوق لدى برنامج التوقيع؛ أضفه في البرنامج أولًا.',
+  },
+  ticket_invalid: {
+    en: 'The sign ticket is malformed or its signature does not verify with the server’s key.',
+    ar: 'تذكرة التوقيع غير صالحة أو توقيعها لا يطابق مفتاح الخادم.',
+  },
+  ticket_expired: {
+    en: 'The sign ticket has expired; start the signature again.',
+    ar: 'انتهت صلاحية تذكرة التوقيع؛ ابدأ التوقيع من جديد.',
+  },
   ticket_replayed: { en: 'This sign ticket was already used.', ar: 'استُخدمت تذكرة التوقيع هذه من قبل.' },
-  ticket_origin_mismatch: { en: 'The sign ticket was issued by another server than the page’s.', ar: 'صدرت تذكرة التوقيع من خادم غير خادم الصفحة.' },
+  ticket_origin_mismatch: {
+    en: 'The sign ticket was issued by another server than the page’s.',
+    ar: 'صدرت تذكرة التوقيع من خادم غير خادم الصفحة.',
+  },
   certificate_mismatch: { en: 'The sign ticket is for another certificate.', ar: 'تذكرة التوقيع لشهادة أخرى.' },
   no_token: { en: 'No token is plugged in.', ar: 'لا يوجد رمز أمان موصول.' },
   certificate_not_found: { en: 'The certificate is not on any plugged-in token.', ar: 'الشهادة غير موجودة على أي رمز أمان موصول.' },
-  certificate_not_usable: { en: 'The certificate cannot sign: it is expired, not yet valid, lacks a signing key usage or has no private key.', ar: 'لا تصلح الشهادة للتوقيع: منتهية أو غير سارية بعد أو بلا استخدام توقيع أو بلا مفتاح خاص.' },
+  certificate_not_usable: {
+    en: 'The certificate cannot sign: it is expired, not yet valid, lacks a signing key usage or has no private key.',
+    ar: 'لا تصلح الشهادة للتوقيع: منتهية أو غير سارية بعد أو بلا استخدام توقيع أو بلا مفتاح خاص.',
+  },
   pin_incorrect: { en: 'The PIN is not correct.', ar: 'رمز PIN غير صحيح.' },
   pin_locked: { en: 'The token’s PIN is locked.', ar: 'رمز PIN للرمز مقفل.' },
   user_canceled: { en: 'The user canceled in the signing agent.', ar: 'ألغى المستخدم العملية في برنامج التوقيع.' },
   canceled: { en: 'The page withdrew the request.', ar: 'سحبت الصفحة الطلب.' },
   busy: { en: 'The agent is already asking the user about another signature.', ar: 'برنامج التوقيع مشغول بطلب توقيع آخر.' },
-  mechanism_unsupported: { en: 'The token offers no signature mechanism the agent can use for this key.', ar: 'لا يوفر الرمز آلية توقيع مناسبة لهذا المفتاح.' },
+  mechanism_unsupported: {
+    en: 'The token offers no signature mechanism the agent can use for this key.',
+    ar: 'لا يوفر الرمز آلية توقيع مناسبة لهذا المفتاح.',
+  },
   token_error: { en: 'The token reported an error.', ar: 'أبلغ رمز الأمان عن خطأ.' },
   internal_error: { en: 'The signing agent failed unexpectedly.', ar: 'حدث خطأ غير متوقع في برنامج التوقيع.' },
 } as const;

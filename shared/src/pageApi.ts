@@ -63,7 +63,9 @@ export const PageStateSchema = z.object({
   }),
   embed: z.object({ origin: z.string() }).nullable(),
   /** Method token: the desktop agent's ports and protocol versions (agentProtocol.ts), and where to download it; else null. */
-  token: z.object({ agent_ports: z.array(z.number()), protocol_versions: z.array(z.number()), download_url: z.string().nullable() }).nullable(),
+  token: z
+    .object({ agent_ports: z.array(z.number()), protocol_versions: z.array(z.number()), download_url: z.string().nullable() })
+    .nullable(),
   finish: z.object({ redirect_url: z.string().nullable() }).nullable(),
 });
 export type PageState = z.infer<typeof PageStateSchema>;

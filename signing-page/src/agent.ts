@@ -131,14 +131,22 @@ export class AgentClient {
     const answer = await this.request({ type: 'list-certificates' }, REQUEST_TIMEOUT_MS);
     if (answer.type !== 'certificates') throw new AgentError('protocol', `unexpected ${answer.type} to list-certificates`);
     const list = answer as CertificatesResponse;
-    return { tokens: Array.isArray(list.tokens) ? list.tokens : [], certificates: Array.isArray(list.certificates) ? list.certificates : [] };
+    return {
+      tokens: Array.isArray(list.tokens) ? list.tokens : [],
+      certificates: Array.isArray(list.certificates) ? list.certificates : [],
+    };
   }
 
   /**
    * Ask the agent to sign the ticket with the certificate. `onStatus` follows the person's progress
    * in the agent (consent, PIN, signing); `onStarted` receives the request id (for `cancel`).
    */
-  async sign(ticket: string, certSha256: string, onStatus: (status: SignStatus['status']) => void, onStarted?: (id: string) => void): Promise<SignatureResponse> {
+  async sign(
+    ticket: string,
+    certSha256: string,
+    onStatus: (status: SignStatus['status']) => void,
+    onStarted?: (id: string) => void,
+  ): Promise<SignatureResponse> {
     const answer = await this.request({ type: 'sign', ticket, cert_sha256: certSha256 }, SIGN_TIMEOUT_MS, onStatus, onStarted);
     if (answer.type !== 'signature') throw new AgentError('protocol', `unexpected ${answer.type} to sign`);
     const signature = answer as SignatureResponse;
@@ -197,7 +205,11 @@ export class AgentClient {
     }
     const id = typeof message.id === 'string' ? message.id : null;
     if (message.type === 'error') {
-      const error = new AgentError((typeof message.code === 'string' ? message.code : 'protocol') as AgentFailure, typeof message.message === 'string' ? message.message : 'agent error', isRecord(message.pin) ? (message.pin as unknown as PinState) : null);
+      const error = new AgentError(
+        (typeof message.code === 'string' ? message.code : 'protocol') as AgentFailure,
+        typeof message.message === 'string' ? message.message : 'agent error',
+        isRecord(message.pin) ? (message.pin as unknown as PinState) : null,
+      );
       if (id === null) {
         this.lastUnsolicited = error;
         return;

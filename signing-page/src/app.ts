@@ -153,7 +153,12 @@ export class App implements ViewContext {
       this.mount('ended', messageView(this, 'sessionEndedTitle', err.serverMessage ?? this.s.t('sessionEndedBody'), true), true);
       return;
     }
-    const body = err instanceof NetworkError ? this.s.t('networkError') : err instanceof ApiError && err.serverMessage ? err.serverMessage : this.s.t('unexpectedError');
+    const body =
+      err instanceof NetworkError
+        ? this.s.t('networkError')
+        : err instanceof ApiError && err.serverMessage
+          ? err.serverMessage
+          : this.s.t('unexpectedError');
     this.mount('unknown', messageView(this, 'unknownTitle', body, true), true);
   }
 
@@ -166,7 +171,9 @@ export class App implements ViewContext {
 
   private mount(screen: Screen, view: View, stepChanged = true): void {
     const previous = this.current;
-    const focusWasInside = previous ? previous.view.root.contains(document.activeElement) || document.activeElement === document.body : false;
+    const focusWasInside = previous
+      ? previous.view.root.contains(document.activeElement) || document.activeElement === document.body
+      : false;
     previous?.view.destroy?.();
     this.current = { screen, view };
     this.chrome.setWide(view.wide === true);

@@ -135,7 +135,10 @@ export class Chrome {
     const name = b.brand_name?.trim() || null;
     // Images load over https (or same-origin, or data:), as the page's CSP allows.
     const logoUrl = safeUrl(b.logo_url, { allowData: true, allowRelative: true });
-    const logo = logoUrl && (logoUrl.startsWith('https:') || logoUrl.startsWith('data:') || logoUrl.startsWith(`${location.origin}/`)) ? logoUrl : null;
+    const logo =
+      logoUrl && (logoUrl.startsWith('https:') || logoUrl.startsWith('data:') || logoUrl.startsWith(`${location.origin}/`))
+        ? logoUrl
+        : null;
     const parts: Node[] = [];
     if (logo) {
       const img = h('img', {

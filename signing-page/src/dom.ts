@@ -22,11 +22,7 @@ const FORBIDDEN_ATTR = /^(on|style$|srcdoc$)/i;
 const URL_ATTR = /^(href|src|action|formaction|xlink:href)$/i;
 
 /** Create an element with attributes, listeners and children (strings become text nodes). */
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props?: Props | null,
-  ...children: Child[]
-): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props) {
     if (props.class) {

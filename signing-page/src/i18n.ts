@@ -56,7 +56,8 @@ export const en = {
   otpNotReceived: 'Didn’t get it? Check your spam folder or wait a moment before sending a new code.',
 
   idTitle: 'Verify your identity',
-  idIntro: 'This document requires identity verification. You will photograph an official ID document and take a live picture of your face so they can be matched.',
+  idIntro:
+    'This document requires identity verification. You will photograph an official ID document and take a live picture of your face so they can be matched.',
   idPrepare: 'Before you start',
   idPrepDoc: 'Have your ID card or passport with you',
   idPrepCamera: 'Allow camera access when asked',
@@ -68,10 +69,12 @@ export const en = {
   idWaitChecking: 'Waiting for the result…',
   idContinue: 'Return to verification',
   idDeclinedTitle: 'We could not verify your identity',
-  idDeclinedBody: 'Identity verification was not approved, so this document cannot be signed for now. You can try again or contact the sender.',
+  idDeclinedBody:
+    'Identity verification was not approved, so this document cannot be signed for now. You can try again or contact the sender.',
   idRetry: 'Try again',
   idHoldTitle: 'Your identity is being reviewed',
-  idHoldBody: 'Your identity was verified, but the name on your ID differs from the name on this request. A reviewer will decide; this page updates by itself, or you can come back to this link later.',
+  idHoldBody:
+    'Your identity was verified, but the name on your ID differs from the name on this request. A reviewer will decide; this page updates by itself, or you can come back to this link later.',
 
   reviewIntro: 'Read the document, then add your signature below.',
   jumpToSign: 'Go to signature',
@@ -104,7 +107,8 @@ export const en = {
   declining: 'Declining…',
   cancel: 'Cancel',
   tokenTitle: 'Hardware token required',
-  tokenBody: 'This document is signed with the certificate on your hardware token (qualified electronic signature), through the Tawqi signing agent on this computer.',
+  tokenBody:
+    'This document is signed with the certificate on your hardware token (qualified electronic signature), through the Tawqi signing agent on this computer.',
   tokenPinNote: 'You confirm and type your PIN in the signing agent’s own window, never on this page.',
   tokenConnecting: 'Looking for the Tawqi signing agent on this computer…',
   tokenUnavailableTitle: 'The signing agent is not running',
@@ -119,9 +123,11 @@ export const en = {
   tokenNoTokenTitle: 'No token found',
   tokenNoTokenBody: 'Plug in your hardware token. This page notices it by itself.',
   tokenNoCertificateTitle: 'No signing certificate on your token',
-  tokenNoCertificateBody: 'The plugged-in token has no certificate that can sign now (valid, meant for signing). Plug in the token that holds your signing certificate.',
+  tokenNoCertificateBody:
+    'The plugged-in token has no certificate that can sign now (valid, meant for signing). Plug in the token that holds your signing certificate.',
   tokenPinLockedTitle: 'Your token’s PIN is locked',
-  tokenPinLockedBody: 'Too many wrong PINs were entered. Unblock the PIN with your token’s tools (PUK) or contact its issuer, then try again.',
+  tokenPinLockedBody:
+    'Too many wrong PINs were entered. Unblock the PIN with your token’s tools (PUK) or contact its issuer, then try again.',
   tokenChoose: 'Choose your certificate',
   tokenIssuer: 'Issued by {issuer}',
   tokenValidUntil: 'Valid until {date}',
@@ -237,7 +243,8 @@ const ar: Record<Key, string> = {
   idDeclinedBody: 'لم يُقبل التحقق من الهوية، لذا لا يمكن توقيع هذا المستند الآن. يمكنك المحاولة مرة أخرى أو التواصل مع المرسل.',
   idRetry: 'المحاولة مرة أخرى',
   idHoldTitle: 'هويتك قيد المراجعة',
-  idHoldBody: 'تم التحقق من هويتك، لكن الاسم في وثيقتك يختلف عن الاسم في هذا الطلب. سيبتّ أحد المراجعين في الأمر؛ ستتحدّث هذه الصفحة تلقائيًا، ويمكنك العودة إلى هذا الرابط لاحقًا.',
+  idHoldBody:
+    'تم التحقق من هويتك، لكن الاسم في وثيقتك يختلف عن الاسم في هذا الطلب. سيبتّ أحد المراجعين في الأمر؛ ستتحدّث هذه الصفحة تلقائيًا، ويمكنك العودة إلى هذا الرابط لاحقًا.',
 
   reviewIntro: 'اقرأ المستند، ثم أضف توقيعك في الأسفل.',
   jumpToSign: 'الانتقال إلى التوقيع',
@@ -418,4 +425,3 @@ export function clock(seconds: number): string {
 export function westernDigits(text: string): string {
   return text.replace(/[\u0660-\u0669\u06F0-\u06F9]/g, (d) => String((d.charCodeAt(0) & 0xf) % 10));
 }
-

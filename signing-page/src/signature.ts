@@ -12,7 +12,8 @@ export type SignatureMode = 'draw' | 'type';
 const INK = '#10204b';
 const ARABIC = /[\u0600-\u06FF\u0750-\u077F\u08A0-\u08FF\uFB50-\uFDFF\uFE70-\uFEFF]/;
 const LATIN_FONTS = '"Segoe Script", "Bradley Hand", "Snell Roundhand", "Brush Script MT", "URW Chancery L", "Z003", cursive';
-const ARABIC_FONTS = '"Aref Ruqaa", "Diwan Thuluth", "DecoType Naskh", "Noto Naskh Arabic", "Amiri", "Geeza Pro", "Traditional Arabic", "Noto Sans Arabic", serif';
+const ARABIC_FONTS =
+  '"Aref Ruqaa", "Diwan Thuluth", "DecoType Naskh", "Noto Naskh Arabic", "Amiri", "Geeza Pro", "Traditional Arabic", "Noto Sans Arabic", serif';
 /** Where the signature line sits, as a fraction of the pad's height (matches the CSS line). */
 const BASELINE = 0.7;
 /** Largest exported image, in pixels: keeps the upload small and the PDF fast. */
@@ -110,7 +111,11 @@ export class SignatureInput {
       h('p', { id: hintId, class: 'hint' }, s.t('typeHint')),
     );
 
-    this.clearButton = h('button', { class: 'btn btn-quiet btn-small', attrs: { type: 'button' }, on: { click: () => this.clear() } }, s.t('sigClear'));
+    this.clearButton = h(
+      'button',
+      { class: 'btn btn-quiet btn-small', attrs: { type: 'button' }, on: { click: () => this.clear() } },
+      s.t('sigClear'),
+    );
 
     this.root = h(
       'div',
@@ -278,10 +283,14 @@ export class SignatureInput {
   private watchPixelRatio(): void {
     this.dprQuery?.removeEventListener('change', this.onDprChange);
     this.dprQuery = window.matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
-    this.dprQuery.addEventListener('change', () => {
-      this.onDprChange();
-      this.watchPixelRatio();
-    }, { once: true });
+    this.dprQuery.addEventListener(
+      'change',
+      () => {
+        this.onDprChange();
+        this.watchPixelRatio();
+      },
+      { once: true },
+    );
   }
 
   /** Show the typed name on the pad. */

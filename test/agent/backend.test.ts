@@ -30,7 +30,13 @@ interface FakeOptions {
 
 function fakeModule(options: FakeOptions = {}) {
   const calls: string[] = [];
-  const state = { flags: options.flags ?? C.CKF_TOKEN_INITIALIZED | C.CKF_LOGIN_REQUIRED, openSessions: 0, loggedIn: false, signed: null as Buffer | null, mechanism: 0 };
+  const state = {
+    flags: options.flags ?? C.CKF_TOKEN_INITIALIZED | C.CKF_LOGIN_REQUIRED,
+    openSessions: 0,
+    loggedIn: false,
+    signed: null as Buffer | null,
+    mechanism: 0,
+  };
   const slot = Buffer.from([1, 0, 0, 0, 0, 0, 0, 0]);
   const key = Buffer.from([9]);
   const api: Pkcs11Api = {
@@ -38,7 +44,13 @@ function fakeModule(options: FakeOptions = {}) {
     C_Initialize: () => void calls.push('init'),
     C_Finalize: () => void calls.push('finalize'),
     C_GetSlotList: () => [slot],
-    C_GetTokenInfo: () => ({ label: 'Fake'.padEnd(32), manufacturerID: 'Vendor'.padEnd(32), model: 'M'.padEnd(16), serialNumber: '42'.padEnd(16), flags: state.flags }),
+    C_GetTokenInfo: () => ({
+      label: 'Fake'.padEnd(32),
+      manufacturerID: 'Vendor'.padEnd(32),
+      model: 'M'.padEnd(16),
+      serialNumber: '42'.padEnd(16),
+      flags: state.flags,
+    }),
     C_GetMechanismList: () => options.mechanisms ?? [C.CKM_RSA_PKCS, C.CKM_SHA256_RSA_PKCS, C.CKM_ECDSA],
     C_OpenSession: () => {
       state.openSessions++;
@@ -74,7 +86,10 @@ function fakeModule(options: FakeOptions = {}) {
     })(),
     C_FindObjectsFinal: () => {},
     C_GetAttributeValue: (_s, _o, template) =>
-      template.map((t) => ({ type: t.type, value: t.type === C.CKA_ALWAYS_AUTHENTICATE ? Buffer.from([options.alwaysAuthenticate ? 1 : 0]) : Buffer.from([1]) })),
+      template.map((t) => ({
+        type: t.type,
+        value: t.type === C.CKA_ALWAYS_AUTHENTICATE ? Buffer.from([options.alwaysAuthenticate ? 1 : 0]) : Buffer.from([1]),
+      })),
     C_SignInit: (_s, mechanism) => {
       calls.push(`signinit ${mechanism.mechanism}`);
       state.mechanism = mechanism.mechanism;
@@ -142,7 +157,9 @@ describe('token backend (scripted module)', () => {
   });
 
   test('a wrong PIN reports pin_incorrect with the flags after the attempt (COUNT_LOW, FINAL_TRY)', () => {
-    const { api, state } = fakeModule({ flagsAfterWrongPin: C.CKF_TOKEN_INITIALIZED | C.CKF_USER_PIN_COUNT_LOW | C.CKF_USER_PIN_FINAL_TRY });
+    const { api, state } = fakeModule({
+      flagsAfterWrongPin: C.CKF_TOKEN_INITIALIZED | C.CKF_USER_PIN_COUNT_LOW | C.CKF_USER_PIN_FINAL_TRY,
+    });
     const pin = pinBytes('0000');
     const outcome = backendWith(api).sign({ slot: slotKey, keyId: '01', keyType: 'rsa', data, pin });
     assert.equal(outcome.ok, false);
@@ -156,7 +173,10 @@ describe('token backend (scripted module)', () => {
     const { api, calls } = fakeModule({ flags: C.CKF_TOKEN_INITIALIZED | C.CKF_USER_PIN_LOCKED });
     const outcome = backendWith(api).sign({ slot: slotKey, keyId: '01', keyType: 'rsa', data, pin: pinBytes('1234') });
     assert.equal(!outcome.ok && outcome.code, 'pin_locked');
-    assert.equal(calls.some((c) => c.startsWith('login')), false);
+    assert.equal(
+      calls.some((c) => c.startsWith('login')),
+      false,
+    );
   });
 
   test('PIN pad: login with an empty PIN lets the reader collect it; canceling on the pad is user_canceled', () => {

@@ -26,7 +26,10 @@ before(async () => {
   hsm = createSoftHsm({}, false);
   server = await startFakeServer();
   home = mkdtempSync(path.join(tmpdir(), 'tawqi-agent-cli-'));
-  writeFileSync(path.join(home, 'config.json'), JSON.stringify({ modules: [hsm.module], known_modules: false, ports: [0], log_level: 'warn' }));
+  writeFileSync(
+    path.join(home, 'config.json'),
+    JSON.stringify({ modules: [hsm.module], known_modules: false, ports: [0], log_level: 'warn' }),
+  );
 });
 after(async () => {
   await server?.close();
@@ -42,7 +45,11 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   });
 }
 
-async function cli(args: string[], stdin = '', env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function cli(
+  args: string[],
+  stdin = '',
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = start(args, env);
   let stdout = '';
   let stderr = '';
@@ -90,7 +97,10 @@ describe('tawqi-agent CLI', () => {
       tokens: { label: string; pin: { retries: string } }[];
       certificates: { cert_sha256: string; offered: boolean; reasons: string[] }[];
     };
-    assert.deepEqual(report.modules.map((m) => [m.id, m.loaded]), [['softhsm2', true]]);
+    assert.deepEqual(
+      report.modules.map((m) => [m.id, m.loaded]),
+      [['softhsm2', true]],
+    );
     assert.equal(report.tokens[0]?.label, hsm.tokenLabel);
     assert.equal(report.tokens[0]?.pin.retries, 'ok');
     const byHash = new Map(report.certificates.map((c) => [c.cert_sha256, c]));
@@ -119,7 +129,11 @@ describe('tawqi-agent CLI', () => {
       assert.equal((await client.hello()).type, 'hello');
       const content = Buffer.from('the document');
       const digest = createHash('sha256').update(content).digest('hex');
-      const id = client.send({ type: 'sign', ticket: server.mint({ cert_sha256: hsm.certs.rsa.sha256, digest, title: 'CLI contract' }), cert_sha256: hsm.certs.rsa.sha256 });
+      const id = client.send({
+        type: 'sign',
+        ticket: server.mint({ cert_sha256: hsm.certs.rsa.sha256, digest, title: 'CLI contract' }),
+        cert_sha256: hsm.certs.rsa.sha256,
+      });
       const answer = await client.answer(id);
       assert.equal(answer.type, 'signature', JSON.stringify(answer));
       if (answer.type === 'signature') assert.ok(opensslVerify(Buffer.from(answer.cms, 'base64'), content, hsm.rootPemFile).ok);

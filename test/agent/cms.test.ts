@@ -40,13 +40,70 @@ let caDer: Buffer;
 
 before(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'tawqi-cms-test-'));
-  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-subj', '/CN=CMS Test CA', '-days', '30',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign');
-  writeFileSync(path.join(dir, 'leaf.ext'), '[ext]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-subj',
+    '/CN=CMS Test CA',
+    '-days',
+    '30',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  );
+  writeFileSync(
+    path.join(dir, 'leaf.ext'),
+    '[ext]\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,nonRepudiation\n',
+  );
   const leaf = (name: string, newkey: string[]): Leaf => {
-    ssl('req', '-new', '-newkey', ...newkey, '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=CMS ${name}/O=مؤسسة تجريبية`, '-utf8');
-    ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '0x00ff01', '-days', '30', '-extfile', 'leaf.ext', '-extensions', 'ext', '-out', `${name}.pem`);
-    return { der: pem2der(readFileSync(path.join(dir, `${name}.pem`), 'utf8')), key: createPrivateKey(readFileSync(path.join(dir, `${name}.key`))) };
+    ssl(
+      'req',
+      '-new',
+      '-newkey',
+      ...newkey,
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      `/CN=CMS ${name}/O=مؤسسة تجريبية`,
+      '-utf8',
+    );
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-set_serial',
+      '0x00ff01',
+      '-days',
+      '30',
+      '-extfile',
+      'leaf.ext',
+      '-extensions',
+      'ext',
+      '-out',
+      `${name}.pem`,
+    );
+    return {
+      der: pem2der(readFileSync(path.join(dir, `${name}.pem`), 'utf8')),
+      key: createPrivateKey(readFileSync(path.join(dir, `${name}.key`))),
+    };
   };
   rsa = leaf('rsa', ['rsa:2048']);
   ec = leaf('ec', ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256']);
@@ -65,8 +122,14 @@ describe('signed attributes', () => {
     const sorted = [...elements].sort(Buffer.compare);
     assert.deepEqual(elements, sorted, 'elements sorted by their encodings');
     const attributes = set.valueBlock.value.map((schema) => new pkijs.Attribute({ schema }));
-    assert.deepEqual(attributes.map((a) => a.type).sort(), [OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_CERTIFICATE_V2].sort());
-    assert.equal(attributes.some((a) => a.type === OID_ATTR_SIGNING_TIME), false);
+    assert.deepEqual(
+      attributes.map((a) => a.type).sort(),
+      [OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_CERTIFICATE_V2].sort(),
+    );
+    assert.equal(
+      attributes.some((a) => a.type === OID_ATTR_SIGNING_TIME),
+      false,
+    );
 
     const ct = attributes.find((a) => a.type === OID_ATTR_CONTENT_TYPE)?.values[0] as asn1js.ObjectIdentifier;
     assert.equal(ct.valueBlock.toString(), OID_DATA);
@@ -105,9 +168,15 @@ describe('detached SignedData', () => {
     assert.equal(sd.version, 1);
     assert.equal(sd.encapContentInfo.eContentType, OID_DATA);
     assert.equal(sd.encapContentInfo.eContent, undefined, 'detached');
-    assert.deepEqual(sd.digestAlgorithms.map((a) => a.algorithmId), [OID_SHA256]);
+    assert.deepEqual(
+      sd.digestAlgorithms.map((a) => a.algorithmId),
+      [OID_SHA256],
+    );
     const certs = (sd.certificates ?? []) as pkijs.Certificate[];
-    assert.deepEqual(certs.map((c) => Buffer.from(c.toSchema().toBER())), [rsa.der, caDer]);
+    assert.deepEqual(
+      certs.map((c) => Buffer.from(c.toSchema().toBER())),
+      [rsa.der, caDer],
+    );
     assert.equal(sd.signerInfos.length, 1);
     const si = sd.signerInfos[0] as pkijs.SignerInfo;
     assert.equal(si.version, 1);
@@ -139,7 +208,15 @@ describe('detached SignedData', () => {
 
   test('signed attributes that do not re-encode identically are refused', () => {
     const signedAttributes = buildSignedAttributes(rsa.der, digest);
-    assert.throws(() => assembleSignedData({ certificate: rsa.der, chain: [], signedAttributes: Buffer.from([0x30, 0x00]), keyType: 'rsa', signature: new Uint8Array(256) }));
+    assert.throws(() =>
+      assembleSignedData({
+        certificate: rsa.der,
+        chain: [],
+        signedAttributes: Buffer.from([0x30, 0x00]),
+        keyType: 'rsa',
+        signature: new Uint8Array(256),
+      }),
+    );
     assert.ok(signedAttributes.byteLength > 0);
   });
 });

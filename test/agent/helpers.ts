@@ -8,13 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  AgentResponseSchema,
-  encodeSignTicketPayload,
-  joinSignTicket,
-  type AgentResponse,
-  type SignTicketPayload,
-} from '@tawqi/shared';
+import { AgentResponseSchema, encodeSignTicketPayload, joinSignTicket, type AgentResponse, type SignTicketPayload } from '@tawqi/shared';
 import { ecdsaRawToDer, padesSignedAttributes, sha256SignatureAlgorithm, signedData } from '@tawqi/shared/cms';
 import WebSocket from 'ws';
 
@@ -38,7 +32,9 @@ export interface FakeServer {
 export async function startFakeServer(): Promise<FakeServer> {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const fingerprint = createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
+  const fingerprint = createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex');
   const previewAuth: string[] = [];
   const server: Server = createServer((req, res) => {
     if (req.url === '/pki/evidence-key.pem') {
@@ -153,7 +149,23 @@ export function opensslVerify(cmsDer: Uint8Array, content: Buffer, caFile: strin
     writeFileSync(path.join(dir, 'data.bin'), content);
     const output = execFileSync(
       'openssl',
-      ['cms', '-verify', '-binary', '-inform', 'DER', '-in', 'sig.der', '-content', 'data.bin', '-CAfile', caFile, '-purpose', 'any', '-out', '/dev/null'],
+      [
+        'cms',
+        '-verify',
+        '-binary',
+        '-inform',
+        'DER',
+        '-in',
+        'sig.der',
+        '-content',
+        'data.bin',
+        '-CAfile',
+        caFile,
+        '-purpose',
+        'any',
+        '-out',
+        '/dev/null',
+      ],
       { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
     );
     return { ok: true, output };
@@ -182,7 +194,13 @@ export function buildSignedAttributes(certificate: Uint8Array, digest: Uint8Arra
 }
 
 /** The detached CMS the agent returns around the token's signature (raw r‖s for ECDSA), as AgentServer builds it. */
-export function assembleSignedData(input: { certificate: Uint8Array; chain: readonly Uint8Array[]; signedAttributes: Uint8Array; keyType: 'rsa' | 'ec'; signature: Uint8Array }): Uint8Array {
+export function assembleSignedData(input: {
+  certificate: Uint8Array;
+  chain: readonly Uint8Array[];
+  signedAttributes: Uint8Array;
+  keyType: 'rsa' | 'ec';
+  signature: Uint8Array;
+}): Uint8Array {
   return signedData({
     signerCertificate: input.certificate,
     certificates: [input.certificate, ...input.chain],

@@ -140,9 +140,20 @@ describe('agent protocol', () => {
     const answer = await client.answer(client.send({ type: 'list-certificates' }));
     assert.equal(answer.type, 'certificates');
     if (answer.type !== 'certificates') return;
-    assert.deepEqual(answer.certificates.map((c) => c.cert_sha256).sort(), [hsm.certs.rsa.sha256, hsm.certs.ec.sha256, hsm.certs.ec384.sha256].sort());
-    assert.equal(answer.certificates.some((c) => c.cert_sha256 === hsm.certs.noUsage.sha256), false, 'no signing usage: never offered');
-    assert.equal(answer.certificates.some((c) => c.cert_sha256 === hsm.certs.expired.sha256), false, 'expired: never offered');
+    assert.deepEqual(
+      answer.certificates.map((c) => c.cert_sha256).sort(),
+      [hsm.certs.rsa.sha256, hsm.certs.ec.sha256, hsm.certs.ec384.sha256].sort(),
+    );
+    assert.equal(
+      answer.certificates.some((c) => c.cert_sha256 === hsm.certs.noUsage.sha256),
+      false,
+      'no signing usage: never offered',
+    );
+    assert.equal(
+      answer.certificates.some((c) => c.cert_sha256 === hsm.certs.expired.sha256),
+      false,
+      'expired: never offered',
+    );
     assert.equal(answer.tokens[0]?.label, hsm.tokenLabel);
     const rsa = answer.certificates.find((c) => c.cert_sha256 === hsm.certs.rsa.sha256);
     assert.equal(rsa?.certificate, hsm.certs.rsa.der.toString('base64'));
@@ -203,8 +214,14 @@ describe('agent protocol', () => {
     const forger = generateKeyPairSync('ed25519').privateKey;
     assert.equal(errorOf((await signOnce(client, server.mint({ cert_sha256: c }, forger), c)).answer).code, 'ticket_invalid');
     const past = Math.floor(Date.now() / 1000) - 1000;
-    assert.equal(errorOf((await signOnce(client, server.mint({ cert_sha256: c, iat: past, exp: past + 300 }), c)).answer).code, 'ticket_expired');
-    assert.equal(errorOf((await signOnce(client, server.mint({ cert_sha256: c, iss: 'https://other.example' }), c)).answer).code, 'ticket_origin_mismatch');
+    assert.equal(
+      errorOf((await signOnce(client, server.mint({ cert_sha256: c, iat: past, exp: past + 300 }), c)).answer).code,
+      'ticket_expired',
+    );
+    assert.equal(
+      errorOf((await signOnce(client, server.mint({ cert_sha256: c, iss: 'https://other.example' }), c)).answer).code,
+      'ticket_origin_mismatch',
+    );
     assert.equal(ui.consents.length, 0);
     client.close();
   });
@@ -260,7 +277,10 @@ describe('agent protocol', () => {
     const first = client.send({ type: 'sign', ticket: server.mint({ cert_sha256: c }), cert_sha256: c });
     await client.next((m) => m.type === 'sign-status' && m.id === first && m.status === 'awaiting_consent');
     const other = await page();
-    assert.equal(errorOf(await other.answer(other.send({ type: 'sign', ticket: server.mint({ cert_sha256: c }), cert_sha256: c }))).code, 'busy');
+    assert.equal(
+      errorOf(await other.answer(other.send({ type: 'sign', ticket: server.mint({ cert_sha256: c }), cert_sha256: c }))).code,
+      'busy',
+    );
     assert.equal((await other.answer(other.send({ type: 'list-certificates' }))).type, 'certificates', 'answered while a sign waits');
     const abortedBefore = ui.aborted;
     client.send({ type: 'cancel', target: first });
@@ -311,7 +331,14 @@ describe('agent protocol', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const free = (probe.address() as { port: number }).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    const second = new AgentServer({ tokens: agent.tokens, trust: agent.trust, ui, ports: [taken, free], agentVersion: 'test', log: createLogger('silent') });
+    const second = new AgentServer({
+      tokens: agent.tokens,
+      trust: agent.trust,
+      ui,
+      ports: [taken, free],
+      agentVersion: 'test',
+      log: createLogger('silent'),
+    });
     try {
       assert.equal(await second.listen(), free);
     } finally {

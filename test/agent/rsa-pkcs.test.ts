@@ -29,10 +29,22 @@ test('RSA falls back to CKM_RSA_PKCS over our DigestInfo; the CMS verifies', asy
   const entry = entries.find((e) => e.info.cert_sha256 === hsm.certs.rsa.sha256);
   assert.ok(entry?.offered);
   const signedAttributes = buildSignedAttributes(entry.der, createHash('sha256').update(content).digest());
-  const outcome = await tokens.sign({ slot: entry.slot, keyId: entry.keyId, keyType: 'rsa', data: signedAttributes, pin: new TextEncoder().encode(hsm.pin) });
+  const outcome = await tokens.sign({
+    slot: entry.slot,
+    keyId: entry.keyId,
+    keyType: 'rsa',
+    data: signedAttributes,
+    pin: new TextEncoder().encode(hsm.pin),
+  });
   assert.ok(outcome.ok, JSON.stringify(outcome));
   assert.equal(outcome.mechanism, 'CKM_RSA_PKCS');
-  const cms = assembleSignedData({ certificate: entry.der, chain: entry.chain, signedAttributes, keyType: 'rsa', signature: outcome.signature });
+  const cms = assembleSignedData({
+    certificate: entry.der,
+    chain: entry.chain,
+    signedAttributes,
+    keyType: 'rsa',
+    signature: outcome.signature,
+  });
   const verdict = opensslVerify(cms, content, hsm.rootPemFile);
   assert.ok(verdict.ok, verdict.output);
 });

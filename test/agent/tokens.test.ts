@@ -33,7 +33,10 @@ const pin = () => new TextEncoder().encode(hsm.pin);
 
 describe('SoftHSM2 token', () => {
   test('the module is loaded and the token enumerated with its PIN state', () => {
-    assert.deepEqual(tokens.modules().map((m) => [m.id, m.loaded]), [['softhsm2', true]]);
+    assert.deepEqual(
+      tokens.modules().map((m) => [m.id, m.loaded]),
+      [['softhsm2', true]],
+    );
     const list = tokens.tokens();
     assert.equal(list.length, 1);
     assert.equal(list[0]?.label, hsm.tokenLabel);
@@ -44,7 +47,10 @@ describe('SoftHSM2 token', () => {
   test('offered: signing key usage, valid today, key on the token; the others never', async () => {
     const { entries } = await tokens.certificates();
     const byHash = new Map(entries.map((e) => [e.info.cert_sha256, e]));
-    const offered = entries.filter((e) => e.offered).map((e) => e.info.cert_sha256).sort();
+    const offered = entries
+      .filter((e) => e.offered)
+      .map((e) => e.info.cert_sha256)
+      .sort();
     assert.deepEqual(offered, [hsm.certs.rsa.sha256, hsm.certs.ec.sha256, hsm.certs.ec384.sha256].sort());
     assert.deepEqual(byHash.get(hsm.certs.noUsage.sha256)?.reasons, ['no_signing_key_usage']);
     assert.deepEqual(byHash.get(hsm.certs.expired.sha256)?.reasons, ['expired']);
@@ -55,7 +61,11 @@ describe('SoftHSM2 token', () => {
     assert.equal(rsa?.info.key_bits, 2048);
     assert.deepEqual(rsa?.info.key_usage, ['nonRepudiation']);
     assert.equal(rsa?.info.name, 'Test Signer RSA');
-    assert.deepEqual(rsa?.chain.map((d) => Buffer.from(d)), [hsm.certs.issuingCa.der], 'the chain certificate found on the token');
+    assert.deepEqual(
+      rsa?.chain.map((d) => Buffer.from(d)),
+      [hsm.certs.issuingCa.der],
+      'the chain certificate found on the token',
+    );
     assert.equal(byHash.get(hsm.certs.ec.sha256)?.info.curve, 'P-256');
     assert.equal(byHash.get(hsm.certs.ec384.sha256)?.info.curve, 'P-384');
   });
@@ -73,10 +83,22 @@ describe('SoftHSM2 token', () => {
       const entry = entries.find((e) => e.info.cert_sha256 === hsm.certs[name].sha256);
       assert.ok(entry?.offered);
       const signedAttributes = buildSignedAttributes(entry.der, digest);
-      const outcome = await tokens.sign({ slot: entry.slot, keyId: entry.keyId, keyType: entry.keyType, data: signedAttributes, pin: pin() });
+      const outcome = await tokens.sign({
+        slot: entry.slot,
+        keyId: entry.keyId,
+        keyType: entry.keyType,
+        data: signedAttributes,
+        pin: pin(),
+      });
       assert.ok(outcome.ok, JSON.stringify(outcome));
       assert.equal(outcome.mechanism, name === 'rsa' ? 'CKM_SHA256_RSA_PKCS' : 'CKM_ECDSA');
-      const cms = assembleSignedData({ certificate: entry.der, chain: entry.chain, signedAttributes, keyType: entry.keyType, signature: outcome.signature });
+      const cms = assembleSignedData({
+        certificate: entry.der,
+        chain: entry.chain,
+        signedAttributes,
+        keyType: entry.keyType,
+        signature: outcome.signature,
+      });
       const verdict = opensslVerify(cms, content, hsm.rootPemFile);
       assert.ok(verdict.ok, verdict.output);
     });
@@ -96,7 +118,13 @@ describe('SoftHSM2 token', () => {
     const { entries } = await tokens.certificates();
     const entry = entries.find((e) => e.info.cert_sha256 === hsm.certs.ec.sha256);
     assert.ok(entry);
-    const wrong = await tokens.sign({ slot: entry.slot, keyId: entry.keyId, keyType: 'ec', data: new Uint8Array([1]), pin: new TextEncoder().encode('000000') });
+    const wrong = await tokens.sign({
+      slot: entry.slot,
+      keyId: entry.keyId,
+      keyType: 'ec',
+      data: new Uint8Array([1]),
+      pin: new TextEncoder().encode('000000'),
+    });
     assert.equal(!wrong.ok && wrong.code, 'pin_incorrect');
     assert.ok(!wrong.ok && wrong.flags !== null && (wrong.flags & CKF_USER_PIN_COUNT_LOW) !== 0);
     const flags = await tokens.tokenFlags(entry.slot);
@@ -120,7 +148,10 @@ describe('SoftHSM2 token', () => {
       assert.equal((await added).length, 2);
       const removed = waitFor((t) => !t.some((x) => x.label === 'Second Token'));
       hsm.removeToken('Second Token');
-      assert.deepEqual((await removed).map((t) => t.label), [hsm.tokenLabel]);
+      assert.deepEqual(
+        (await removed).map((t) => t.label),
+        [hsm.tokenLabel],
+      );
     } finally {
       clearInterval(keepAlive);
     }

@@ -13,21 +13,41 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { PREVIEW_PNG } from './helpers.js';
 
 const UI = fileURLToPath(new URL('../../agent/ui/', import.meta.url));
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 let profile: string;
 let context: BrowserContext;
 
 before(async () => {
   profile = mkdtempSync(path.join(tmpdir(), 'tawqi-agent-ui-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: process.env.TAWQI_CHROMIUM ?? '/usr/bin/chromium', args: ARGS, headless: true });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.TAWQI_CHROMIUM ?? '/usr/bin/chromium',
+    args: ARGS,
+    headless: true,
+  });
 });
 after(async () => {
   await context?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
-const pin = (over: Record<string, unknown> = {}) => ({ count_low: false, final_try: false, locked: false, pin_pad: false, retries: 'ok', ...over });
+const pin = (over: Record<string, unknown> = {}) => ({
+  count_low: false,
+  final_try: false,
+  locked: false,
+  pin_pad: false,
+  retries: 'ok',
+  ...over,
+});
 const certificate = (pinState = pin()) => ({
   cert_sha256: 'ab'.repeat(32),
   name: 'Test Signer RSA',
@@ -51,7 +71,11 @@ const consentRequest = (over: Record<string, unknown> = {}) => ({
 });
 
 /** Opens a window with a fake `window.tawqiAgent`; `answers()` returns what it sent back. */
-async function open(file: string, request: unknown, extra = ''): Promise<{ page: Page; answers: () => Promise<unknown[]>; problems: string[] }> {
+async function open(
+  file: string,
+  request: unknown,
+  extra = '',
+): Promise<{ page: Page; answers: () => Promise<unknown[]>; problems: string[] }> {
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (m) => {
@@ -84,7 +108,11 @@ describe('agent windows in Chromium', () => {
     assert.equal(await field(page, 'digest'), 'cd'.repeat(32));
     assert.match((await field(page, 'token')) ?? '', /Tawqi Test Token/);
     await page.locator('#preview-image').waitFor();
-    assert.equal(await page.evaluate("(() => { const i = document.getElementById('preview-image'); return i.complete && i.naturalWidth; })()"), 1, 'the preview PNG rendered');
+    assert.equal(
+      await page.evaluate("(() => { const i = document.getElementById('preview-image'); return i.complete && i.naturalWidth; })()"),
+      1,
+      'the preview PNG rendered',
+    );
     assert.equal(await page.locator('#pin-state').isHidden(), true);
     assert.deepEqual(await answers(), [], 'nothing answered before a click');
     await page.locator('#sign').click();
@@ -96,7 +124,11 @@ describe('agent windows in Chromium', () => {
   test('consent: a missing preview is a warning; a locked PIN disables signing; Escape cancels; Arabic is RTL', async () => {
     const { page, answers, problems } = await open(
       'consent.html',
-      consentRequest({ lang: 'ar', preview: { ok: false, reason: 'the server answered 404' }, certificate: certificate(pin({ locked: true, retries: 'locked' })) }),
+      consentRequest({
+        lang: 'ar',
+        preview: { ok: false, reason: 'the server answered 404' },
+        certificate: certificate(pin({ locked: true, retries: 'locked' })),
+      }),
     );
     await page.locator('#preview-warning').waitFor();
     assert.match((await page.locator('#preview-warning').textContent()) ?? '', /404/);
@@ -110,7 +142,14 @@ describe('agent windows in Chromium', () => {
   });
 
   test('PIN: the retry state is shown before typing; the PIN goes to the agent and the field is cleared', async () => {
-    const request = { lang: 'en', origin: 'https://sign.example.com', title: 'Lease agreement', certificate: certificate(), token: certificate().token, pin: pin({ count_low: true, retries: 'low' }) };
+    const request = {
+      lang: 'en',
+      origin: 'https://sign.example.com',
+      title: 'Lease agreement',
+      certificate: certificate(),
+      token: certificate().token,
+      pin: pin({ count_low: true, retries: 'low' }),
+    };
     const { page, answers, problems } = await open('pin.html', request);
     const state = page.locator('#pin-state');
     await state.waitFor();
@@ -133,7 +172,14 @@ describe('agent windows in Chromium', () => {
   });
 
   test('PIN pad: no PIN field, the user is told to type on the reader', async () => {
-    const { page } = await open('pin.html', { lang: 'en', origin: 'o', title: 't', certificate: certificate(), token: certificate().token, pin: pin({ pin_pad: true }) });
+    const { page } = await open('pin.html', {
+      lang: 'en',
+      origin: 'o',
+      title: 't',
+      certificate: certificate(),
+      token: certificate().token,
+      pin: pin({ pin_pad: true }),
+    });
     await page.locator('#pin-state').waitFor();
     assert.match((await page.locator('#pin-state').textContent()) ?? '', /PIN pad/);
     assert.equal(await page.locator('#pin').isHidden(), true);
@@ -161,7 +207,11 @@ describe('agent windows in Chromium', () => {
     await page.locator('#confirm').waitFor();
     assert.equal(await page.locator('#confirm-origin').textContent(), 'https://sign.example.com');
     assert.equal(await page.locator('#confirm-fingerprint').textContent(), 'fefe '.repeat(16).trim());
-    assert.equal((await calls()).some((c) => (c as string[])[0] === 'trust'), false, 'not trusted before the click');
+    assert.equal(
+      (await calls()).some((c) => (c as string[])[0] === 'trust'),
+      false,
+      'not trusted before the click',
+    );
     await page.locator('#confirm-trust').click();
     await page.locator('li[data-origin="https://sign.example.com"]').waitFor();
     assert.deepEqual((await calls()).at(-1), ['trust', 'https://sign.example.com', fingerprint]);

@@ -36,7 +36,13 @@ describe('PKCS#11 constants', () => {
 
 describe('PIN state from token flags', () => {
   test('each flag is read before the user types', () => {
-    assert.deepEqual(pinStateFromFlags(C.CKF_LOGIN_REQUIRED), { count_low: false, final_try: false, locked: false, pin_pad: false, retries: 'ok' });
+    assert.deepEqual(pinStateFromFlags(C.CKF_LOGIN_REQUIRED), {
+      count_low: false,
+      final_try: false,
+      locked: false,
+      pin_pad: false,
+      retries: 'ok',
+    });
     assert.equal(pinStateFromFlags(C.CKF_USER_PIN_COUNT_LOW).retries, 'low');
     assert.equal(pinStateFromFlags(C.CKF_USER_PIN_COUNT_LOW | C.CKF_USER_PIN_FINAL_TRY).retries, 'final_try');
     assert.equal(pinStateFromFlags(C.CKF_USER_PIN_FINAL_TRY | C.CKF_USER_PIN_LOCKED).retries, 'locked');
@@ -53,7 +59,11 @@ describe('mechanisms', () => {
   });
 
   test('EC prefers CKM_ECDSA over the SHA-256 digest, then CKM_ECDSA_SHA256', () => {
-    assert.deepEqual(chooseMechanism('ec', [C.CKM_ECDSA, C.CKM_ECDSA_SHA256]), { mechanism: C.CKM_ECDSA, name: 'CKM_ECDSA', input: 'digest' });
+    assert.deepEqual(chooseMechanism('ec', [C.CKM_ECDSA, C.CKM_ECDSA_SHA256]), {
+      mechanism: C.CKM_ECDSA,
+      name: 'CKM_ECDSA',
+      input: 'digest',
+    });
     assert.equal(chooseMechanism('ec', [C.CKM_ECDSA_SHA256])?.input, 'message');
     assert.equal(chooseMechanism('ec', [C.CKM_RSA_PKCS]), null);
     assert.equal(chooseMechanism('ec', null)?.name, 'CKM_ECDSA');
@@ -84,10 +94,7 @@ describe('mechanisms', () => {
     const r = Buffer.alloc(32, 0);
     r[31] = 1;
     const s = Buffer.alloc(32, 0xff);
-    assert.equal(
-      Buffer.from(ecdsaRawToDer(Buffer.concat([r, s]))).toString('hex'),
-      '3026' + '020101' + '022100' + 'ff'.repeat(32),
-    );
+    assert.equal(Buffer.from(ecdsaRawToDer(Buffer.concat([r, s]))).toString('hex'), '3026' + '020101' + '022100' + 'ff'.repeat(32));
     const big = ecdsaRawToDer(Buffer.alloc(132, 0x80)); // P-521 sized
     assert.equal(big[0], 0x30);
     assert.equal(big[1], 0x81);
@@ -98,7 +105,12 @@ describe('mechanisms', () => {
 
 describe('PKCS#11 module discovery', () => {
   test('configured modules first, then the known vendor modules that exist on this OS', () => {
-    const present = new Set(['/opt/vendor/libcustom.so', '/usr/lib/libeTPkcs11.so', '/usr/lib/x86_64-linux-gnu/opensc-pkcs11.so', '/usr/lib/softhsm/libsofthsm2.so']);
+    const present = new Set([
+      '/opt/vendor/libcustom.so',
+      '/usr/lib/libeTPkcs11.so',
+      '/usr/lib/x86_64-linux-gnu/opensc-pkcs11.so',
+      '/usr/lib/softhsm/libsofthsm2.so',
+    ]);
     const result = discoverModules({
       configured: ['/opt/vendor/libcustom.so', { path: '/nope/libmissing.so' }],
       platform: 'linux',
@@ -125,7 +137,10 @@ describe('PKCS#11 module discovery', () => {
       realpath: (p) => (p.includes('softhsm') ? '/real/libsofthsm2.so' : p),
       known: false,
     });
-    assert.deepEqual(result.modules.map((m) => [m.id, m.source]), [['softhsm2', 'config']]);
+    assert.deepEqual(
+      result.modules.map((m) => [m.id, m.source]),
+      [['softhsm2', 'config']],
+    );
   });
 
   test('each OS has paths for every vendor of the market; Windows paths expand %SystemRoot%', () => {
@@ -134,12 +149,32 @@ describe('PKCS#11 module discovery', () => {
       assert.ok(known, id);
       for (const os of ['linux', 'darwin', 'win32'] as const) assert.ok(known.paths[os].length > 0, `${id} on ${os}`);
     }
-    assert.equal(expandPath('%SystemRoot%\\System32\\eTPKCS11.dll', { SYSTEMROOT: 'D:\\Win' }, 'C:\\Users\\u'), 'D:\\Win\\System32\\eTPKCS11.dll');
+    assert.equal(
+      expandPath('%SystemRoot%\\System32\\eTPKCS11.dll', { SYSTEMROOT: 'D:\\Win' }, 'C:\\Users\\u'),
+      'D:\\Win\\System32\\eTPKCS11.dll',
+    );
     assert.equal(expandPath('~/lib/x.so', {}, '/home/u'), '/home/u/lib/x.so');
-    const win = discoverModules({ configured: [], platform: 'win32', env: {}, exists: (p) => p === 'C:\\Windows\\System32\\bit4xpki.dll', realpath: (p) => p });
-    assert.deepEqual(win.modules.map((m) => m.id), ['bit4id']);
-    const mac = discoverModules({ configured: [], platform: 'darwin', exists: (p) => p === '/Library/OpenSC/lib/opensc-pkcs11.so', realpath: (p) => p });
-    assert.deepEqual(mac.modules.map((m) => m.id), ['opensc']);
+    const win = discoverModules({
+      configured: [],
+      platform: 'win32',
+      env: {},
+      exists: (p) => p === 'C:\\Windows\\System32\\bit4xpki.dll',
+      realpath: (p) => p,
+    });
+    assert.deepEqual(
+      win.modules.map((m) => m.id),
+      ['bit4id'],
+    );
+    const mac = discoverModules({
+      configured: [],
+      platform: 'darwin',
+      exists: (p) => p === '/Library/OpenSC/lib/opensc-pkcs11.so',
+      realpath: (p) => p,
+    });
+    assert.deepEqual(
+      mac.modules.map((m) => m.id),
+      ['opensc'],
+    );
     assert.deepEqual(discoverModules({ configured: [], platform: 'linux', known: false, exists: () => true }).modules, []);
   });
 });
@@ -213,9 +248,15 @@ describe('sign tickets', () => {
     const tampered = `${Buffer.from(JSON.stringify(payload({ digest: 'c'.repeat(64) }))).toString('base64url')}.${good.split('.')[1]}`;
     assert.equal((check(tampered) as { code: string }).code, 'ticket_invalid');
     assert.equal((check(mint(payload()), new JtiRegistry(), now + 300 + 61) as { code: string }).code, 'ticket_expired');
-    assert.equal((check(mint(payload({ iat: now + 200, exp: now + 400 })), new JtiRegistry(), now) as { code: string }).code, 'ticket_invalid');
+    assert.equal(
+      (check(mint(payload({ iat: now + 200, exp: now + 400 })), new JtiRegistry(), now) as { code: string }).code,
+      'ticket_invalid',
+    );
     assert.equal((check(mint(payload({ exp: now + 301 }))) as { code: string }).code, 'ticket_invalid');
-    assert.equal((check(mint(payload()), new JtiRegistry(), now, 'https://evil.example') as { code: string }).code, 'ticket_origin_mismatch');
+    assert.equal(
+      (check(mint(payload()), new JtiRegistry(), now, 'https://evil.example') as { code: string }).code,
+      'ticket_origin_mismatch',
+    );
     assert.equal((check('abc.def') as { code: string }).code, 'ticket_invalid');
     assert.equal((check(mint({ ...payload(), typ: 'other' })) as { code: string }).code, 'ticket_invalid');
   });
@@ -240,8 +281,15 @@ describe('trust store and config', () => {
     assert.throws(() => normalizeOrigin('ftp://x'), /https/);
     const { publicKey } = generateKeyPairSync('ed25519');
     const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    assert.equal(keyFingerprint(pem), createHash('sha256').update(createPublicKey(pem).export({ type: 'spki', format: 'der' })).digest('hex'));
-    assert.throws(() => keyFingerprint(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString()));
+    assert.equal(
+      keyFingerprint(pem),
+      createHash('sha256')
+        .update(createPublicKey(pem).export({ type: 'spki', format: 'der' }))
+        .digest('hex'),
+    );
+    assert.throws(() =>
+      keyFingerprint(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString()),
+    );
     assert.match(formatFingerprint('ab'.repeat(32)), /^abab abab/);
   });
 

@@ -39,8 +39,14 @@ function ensureBundle(): void {
   const root = fileURLToPath(new URL('../../signing-page/', import.meta.url));
   const bundle = path.join(root, 'dist', 'app.js');
   const newest = (dir: string): number =>
-    Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs)));
-  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src'))) return;
+    Math.max(
+      0,
+      ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+        e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs,
+      ),
+    );
+  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src')))
+    return;
   execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'pipe', timeout: 15_000 });
 }
 
@@ -80,7 +86,11 @@ describe('link-channel session with two signers, in Chromium', { timeout: 120_00
     await input.pressSequentially(await codeFor(email, 0));
     await page.getByRole('button', { name: L.verify, exact: true }).click();
     await page.getByRole('heading', { name: title, level: 1 }).waitFor();
-    assert.match(await page.getByRole('article').innerText(), /Partnership between Amira Hassan and Bassem Ali/, 'the contract with the session’s field values');
+    assert.match(
+      await page.getByRole('article').innerText(),
+      /Partnership between Amira Hassan and Bassem Ali/,
+      'the contract with the session’s field values',
+    );
     await drawSignature(page, page.getByRole('img', { name: L.pad }));
     await page.getByRole('checkbox', { name: L.consent }).check();
     await page.getByRole('button', { name: L.sign, exact: true }).click();
@@ -93,10 +103,25 @@ describe('link-channel session with two signers, in Chromium', { timeout: 120_00
     const key = acct.keys.secret_test;
     const tpl = await s.call('POST', '/templates', {
       key,
-      body: { title: 'Partnership agreement', language: 'en', body: 'Partnership between {{first}} and {{second}}.\n\n1. Both parties share the work.', fields: [{ key: 'first', label: 'First', required: true }, { key: 'second', label: 'Second', required: true }] },
+      body: {
+        title: 'Partnership agreement',
+        language: 'en',
+        body: 'Partnership between {{first}} and {{second}}.\n\n1. Both parties share the work.',
+        fields: [
+          { key: 'first', label: 'First', required: true },
+          { key: 'second', label: 'Second', required: true },
+        ],
+      },
     });
     assert.equal(tpl.status, 201, tpl.text);
-    const wf = await createWorkflow(s.ctx.store, s.clock, acct.id, 'Partners', { document_mode: 'fixed', template_id: tpl.body.id, channel: 'link', ordered: true, language: 'en' }, true);
+    const wf = await createWorkflow(
+      s.ctx.store,
+      s.clock,
+      acct.id,
+      'Partners',
+      { document_mode: 'fixed', template_id: tpl.body.id, channel: 'link', ordered: true, language: 'en' },
+      true,
+    );
     const title = 'Partnership with Nile Co';
     const r = await s.call('POST', '/sessions', {
       key,
@@ -105,7 +130,10 @@ describe('link-channel session with two signers, in Chromium', { timeout: 120_00
         title,
         vendor_data: 'deal-17',
         fields: { first: 'Amira Hassan', second: 'Bassem Ali' },
-        signers: [{ name: 'Amira Hassan', email: TEAM[1] }, { name: 'Bassem Ali', email: TEAM[2] }],
+        signers: [
+          { name: 'Amira Hassan', email: TEAM[1] },
+          { name: 'Bassem Ali', email: TEAM[2] },
+        ],
       },
     });
     assert.equal(r.status, 201, r.text);
@@ -125,14 +153,17 @@ describe('link-channel session with two signers, in Chromium', { timeout: 120_00
 
     const p1 = await browser.newPage();
     await p1.page.goto(first);
-    assert.match(await p1.page.locator('html').getAttribute('lang') ?? '', /^en$/);
+    assert.match((await p1.page.locator('html').getAttribute('lang')) ?? '', /^en$/);
     await signAs(p1, TEAM[1], title);
     p1.watch.assertClean('first signer');
     await p1.page.close();
 
     const mid = (await s.call('GET', `/sessions/${sess.id}`, { key })).body;
     assert.equal(mid.status, 'partially_signed');
-    assert.deepEqual(mid.signers.map((x: Json) => x.status), ['signed', 'sent']);
+    assert.deepEqual(
+      mid.signers.map((x: Json) => x.status),
+      ['signed', 'sent'],
+    );
 
     await p2.page.reload();
     await signAs(p2, TEAM[2], title);
@@ -142,10 +173,19 @@ describe('link-channel session with two signers, in Chromium', { timeout: 120_00
 
     const done = (await s.call('GET', `/sessions/${sess.id}`, { key })).body;
     assert.equal(done.status, 'completed');
-    assert.deepEqual(done.signers.map((x: Json) => x.status), ['signed', 'signed']);
+    assert.deepEqual(
+      done.signers.map((x: Json) => x.status),
+      ['signed', 'signed'],
+    );
     assert.equal(done.vendor_data, 'deal-17');
     await s.jobs.runDue();
-    assert.ok(peer.mails.every((m) => /^\[TEST\] Your code to sign: /.test(m.subject)), 'only one-time codes were emailed, never an invitation');
-    assert.deepEqual(peer.mails.map((m) => m.envelopeTo[0]), [TEAM[1], TEAM[2]]);
+    assert.ok(
+      peer.mails.every((m) => /^\[TEST\] Your code to sign: /.test(m.subject)),
+      'only one-time codes were emailed, never an invitation',
+    );
+    assert.deepEqual(
+      peer.mails.map((m) => m.envelopeTo[0]),
+      [TEAM[1], TEAM[2]],
+    );
   });
 });

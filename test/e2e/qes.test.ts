@@ -24,7 +24,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { AGENT_DEFAULT_PORT, splitSignTicket, type CertificateInfo, type SignTicketPayload, type TokenInfo } from '../../shared/src/agentProtocol.js';
+import {
+  AGENT_DEFAULT_PORT,
+  splitSignTicket,
+  type CertificateInfo,
+  type SignTicketPayload,
+  type TokenInfo,
+} from '../../shared/src/agentProtocol.js';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { launchBrowser, screenshot, until, type PageWatch, type TestBrowser } from '../support/browser.js';
@@ -40,8 +46,17 @@ type Lang = 'ar' | 'en';
 const TEAM = ['owner@example.com', 'rana@example.com', 'karim@example.com', 'mona@example.com', 'sami@example.com'];
 const DOWNLOAD_URL = 'https://downloads.example.com/tawqi-agent';
 const NDA_FIELDS = {
-  effective_date: '2026-07-01', party_a_name: 'شركة النيل للتجارة', party_a_address: 'القاهرة', party_b_name: 'Delta Trading LLC', party_b_address: 'Giza',
-  purpose: 'تقييم شراكة', term_years: '2', notice_days: '30', confidentiality_years: '3', governing_law: 'القانون المصري', jurisdiction: 'القاهرة',
+  effective_date: '2026-07-01',
+  party_a_name: 'شركة النيل للتجارة',
+  party_a_address: 'القاهرة',
+  party_b_name: 'Delta Trading LLC',
+  party_b_address: 'Giza',
+  purpose: 'تقييم شراكة',
+  term_years: '2',
+  notice_days: '30',
+  confidentiality_years: '3',
+  governing_law: 'القانون المصري',
+  jurisdiction: 'القاهرة',
 };
 /** Chromium logs a refused WebSocket connection as a console error: expected while no agent runs. */
 const WS_REFUSED = /WebSocket connection to 'ws:\/\/127\.0\.0\.1:3861\d\/' failed/;
@@ -85,13 +100,19 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Newest modification time of the files under `dir`. */
 const newest = (dir: string): number =>
-  Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs)));
+  Math.max(
+    0,
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs,
+    ),
+  );
 
 /** The signing page bundle must exist and be newer than its sources (CI builds first; a local run builds here). */
 function ensureBundle(): void {
   const root = fileURLToPath(new URL('../../signing-page/', import.meta.url));
   const bundle = path.join(root, 'dist', 'app.js');
-  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src'))) return;
+  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src')))
+    return;
   execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'pipe', timeout: 15_000 });
 }
 
@@ -159,7 +180,9 @@ class StandInAgent {
     return new Promise((resolve, reject) => {
       const wss = new WebSocketServer({ host: '127.0.0.1', port });
       wss.once('listening', () => resolve(new StandInAgent(wss)));
-      wss.once('error', (err) => reject(new Error(`the stand-in agent cannot listen on 127.0.0.1:${port} (is a real agent running?): ${err.message}`)));
+      wss.once('error', (err) =>
+        reject(new Error(`the stand-in agent cannot listen on 127.0.0.1:${port} (is a real agent running?): ${err.message}`)),
+      );
     });
   }
 
@@ -189,7 +212,15 @@ class StandInAgent {
       const send = (msg: Json) => ws.send(JSON.stringify(msg));
       switch (m.type) {
         case 'hello':
-          send({ type: 'hello', id: m.id, version: 1, versions: [1], agent: { name: 'stand-in', version: '0.0.0' }, origin, server_key_fingerprint: '0'.repeat(64) });
+          send({
+            type: 'hello',
+            id: m.id,
+            version: 1,
+            versions: [1],
+            agent: { name: 'stand-in', version: '0.0.0' },
+            origin,
+            server_key_fingerprint: '0'.repeat(64),
+          });
           return;
         case 'list-certificates': {
           const certificates = this.tokens.flatMap((t) => t.keys.map((k) => certificateInfo(k, t.info)));
@@ -221,14 +252,24 @@ class StandInAgent {
               id: m.id,
               code: behaviour.code,
               message: behaviour.code,
-              ...(behaviour.code === 'user_canceled' ? {} : { pin: { count_low: true, final_try: false, locked, pin_pad: false, retries: locked ? 'locked' : 'low' } }),
+              ...(behaviour.code === 'user_canceled'
+                ? {}
+                : { pin: { count_low: true, final_try: false, locked, pin_pad: false, retries: locked ? 'locked' : 'low' } }),
             });
             return;
           }
           send({ type: 'sign-status', id: m.id, status: 'awaiting_pin' });
           send({ type: 'sign-status', id: m.id, status: 'signing' });
           const cms = agentCms(key, Buffer.from(ticket.digest, 'hex'));
-          send({ type: 'signature', id: m.id, cms: b64(cms), cert_sha256: m.cert_sha256, request_id: ticket.request_id, signer_id: ticket.signer_id, jti: ticket.jti });
+          send({
+            type: 'signature',
+            id: m.id,
+            cms: b64(cms),
+            cert_sha256: m.cert_sha256,
+            request_id: ticket.request_id,
+            signer_id: ticket.signer_id,
+            jti: ticket.jti,
+          });
           return;
         }
         default:
@@ -258,7 +299,14 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
     const chain = [pki.issuingCa.der, pki.root.der];
     ecKey = issueLeaf(pki.dir, 'Rana Token EC', 'ec', SIGNING_EXT, issuing, chain);
     rsaKey = issueLeaf(pki.dir, 'Rana Token RSA', 'rsa', SIGNING_EXT, issuing, chain);
-    encryptOnly = issueLeaf(pki.dir, 'Rana Encryption', 'ec', 'basicConstraints = critical, CA:FALSE\nkeyUsage = critical, keyEncipherment, keyAgreement', issuing, chain);
+    encryptOnly = issueLeaf(
+      pki.dir,
+      'Rana Encryption',
+      'ec',
+      'basicConstraints = critical, CA:FALSE\nkeyUsage = critical, keyEncipherment, keyAgreement',
+      issuing,
+      chain,
+    );
     s = await startTestServer({ TAWQI_QES_TRUSTED_ROOTS: pki.caFile, TAWQI_AGENT_DOWNLOAD_URL: DOWNLOAD_URL });
     s.clock.set(Date.now());
     origin = new URL(s.url).origin;
@@ -269,7 +317,12 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
     for (const lang of ['ar', 'en'] as const) {
       const r = await s.call('POST', '/templates', {
         key,
-        body: { title: `Token agreement ${lang}`, language: lang, body: lang === 'ar' ? 'اتفاقية مع {{client}}.' : 'Agreement with {{client}}.', fields: [{ key: 'client', label: 'Client', required: true }] },
+        body: {
+          title: `Token agreement ${lang}`,
+          language: lang,
+          body: lang === 'ar' ? 'اتفاقية مع {{client}}.' : 'Agreement with {{client}}.',
+          fields: [{ key: 'client', label: 'Client', required: true }],
+        },
       });
       assert.equal(r.status, 201, r.text);
       templates[lang] = r.body.id;
@@ -287,7 +340,12 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
   async function tokenSignerAtReview(lang: Lang, title: string): Promise<{ id: string; url: string }> {
     const r = await s.call('POST', '/signature_requests', {
       key,
-      body: { title, legal_level: 'qes', source: { type: 'template', template_id: templates[lang] }, signers: [{ name: 'Rana Adel', email: TEAM[1], fields: { client: 'Acme' } }] },
+      body: {
+        title,
+        legal_level: 'qes',
+        source: { type: 'template', template_id: templates[lang] },
+        signers: [{ name: 'Rana Adel', email: TEAM[1], fields: { client: 'Acme' } }],
+      },
     });
     assert.equal(r.status, 201, r.text);
     const signer = r.body.signers[0];
@@ -417,7 +475,10 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
     const p = await browser.newPage();
     try {
       const res = await p.page.goto(req.url);
-      assert.match((await res!.allHeaders())['content-security-policy'] ?? '', /connect-src 'self' ws:\/\/127\.0\.0\.1:38611 ws:\/\/127\.0\.0\.1:38612 ws:\/\/127\.0\.0\.1:38613 ws:\/\/127\.0\.0\.1:38614;/);
+      assert.match(
+        (await res!.allHeaders())['content-security-policy'] ?? '',
+        /connect-src 'self' ws:\/\/127\.0\.0\.1:38611 ws:\/\/127\.0\.0\.1:38612 ws:\/\/127\.0\.0\.1:38613 ws:\/\/127\.0\.0\.1:38614;/,
+      );
       await panel(p.page).getByText(L.en.notTrusted).waitFor();
       assert.match(await panel(p.page).innerText(), new RegExp(origin.replace(/[.:/]/g, '\\$&')));
       await waitState(p.page, 'not_trusted');
@@ -439,7 +500,8 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
 function agentCommand(): string[] {
   const agentDir = path.join(ROOT, 'agent');
   const built = path.join(agentDir, 'dist', 'cli', 'main.js');
-  if (existsSync(built) && statSync(built).mtimeMs >= newest(path.join(agentDir, 'src'))) return [path.join(agentDir, 'bin', 'tawqi-agent.js')];
+  if (existsSync(built) && statSync(built).mtimeMs >= newest(path.join(agentDir, 'src')))
+    return [path.join(agentDir, 'bin', 'tawqi-agent.js')];
   return ['--conditions=tawqi-source', '--import', 'tsx', path.join(agentDir, 'src', 'cli', 'main.ts')];
 }
 
@@ -451,16 +513,24 @@ interface RunningAgent {
 
 /** `tawqi-agent serve` on 127.0.0.1 with SoftHSM2 as its only module; consent and PIN from the test variables. */
 async function startAgentCli(hsm: SoftHsm, dataDir: string): Promise<RunningAgent> {
-  const child: ChildProcess = spawn(process.execPath, [...agentCommand(), 'serve', '--data-dir', dataDir, '--module', hsm.module, '--no-known-modules'], {
-    cwd: ROOT,
-    env: { ...hsm.env, TAWQI_AGENT_TEST_CONSENT: 'yes', TAWQI_AGENT_TEST_PIN: hsm.pin },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...agentCommand(), 'serve', '--data-dir', dataDir, '--module', hsm.module, '--no-known-modules'],
+    {
+      cwd: ROOT,
+      env: { ...hsm.env, TAWQI_AGENT_TEST_CONSENT: 'yes', TAWQI_AGENT_TEST_PIN: hsm.pin },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await until('the agent listening', () => Number(/listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? 0) || (child.exitCode !== null ? -1 : 0), 60_000);
+  const port = await until(
+    'the agent listening',
+    () => Number(/listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? 0) || (child.exitCode !== null ? -1 : 0),
+    60_000,
+  );
   assert.ok(port > 0, `the agent did not start:\n${out}`);
   return {
     port,
@@ -494,7 +564,11 @@ describe('qes end to end: Chromium → agent CLI shell → SoftHSM2 → server �
 
     // The agent trusts this server (its key fingerprint, as an operator would publish it).
     const dataDir = path.join(work, 'agent');
-    await execFileAsync(process.execPath, [...agentCommand(), 'trust', 'add', new URL(s.url).origin, '--fingerprint', s.ctx.pki.evidence.keyId, '--data-dir', dataDir], { cwd: ROOT, env: hsm.env });
+    await execFileAsync(
+      process.execPath,
+      [...agentCommand(), 'trust', 'add', new URL(s.url).origin, '--fingerprint', s.ctx.pki.evidence.keyId, '--data-dir', dataDir],
+      { cwd: ROOT, env: hsm.env },
+    );
     agent = await startAgentCli(hsm, dataDir);
 
     nssDir = path.join(work, 'nss');
@@ -502,7 +576,10 @@ describe('qes end to end: Chromium → agent CLI shell → SoftHSM2 → server �
     execFileSync('certutil', ['-N', '-d', `sql:${nssDir}`, '--empty-password']);
     execFileSync('certutil', ['-A', '-d', `sql:${nssDir}`, '-n', 'tawqi-test-token-root', '-t', 'CT,C,C', '-i', hsm.rootPemFile]);
     writeFileSync(path.join(work, 'tawqi-ca.pem'), s.ctx.pki.ca.pem);
-    writeFileSync(path.join(work, 'tawqi-tsa.pem'), `-----BEGIN CERTIFICATE-----\n${b64(s.ctx.pki.tsa.certificate).replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`);
+    writeFileSync(
+      path.join(work, 'tawqi-tsa.pem'),
+      `-----BEGIN CERTIFICATE-----\n${b64(s.ctx.pki.tsa.certificate).replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`,
+    );
     browser = await launchBrowser();
   });
 
@@ -563,7 +640,9 @@ describe('qes end to end: Chromium → agent CLI shell → SoftHSM2 → server �
     await s.jobs.runDue();
     const download = await s.call('GET', `/signature_requests/${r.body.id}/download`, { key: liveKey });
     assert.equal(download.body.pdf_status, 'ready', JSON.stringify(download.body));
-    const res = await fetch(`${s.url}/api/v1/signature_requests/${r.body.id}/download/pdf`, { headers: { authorization: `Bearer ${liveKey}` } });
+    const res = await fetch(`${s.url}/api/v1/signature_requests/${r.body.id}/download/pdf`, {
+      headers: { authorization: `Bearer ${liveKey}` },
+    });
     assert.equal(res.status, 200);
     const pdf = new Uint8Array(await res.arrayBuffer());
     const file = path.join(work, 'final.pdf');
@@ -584,13 +663,50 @@ describe('qes end to end: Chromium → agent CLI shell → SoftHSM2 → server �
     for (const [i, sig] of sigs.entries()) {
       writeFileSync(path.join(work, `sig${i}.der`), sig.cms);
       writeFileSync(path.join(work, `signed${i}.bin`), sig.signedBytes);
-      const cms = await execFileAsync('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', path.join(work, `sig${i}.der`), '-content', path.join(work, `signed${i}.bin`),
-        '-CAfile', hsm.rootPemFile, '-purpose', 'any', '-out', '/dev/null'], { encoding: 'utf8' });
+      const cms = await execFileAsync(
+        'openssl',
+        [
+          'cms',
+          '-verify',
+          '-binary',
+          '-inform',
+          'DER',
+          '-in',
+          path.join(work, `sig${i}.der`),
+          '-content',
+          path.join(work, `signed${i}.bin`),
+          '-CAfile',
+          hsm.rootPemFile,
+          '-purpose',
+          'any',
+          '-out',
+          '/dev/null',
+        ],
+        { encoding: 'utf8' },
+      );
       assert.match(cms.stderr, /Verification successful/, cms.stderr);
       const { token, signatureValue } = timestampOf(sig.cms);
       writeFileSync(path.join(work, `ts${i}.tst`), token);
-      const ts = await execFileAsync('openssl', ['ts', '-verify', '-token_in', '-in', path.join(work, `ts${i}.tst`), '-digest', sha256(signatureValue).toString('hex'),
-        '-CAfile', path.join(work, 'tawqi-ca.pem'), '-untrusted', path.join(work, 'tawqi-tsa.pem')], { encoding: 'utf8' }).then((x) => x.stdout + x.stderr, (e: { stdout?: string; stderr?: string }) => `${e.stdout}${e.stderr}`);
+      const ts = await execFileAsync(
+        'openssl',
+        [
+          'ts',
+          '-verify',
+          '-token_in',
+          '-in',
+          path.join(work, `ts${i}.tst`),
+          '-digest',
+          sha256(signatureValue).toString('hex'),
+          '-CAfile',
+          path.join(work, 'tawqi-ca.pem'),
+          '-untrusted',
+          path.join(work, 'tawqi-tsa.pem'),
+        ],
+        { encoding: 'utf8' },
+      ).then(
+        (x) => x.stdout + x.stderr,
+        (e: { stdout?: string; stderr?: string }) => `${e.stdout}${e.stderr}`,
+      );
       assert.match(ts, /Verification: OK/, ts);
     }
     assert.match(agent.output(), /listening/);

@@ -15,7 +15,17 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Page } from 'playwright-core';
 import { updateAccount } from '../../server/src/store/accounts.js';
-import { drawSignature, isFocused, launchBrowser, screenshot, tabTo, until, WAIT_MS, type PageWatch, type TestBrowser } from '../support/browser.js';
+import {
+  drawSignature,
+  isFocused,
+  launchBrowser,
+  screenshot,
+  tabTo,
+  until,
+  WAIT_MS,
+  type PageWatch,
+  type TestBrowser,
+} from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtpPeer.js';
 
@@ -92,8 +102,14 @@ function ensureBundle(): void {
   const root = fileURLToPath(new URL('../../signing-page/', import.meta.url));
   const bundle = path.join(root, 'dist', 'app.js');
   const newest = (dir: string): number =>
-    Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs)));
-  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src'))) return;
+    Math.max(
+      0,
+      ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+        e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs,
+      ),
+    );
+  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src')))
+    return;
   execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'pipe', timeout: 15_000 });
 }
 
@@ -174,14 +190,26 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
   /** A fresh account (enterprise test keys) whose team is TEAM, with an Arabic and an English template. */
   async function makeAccount(): Promise<{ id: string; key: string; templates: Record<Lang, string> }> {
     const acct = await s.account({ ownerEmail: TEAM[0], plan: 'enterprise', walletMinor: 100_000 });
-    await updateAccount(s.ctx.store.db, acct.id, { team_emails: [...TEAM], accepted_domains: ['example.com'], allowed_origins: [embedOrigin] });
+    await updateAccount(s.ctx.store.db, acct.id, {
+      team_emails: [...TEAM],
+      accepted_domains: ['example.com'],
+      allowed_origins: [embedOrigin],
+    });
     const key = acct.keys.secret_test;
     const templates = {} as Record<Lang, string>;
     for (const lang of ['ar', 'en'] as const) {
       const t = TEMPLATES[lang];
       const r = await s.call('POST', '/templates', {
         key,
-        body: { title: t.title, language: lang, body: t.body, fields: [{ key: 'client', label: 'Client', required: true }, { key: 'amount', label: 'Amount' }] },
+        body: {
+          title: t.title,
+          language: lang,
+          body: t.body,
+          fields: [
+            { key: 'client', label: 'Client', required: true },
+            { key: 'amount', label: 'Amount' },
+          ],
+        },
       });
       assert.equal(r.status, 201, r.text);
       templates[lang] = r.body.id;
@@ -201,7 +229,10 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
       body: {
         title,
         source: { type: 'template', template_id: acct.templates[lang] },
-        signers: signers.map((x, i) => ({ ...x, fields: i === 0 ? { client: lang === 'ar' ? 'شركة النيل' : 'Acme Ltd', amount: '12500' } : {} })),
+        signers: signers.map((x, i) => ({
+          ...x,
+          fields: i === 0 ? { client: lang === 'ar' ? 'شركة النيل' : 'Acme Ltd', amount: '12500' } : {},
+        })),
         ...extra,
       },
     });
@@ -217,7 +248,11 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
   };
 
   const kindOf = (m: CapturedMail): 'invitation' | 'otp' | 'other' =>
-    /^\[TEST\] (طلب توقيع|Signature request): /.test(m.subject) ? 'invitation' : /^\[TEST\] (رمز التحقق لتوقيع|Your code to sign): /.test(m.subject) ? 'otp' : 'other';
+    /^\[TEST\] (طلب توقيع|Signature request): /.test(m.subject)
+      ? 'invitation'
+      : /^\[TEST\] (رمز التحقق لتوقيع|Your code to sign): /.test(m.subject)
+        ? 'otp'
+        : 'other';
 
   const matches = (m: CapturedMail, to: string, kind: 'invitation' | 'otp', title: string) =>
     !read.has(m) && m.envelopeTo.includes(to) && kindOf(m) === kind && m.subject.endsWith(`: ${title}`);
@@ -306,7 +341,11 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
     const posted = page.waitForResponse((res) => res.request().method() === 'POST' && res.url().includes('/identity/simulate/'));
     await page.getByRole('button', { name: new RegExp(decision) }).click();
     const res = await posted;
-    assert.equal(res.status(), 200, `the simulation page refused its own form (HTTP ${res.status()}; the browser sent Origin: ${await res.request().headerValue('origin')})`);
+    assert.equal(
+      res.status(),
+      200,
+      `the simulation page refused its own form (HTTP ${res.status()}; the browser sent Origin: ${await res.request().headerValue('origin')})`,
+    );
     await page.getByText(`The identity verification was ${decision === 'Approve' ? 'approved' : 'declined'}.`).waitFor();
     await page.getByRole('link', { name: /Continue/ }).click();
     await page.waitForURL(/\/sign\/sgr_/);
@@ -321,7 +360,16 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
   test('two signers in order (Arabic): each opens the emailed link, enters the emailed code, draws and signs; the second is invited only after the first', async () => {
     const acct = await makeAccount();
     const title = 'عقد توريد مرتب';
-    const sr = await createRequest(acct, 'ar', title, [{ name: 'أميرة حسن', email: TEAM[1] }, { name: 'باسم علي', email: TEAM[2] }], { ordered: true });
+    const sr = await createRequest(
+      acct,
+      'ar',
+      title,
+      [
+        { name: 'أميرة حسن', email: TEAM[1] },
+        { name: 'باسم علي', email: TEAM[2] },
+      ],
+      { ordered: true },
+    );
     assert.equal(sr.signers[1].signing_url, null, 'the second signer has no link yet');
 
     const invite1 = await nextMail(TEAM[1], 'invitation', title);
@@ -352,7 +400,10 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
 
     const mid = await getRequest(acct.key, sr.id);
     assert.equal(mid.status, 'partially_signed');
-    assert.deepEqual(mid.signers.map((x: Json) => x.status), ['signed', 'sent']);
+    assert.deepEqual(
+      mid.signers.map((x: Json) => x.status),
+      ['signed', 'sent'],
+    );
 
     const invite2 = await nextMail(TEAM[2], 'invitation', title);
     assert.ok(invite2.subject.includes(title));
@@ -367,7 +418,10 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
 
     const done = await getRequest(acct.key, sr.id);
     assert.equal(done.status, 'completed');
-    assert.deepEqual(done.signers.map((x: Json) => x.status), ['signed', 'signed']);
+    assert.deepEqual(
+      done.signers.map((x: Json) => x.status),
+      ['signed', 'signed'],
+    );
     assert.match(done.reference, /^REF-/);
   });
 
@@ -417,7 +471,10 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
 
     // Decline
     const title2 = 'Identity checked lease';
-    const sr2 = await createRequest(acct, 'en', title2, [{ name: 'Dana Youssef', email: TEAM[4] }], { legal_level: 'aes', format: 'pades-lt' });
+    const sr2 = await createRequest(acct, 'en', title2, [{ name: 'Dana Youssef', email: TEAM[4] }], {
+      legal_level: 'aes',
+      format: 'pades-lt',
+    });
     const q = await browser.newPage({ width: 390, height: 844 });
     await q.page.goto(linkIn(await nextMail(TEAM[4], 'invitation', title2)));
     await verifyByEmail(q.page, 'en', TEAM[4], title2);
@@ -457,7 +514,9 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
 
     const r = await getRequest(acct.key, sr.id);
     assert.equal(r.status, 'completed');
-    const events = (await s.call('GET', `/events?signature_request=${sr.id}&limit=100`, { key: acct.key })).body.data.map((e: Json) => e.type);
+    const events = (await s.call('GET', `/events?signature_request=${sr.id}&limit=100`, { key: acct.key })).body.data.map(
+      (e: Json) => e.type,
+    );
     assert.ok(events.includes('signer.identity_match_hold') && events.includes('signer.identity_match_decided'));
   });
 
@@ -475,7 +534,11 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
     const framed = page.waitForResponse((res) => res.url() === sess.body.signing_url);
     await page.goto(`${embedOrigin}/frame?src=${encodeURIComponent(sess.body.signing_url)}&tawqi=${encodeURIComponent(tawqiOrigin)}`);
     const csp = (await (await framed).allHeaders())['content-security-policy'] ?? '';
-    assert.match(csp, new RegExp(`frame-ancestors ${embedOrigin.replace(/[.:/]/g, '\\$&')}(;|$)`), 'frame-ancestors names the embedding origin');
+    assert.match(
+      csp,
+      new RegExp(`frame-ancestors ${embedOrigin.replace(/[.:/]/g, '\\$&')}(;|$)`),
+      'frame-ancestors names the embedding origin',
+    );
     const frame = page.frameLocator('iframe[title="Contract to sign"]');
     const received = () => page.evaluate('window.accepted') as Promise<{ origin: string; data: Json }[]>;
     await until('svc:viewed in the parent', async () => (await received()).length >= 1);
@@ -522,16 +585,29 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
     const sr = await createRequest(acct, 'en', title, [{ name: 'Carla Diaz', email: TEAM[3] }]);
     const signerId = sr.signers[0].id;
     read.add(await nextMail(TEAM[3], 'invitation', title));
-    const sess = await s.call('POST', `/signers/${signerId}/signing_session`, { key: acct.key, body: { mode: 'redirect', return_url: 'https://app.example.com/contracts/done?ref=42' } });
+    const sess = await s.call('POST', `/signers/${signerId}/signing_session`, {
+      key: acct.key,
+      body: { mode: 'redirect', return_url: 'https://app.example.com/contracts/done?ref=42' },
+    });
     assert.equal(sess.status, 200, sess.text);
 
     const p = await browser.newPage();
     const { page } = p;
     // No real https host here: the landing page is answered by the test.
-    await page.route('https://app.example.com/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Partner</title><link rel="icon" href="data:,"><p>landed</p>' }));
+    await page.route('https://app.example.com/**', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'text/html',
+        body: '<!doctype html><title>Partner</title><link rel="icon" href="data:,"><p>landed</p>',
+      }),
+    );
     const shell = page.waitForResponse((res) => res.url() === sess.body.signing_url);
     await page.goto(sess.body.signing_url);
-    assert.match((await (await shell).allHeaders())['content-security-policy'] ?? '', /frame-ancestors 'none'/, 'a redirect session is never framed');
+    assert.match(
+      (await (await shell).allHeaders())['content-security-policy'] ?? '',
+      /frame-ancestors 'none'/,
+      'a redirect session is never framed',
+    );
     await verifyByEmail(page, 'en', TEAM[3], title);
     await reviewShown(page, title);
     await drawAndConsent(page, page, 'en');

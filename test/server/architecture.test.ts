@@ -27,7 +27,10 @@ describe('architecture', () => {
     try {
       for (const f of ['tsconfig.json', 'tsconfig.base.json']) cpSync(path.join(root, f), path.join(dir, f));
       cpSync(path.join(root, 'server/src'), path.join(dir, 'server/src'), { recursive: true });
-      writeFileSync(path.join(dir, 'server/src/store/upward.ts'), "import { runSeal } from '../services/sealing.js';\nexport const seal = runSeal;\n");
+      writeFileSync(
+        path.join(dir, 'server/src/store/upward.ts'),
+        "import { runSeal } from '../services/sealing.js';\nexport const seal = runSeal;\n",
+      );
       writeFileSync(path.join(dir, 'server/src/store/loopA.ts'), "import type { B } from './loopB.js';\nexport interface A { b?: B }\n");
       writeFileSync(path.join(dir, 'server/src/store/loopB.ts'), "import type { A } from './loopA.js';\nexport interface B { a?: A }\n");
       const r = depcruise(dir, ['server/src']);

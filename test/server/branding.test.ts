@@ -8,7 +8,14 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { brandingOf, brandingPlanProblem, brandingSchema, contrastRatio, relativeLuminance, whiteTextReadable } from '../../server/src/domain/branding.js';
+import {
+  brandingOf,
+  brandingPlanProblem,
+  brandingSchema,
+  contrastRatio,
+  relativeLuminance,
+  whiteTextReadable,
+} from '../../server/src/domain/branding.js';
 import { getAccount } from '../../server/src/store/accounts.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -98,13 +105,26 @@ describe('branding schema', () => {
   });
 
   test('stored branding is read field by field: an invalid field is left out', () => {
-    assert.deepEqual(brandingOf({ brand_name: 'Acme', brand_color: 'red', sign_button_color: '#eeeeee', logo_url: 'http://x', hide_powered: true, extra: 1 }), { brand_name: 'Acme', hide_powered: true });
+    assert.deepEqual(
+      brandingOf({
+        brand_name: 'Acme',
+        brand_color: 'red',
+        sign_button_color: '#eeeeee',
+        logo_url: 'http://x',
+        hide_powered: true,
+        extra: 1,
+      }),
+      { brand_name: 'Acme', hide_powered: true },
+    );
     assert.deepEqual(brandingOf(null), {});
     assert.deepEqual(brandingOf('x'), {});
   });
 
   test('plans: Business and above; the custom domain needs Business even for test keys', () => {
-    assert.match(brandingPlanProblem({ custom_domain: 'sign.acme.example' }, 'starter')!, /custom domain needs the business plan or above \(the account is on starter\)/);
+    assert.match(
+      brandingPlanProblem({ custom_domain: 'sign.acme.example' }, 'starter')!,
+      /custom domain needs the business plan or above \(the account is on starter\)/,
+    );
     assert.match(brandingPlanProblem({ brand_name: 'Acme' }, 'starter')!, /Branding needs the business plan/);
     assert.match(brandingPlanProblem({ brand_name: 'Acme' }, 'none')!, /Branding needs the business plan/);
     assert.equal(brandingPlanProblem({ custom_domain: 'sign.acme.example', brand_name: 'Acme' }, 'business'), null);
@@ -124,9 +144,14 @@ describe('tawqi account branding', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir };
     delete env.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args],
+        { cwd: ROOT, env, encoding: 'utf8' },
+        (err, stdout, stderr) => {
+          resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+        },
+      );
     });
   }
 
@@ -149,16 +174,27 @@ describe('tawqi account branding', () => {
   test('sets, shows, removes one field with "none", and clears', async () => {
     const { id } = await s.account();
     const set = await cliJson(
-      'account', 'branding', id,
-      '--brand-name', 'Acme Legal',
-      '--logo-url', 'https://acme.example/logo.png',
-      '--brand-color', '#0A7D3B',
-      '--button-color', '#767676',
-      '--custom-domain', 'sign.acme.example',
-      '--from-email', 'contracts@acme.example',
-      '--hide-powered', 'on',
-      '--welcome-ar', 'أهلًا بك',
-      '--welcome-en', 'Welcome <b>friend</b>',
+      'account',
+      'branding',
+      id,
+      '--brand-name',
+      'Acme Legal',
+      '--logo-url',
+      'https://acme.example/logo.png',
+      '--brand-color',
+      '#0A7D3B',
+      '--button-color',
+      '#767676',
+      '--custom-domain',
+      'sign.acme.example',
+      '--from-email',
+      'contracts@acme.example',
+      '--hide-powered',
+      'on',
+      '--welcome-ar',
+      'أهلًا بك',
+      '--welcome-en',
+      'Welcome <b>friend</b>',
     );
     const expected = {
       brand_name: 'Acme Legal',
@@ -191,8 +227,16 @@ describe('tawqi account branding', () => {
 
   test('a light button colour is refused with exit 1 and a clear message; nothing is stored', async () => {
     const { id } = await s.account();
-    await refused(['account', 'branding', id, '--button-color', '#eeeeee'], /--button-color is too light/, /contrast ratio of 1\.1\d:1/, /WCAG AA needs at least 4\.5:1/);
-    await refused(['account', 'branding', id, '--button-color', '#777777', '--brand-name', 'Acme'], /--button-color is too light: white text on #777777/);
+    await refused(
+      ['account', 'branding', id, '--button-color', '#eeeeee'],
+      /--button-color is too light/,
+      /contrast ratio of 1\.1\d:1/,
+      /WCAG AA needs at least 4\.5:1/,
+    );
+    await refused(
+      ['account', 'branding', id, '--button-color', '#777777', '--brand-name', 'Acme'],
+      /--button-color is too light: white text on #777777/,
+    );
     assert.deepEqual(await stored(id), {});
     await cliJson('account', 'branding', id, '--button-color', '#767676');
     assert.deepEqual(await stored(id), { sign_button_color: '#767676' });
@@ -210,7 +254,10 @@ describe('tawqi account branding', () => {
 
   test('plans: the custom domain is refused on starter; branding below Business is refused', async () => {
     const { id } = await s.account({ plan: 'starter' });
-    await refused(['account', 'branding', id, '--custom-domain', 'sign.acme.example'], /custom domain needs the business plan or above \(the account is on starter\)/);
+    await refused(
+      ['account', 'branding', id, '--custom-domain', 'sign.acme.example'],
+      /custom domain needs the business plan or above \(the account is on starter\)/,
+    );
     await refused(['account', 'branding', id, '--brand-name', 'Acme'], /Branding needs the business plan or above/);
     assert.deepEqual(await stored(id), {});
     const cleared = await cliJson('account', 'branding', id, '--clear');

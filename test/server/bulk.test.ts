@@ -29,25 +29,64 @@ describe('POST /signature_requests/bulk', () => {
     await updateAccount(s.ctx.store.db, acct.id, { team_emails: team });
     const tpl = await s.call('POST', '/templates', {
       key: acct.keys.secret_test,
-      body: { title: `Policy ${k}`, language: 'en', body: 'Policy {{policy}} for {{employee}} from {{start_date}}.', fields: [{ key: 'policy', label: 'Policy', required: true }, { key: 'employee', label: 'Employee', required: true }, { key: 'start_date', label: 'Start', type: 'date' }] },
+      body: {
+        title: `Policy ${k}`,
+        language: 'en',
+        body: 'Policy {{policy}} for {{employee}} from {{start_date}}.',
+        fields: [
+          { key: 'policy', label: 'Policy', required: true },
+          { key: 'employee', label: 'Employee', required: true },
+          { key: 'start_date', label: 'Start', type: 'date' },
+        ],
+      },
     });
     assert.equal(tpl.status, 201, tpl.text);
     return { ...acct, team, template: tpl.body.id as string };
   }
   type Acct = Awaited<ReturnType<typeof account>>;
-  const recipient = (name: string, email: string, extra: Record<string, unknown> = {}) => ({ name, email, fields: { employee: name }, ...extra });
-  const batch = (a: Acct, recipients: unknown[], extra: Record<string, unknown> = {}) => ({ title: 'Code of conduct', source: { type: 'template', template_id: a.template }, fields: { policy: 'HR-7' }, recipients, ...extra });
-  const post = (key: string, body: unknown, prefix = '/api/v1', headers: Record<string, string> = {}) => s.call('POST', '/signature_requests/bulk', { key, body, prefix, headers });
+  const recipient = (name: string, email: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    email,
+    fields: { employee: name },
+    ...extra,
+  });
+  const batch = (a: Acct, recipients: unknown[], extra: Record<string, unknown> = {}) => ({
+    title: 'Code of conduct',
+    source: { type: 'template', template_id: a.template },
+    fields: { policy: 'HR-7' },
+    recipients,
+    ...extra,
+  });
+  const post = (key: string, body: unknown, prefix = '/api/v1', headers: Record<string, string> = {}) =>
+    s.call('POST', '/signature_requests/bulk', { key, body, prefix, headers });
 
   async function count(table: 'signature_requests' | 'ledger' | 'messages' | 'events', accountId: string): Promise<number> {
-    const row = await s.ctx.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const row = await s.ctx.store.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
   async function snapshot(accountId: string) {
     const acct = (await getAccount(s.ctx.store.db, accountId))!;
-    return { requests: await count('signature_requests', accountId), ledger: await count('ledger', accountId), messages: await count('messages', accountId), events: await count('events', accountId), balance: acct.balance_sends, wallet: acct.wallet_minor };
+    return {
+      requests: await count('signature_requests', accountId),
+      ledger: await count('ledger', accountId),
+      messages: await count('messages', accountId),
+      events: await count('events', accountId),
+      balance: acct.balance_sends,
+      wallet: acct.wallet_minor,
+    };
   }
-  async function refused(a: Acct, key: string, body: unknown, code: ErrorCode, param: string | null, headers: Record<string, string> = {}): Promise<CallResult> {
+  async function refused(
+    a: Acct,
+    key: string,
+    body: unknown,
+    code: ErrorCode,
+    param: string | null,
+    headers: Record<string, string> = {},
+  ): Promise<CallResult> {
     const before = await snapshot(a.id);
     const r = await assertErrorBothLanguages((prefix) => post(key, body, prefix, headers), code);
     assert.equal(r.body.error.param, param, `param of ${code}: ${r.text}`);
@@ -57,7 +96,14 @@ describe('POST /signature_requests/bulk', () => {
 
   test('one request per recipient, sent and charged; the batch summary (id, counts, requests, cost)', async () => {
     const a = await account();
-    const r = await post(a.keys.secret_live, batch(a, [recipient('Amira', 'amira@client.example'), recipient('Bassem', 'bassem@client.example', { fields: { employee: 'Bassem', policy: 'HR-8' } }), recipient('Carla', 'carla@client.example', { phone: '+201001234567' })]));
+    const r = await post(
+      a.keys.secret_live,
+      batch(a, [
+        recipient('Amira', 'amira@client.example'),
+        recipient('Bassem', 'bassem@client.example', { fields: { employee: 'Bassem', policy: 'HR-8' } }),
+        recipient('Carla', 'carla@client.example', { phone: '+201001234567' }),
+      ]),
+    );
     assert.equal(r.status, 201, r.text);
     const b = r.body;
     assert.match(b.id, /^bat_[0-9A-Za-z]{24}$/);
@@ -89,28 +135,78 @@ describe('POST /signature_requests/bulk', () => {
     const second = (await s.call('GET', `/signature_requests/${b.signature_requests[1].id}`, { key: a.keys.secret_live })).body;
     assert.deepEqual(second.signers[0].fields, { policy: 'HR-8', employee: 'Bassem' }, 'a recipient’s own fields win over the shared ones');
     assert.equal(b.signature_requests[2].signer.phone, '+201001234567');
-    const invitations = await s.ctx.store.db.selectFrom('messages').select('recipient').where('account_id', '=', a.id).where('kind', '=', 'invitation').orderBy('id').execute();
-    assert.deepEqual(invitations.map((m) => m.recipient), ['amira@client.example', 'bassem@client.example', 'carla@client.example']);
-    const ledger = await s.ctx.store.db.selectFrom('ledger').selectAll().where('account_id', '=', a.id).where('kind', '=', 'send').execute();
+    const invitations = await s.ctx.store.db
+      .selectFrom('messages')
+      .select('recipient')
+      .where('account_id', '=', a.id)
+      .where('kind', '=', 'invitation')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      invitations.map((m) => m.recipient),
+      ['amira@client.example', 'bassem@client.example', 'carla@client.example'],
+    );
+    const ledger = await s.ctx.store.db
+      .selectFrom('ledger')
+      .selectAll()
+      .where('account_id', '=', a.id)
+      .where('kind', '=', 'send')
+      .execute();
     assert.equal(ledger.length, 3);
   });
 
   test('all-or-nothing validation: one refused recipient refuses the batch, naming that recipient', async () => {
     const a = await account();
     const ok = (i: number) => recipient(`R${i}`, `r${i}@client.example`);
-    await refused(a, a.keys.secret_live, batch(a, [ok(0), { ...ok(1), email: 'not-an-email' }, ok(2)]), 'parameter_invalid', 'recipients[1].email');
-    await refused(a, a.keys.secret_live, batch(a, [ok(0), ok(1), { name: 'No contact', fields: { employee: 'x' } }]), 'parameter_missing', 'recipients[2].email');
-    await refused(a, a.keys.secret_live, batch(a, [ok(0), { ...ok(1), fields: { employee: 'y', start_date: '2026-13-01' } }]), 'parameter_invalid', 'recipients[1].fields.start_date');
+    await refused(
+      a,
+      a.keys.secret_live,
+      batch(a, [ok(0), { ...ok(1), email: 'not-an-email' }, ok(2)]),
+      'parameter_invalid',
+      'recipients[1].email',
+    );
+    await refused(
+      a,
+      a.keys.secret_live,
+      batch(a, [ok(0), ok(1), { name: 'No contact', fields: { employee: 'x' } }]),
+      'parameter_missing',
+      'recipients[2].email',
+    );
+    await refused(
+      a,
+      a.keys.secret_live,
+      batch(a, [ok(0), { ...ok(1), fields: { employee: 'y', start_date: '2026-13-01' } }]),
+      'parameter_invalid',
+      'recipients[1].fields.start_date',
+    );
     await refused(a, a.keys.secret_live, batch(a, [ok(0), ok(1)], { fields: {} }), 'parameter_missing', 'recipients[0].fields.policy');
     await refused(a, a.keys.secret_live, batch(a, []), 'parameter_invalid', 'recipients');
     await refused(a, a.keys.secret_live, batch(a, [ok(0)], { signers: [ok(1)] }), 'parameter_unknown', 'signers');
-    await refused(a, a.keys.secret_live, batch(a, [ok(0)], { source: { type: 'template', template_id: 'tpl_nope' } }), 'invalid_request', 'source.template_id');
-    await refused(a, a.keys.secret_test, batch(a, [recipient('Team', a.team[1]!), recipient('Stranger', 'stranger@client.example')]), 'test_recipient_not_allowed', 'recipients[1].email');
+    await refused(
+      a,
+      a.keys.secret_live,
+      batch(a, [ok(0)], { source: { type: 'template', template_id: 'tpl_nope' } }),
+      'invalid_request',
+      'source.template_id',
+    );
+    await refused(
+      a,
+      a.keys.secret_test,
+      batch(a, [recipient('Team', a.team[1]!), recipient('Stranger', 'stranger@client.example')]),
+      'test_recipient_not_allowed',
+      'recipients[1].email',
+    );
   });
 
   test('all-or-nothing charge: the batch’s price is checked first; 402 insufficient_balance creates nothing', async () => {
     const a = await account({ balanceSends: 1, walletMinor: 1000 });
-    const r = await refused(a, a.keys.secret_live, batch(a, [recipient('A', 'a@client.example'), recipient('B', 'b@client.example'), recipient('C', 'c@client.example')]), 'insufficient_balance', null);
+    const r = await refused(
+      a,
+      a.keys.secret_live,
+      batch(a, [recipient('A', 'a@client.example'), recipient('B', 'b@client.example'), recipient('C', 'c@client.example')]),
+      'insufficient_balance',
+      null,
+    );
     assert.deepEqual(r.body.error.required, { amount: 12, currency: 'EGP' });
     assert.deepEqual(r.body.error.available, { amount: 10, currency: 'EGP' });
     assert.equal(r.body.error.recipients, 3);
@@ -134,7 +230,13 @@ describe('POST /signature_requests/bulk', () => {
 
   test('Enterprise in live mode: 403 plan_feature_unavailable below it; test keys unlock it', async () => {
     const a = await account({ plan: 'business' });
-    const r = await refused(a, a.keys.secret_live, batch(a, [recipient('A', 'a@client.example')]), 'plan_feature_unavailable', 'recipients');
+    const r = await refused(
+      a,
+      a.keys.secret_live,
+      batch(a, [recipient('A', 'a@client.example')]),
+      'plan_feature_unavailable',
+      'recipients',
+    );
     assert.equal(r.body.error.feature, 'bulk_send');
     assert.equal(r.body.error.required_plan, 'enterprise');
     assert.equal((await post(a.keys.secret_test, batch(a, [recipient('T', a.team[1]!)]))).status, 201);

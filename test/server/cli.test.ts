@@ -106,7 +106,8 @@ describe('tawqi CLI', () => {
     return r;
   }
 
-  const api = (method: string, p: string, key: string, opts: CallOptions = {}): Promise<CallResult> => call(server.url, method, p, { key, ...opts });
+  const api = (method: string, p: string, key: string, opts: CallOptions = {}): Promise<CallResult> =>
+    call(server.url, method, p, { key, ...opts });
 
   /** Bring the server's clock to the present, so times the CLI stamped have been reached. */
   const catchUp = (): void => clock.set(Math.max(clock.nowMs(), Date.now()));
@@ -145,7 +146,20 @@ describe('tawqi CLI', () => {
 
   test('account create --json prints exactly one JSON object: the account and four keys of the documented formats', async () => {
     const before = Math.floor(Date.now() / 1000);
-    const body = await cliJson('account', 'create', '--name', 'Acme', '--plan', 'starter', '--balance', '42', '--wallet', '12.50', '--owner-email', 'Owner@Acme.Example.com');
+    const body = await cliJson(
+      'account',
+      'create',
+      '--name',
+      'Acme',
+      '--plan',
+      'starter',
+      '--balance',
+      '42',
+      '--wallet',
+      '12.50',
+      '--owner-email',
+      'Owner@Acme.Example.com',
+    );
     const after = Math.floor(Date.now() / 1000);
     assert.deepEqual(Object.keys(body).sort(), ['account', 'keys']);
     assert.deepEqual(Object.keys(body.keys).sort(), Object.keys(KEY_FORMATS).sort());
@@ -181,7 +195,11 @@ describe('tawqi CLI', () => {
     assert.equal(free.account.balance_sends, 0);
     assert.equal(free.account.kyb_status, 'pending');
     assertError(await api('POST', '/templates', free.keys.secret_live, { body: TEMPLATE('Free') }), 'plan_required');
-    assert.equal((await api('POST', '/templates', free.keys.secret_test, { body: TEMPLATE('Free') })).status, 201, 'test keys pass the live gates');
+    assert.equal(
+      (await api('POST', '/templates', free.keys.secret_test, { body: TEMPLATE('Free') })).status,
+      201,
+      'test keys pass the live gates',
+    );
   });
 
   test('the created keys work over HTTP against the running server, which shows the plan and balance set', async () => {
@@ -317,7 +335,10 @@ describe('tawqi CLI', () => {
     assert.equal(shown.ledger.length, 5);
 
     // A refused change writes nothing: neither the account nor the ledger.
-    await cliFails(['account', 'set', id, '--balance', '99', '--wallet-topup', '1', '--remove-domain', 'never-added.example.com'], /never-added\.example\.com/);
+    await cliFails(
+      ['account', 'set', id, '--balance', '99', '--wallet-topup', '1', '--remove-domain', 'never-added.example.com'],
+      /never-added\.example\.com/,
+    );
     assert.equal(ledgerRows(id).length, 5);
     assert.equal((await cliJson('account', 'show', id)).account.balance_sends, 3);
 
@@ -332,11 +353,23 @@ describe('tawqi CLI', () => {
   test('account set: accepted domains, team emails and phones, WhatsApp', async () => {
     const { id } = await newAccount('--owner-email', 'owner@acme.example.com');
     let { account } = await cliJson(
-      'account', 'set', id,
-      '--accept-domain', 'Shop.Example.com', '--accept-domain', 'pay.example.org',
-      '--team-email', 'Ali@Example.com', '--team-email', 'mona@example.com',
-      '--team-phone', '+201001234567', '--team-phone', '+971501234567',
-      '--whatsapp', 'on',
+      'account',
+      'set',
+      id,
+      '--accept-domain',
+      'Shop.Example.com',
+      '--accept-domain',
+      'pay.example.org',
+      '--team-email',
+      'Ali@Example.com',
+      '--team-email',
+      'mona@example.com',
+      '--team-phone',
+      '+201001234567',
+      '--team-phone',
+      '+971501234567',
+      '--whatsapp',
+      'on',
     );
     assert.deepEqual(account.accepted_domains, ['shop.example.com', 'pay.example.org']);
     assert.deepEqual(account.team_emails, ['owner@acme.example.com', 'ali@example.com', 'mona@example.com']);
@@ -344,9 +377,19 @@ describe('tawqi CLI', () => {
     assert.equal(account.whatsapp_enabled, true);
 
     ({ account } = await cliJson(
-      'account', 'set', id,
-      '--remove-domain', 'shop.example.com', '--accept-domain', 'pay.example.org',
-      '--remove-team-email', 'ALI@example.com', '--remove-team-phone', '+971501234567', '--whatsapp', 'off',
+      'account',
+      'set',
+      id,
+      '--remove-domain',
+      'shop.example.com',
+      '--accept-domain',
+      'pay.example.org',
+      '--remove-team-email',
+      'ALI@example.com',
+      '--remove-team-phone',
+      '+971501234567',
+      '--whatsapp',
+      'off',
     ));
     assert.deepEqual(account.accepted_domains, ['pay.example.org'], 'no duplicates, removal applied');
     assert.deepEqual(account.team_emails, ['owner@acme.example.com', 'mona@example.com']);
@@ -436,7 +479,19 @@ describe('tawqi CLI', () => {
 
   test('key create --read-only: reads pass, writes get 403 forbidden', async () => {
     const { id } = await newAccount();
-    const { key, secret } = await cliJson('key', 'create', '--account', id, '--type', 'secret', '--mode', 'live', '--read-only', '--name', 'reporting');
+    const { key, secret } = await cliJson(
+      'key',
+      'create',
+      '--account',
+      id,
+      '--type',
+      'secret',
+      '--mode',
+      'live',
+      '--read-only',
+      '--name',
+      'reporting',
+    );
     assert.match(secret, KEY_FORMATS.secret_live);
     assert.equal(key.read_only, true);
     assert.equal(key.name, 'reporting');
@@ -475,7 +530,20 @@ describe('tawqi CLI', () => {
     assert.match(logText.stdout, /ip_not_allowed/);
     assert.match(logText.stdout, /127\.0\.0\.1/);
 
-    const open = await cliJson('key', 'create', '--account', id, '--type', 'secret', '--mode', 'live', '--allow-ip', '127.0.0.1', '--allow-ip', '2001:db8::/32');
+    const open = await cliJson(
+      'key',
+      'create',
+      '--account',
+      id,
+      '--type',
+      'secret',
+      '--mode',
+      'live',
+      '--allow-ip',
+      '127.0.0.1',
+      '--allow-ip',
+      '2001:db8::/32',
+    );
     assert.deepEqual(open.key.allowed_ips, ['127.0.0.1', '2001:db8::/32']);
     assert.equal((await api('GET', '/usage', open.secret)).status, 200);
 
@@ -508,7 +576,18 @@ describe('tawqi CLI', () => {
     assert.equal((await api('GET', '/templates', keys.publishable_live, withOrigin(ORIGIN))).status, 200);
     assertError(await api('GET', '/templates', keys.publishable_live, withOrigin('https://evil.example.com')), 'forbidden');
 
-    const created = await cliJson('key', 'create', '--account', id, '--type', 'publishable', '--mode', 'live', '--allowed-origin', 'https://other.example.com');
+    const created = await cliJson(
+      'key',
+      'create',
+      '--account',
+      id,
+      '--type',
+      'publishable',
+      '--mode',
+      'live',
+      '--allowed-origin',
+      'https://other.example.com',
+    );
     assert.match(created.secret, KEY_FORMATS.publishable_live);
     assert.equal((await api('GET', '/templates', created.secret, withOrigin('https://other.example.com'))).status, 200);
     assertError(await api('GET', '/templates', created.secret, withOrigin(ORIGIN)), 'forbidden');
@@ -557,7 +636,21 @@ describe('tawqi CLI', () => {
     assert.equal((await api('GET', '/usage', rotated.secret)).status, 200);
 
     // Rotation keeps the name, permissions and address list.
-    const fenced = await cliJson('key', 'create', '--account', id, '--type', 'secret', '--mode', 'live', '--read-only', '--allow-ip', '127.0.0.1', '--name', 'ci');
+    const fenced = await cliJson(
+      'key',
+      'create',
+      '--account',
+      id,
+      '--type',
+      'secret',
+      '--mode',
+      'live',
+      '--read-only',
+      '--allow-ip',
+      '127.0.0.1',
+      '--name',
+      'ci',
+    );
     const again = await cliJson('key', 'rotate', fenced.key.id, '--grace-hours', '2');
     assert.equal(again.key.name, 'ci');
     assert.equal(again.key.read_only, true);
@@ -653,7 +746,18 @@ describe('tawqi CLI', () => {
       if (i >= groups.length) assert.match(r.stdout, /--json/);
     });
     const set = results[groups.length + 3]!.stdout;
-    for (const flag of ['--plan', '--plan-expires', '--kyb', '--balance', '--wallet-topup', '--accept-domain', '--team-email', '--team-phone', '--version-pin', '--whatsapp']) {
+    for (const flag of [
+      '--plan',
+      '--plan-expires',
+      '--kyb',
+      '--balance',
+      '--wallet-topup',
+      '--accept-domain',
+      '--team-email',
+      '--team-phone',
+      '--version-pin',
+      '--whatsapp',
+    ]) {
       assert.ok(set.includes(flag), `account set --help mentions ${flag}`);
     }
     assert.match(results[1]!.stdout, /create/);

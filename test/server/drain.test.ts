@@ -68,9 +68,15 @@ describe('draining on SIGTERM / SIGINT', () => {
       TAWQI_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
       ...settings,
     });
-    const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     procs.push(proc);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      proc.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), READY_MS);
       void exited.then(({ code, signal }) => reject(new Error(`the server exited early (${code ?? signal})`)));
@@ -114,14 +120,24 @@ describe('draining on SIGTERM / SIGINT', () => {
     const api = `${server.base}/api/v1`;
 
     // A webhook attempt in flight at the signal: the receiver answers 1.5 s after it arrives.
-    const endpoint = await call(server.base, 'POST', '/webhook_endpoints', { key: server.key, body: { url: rx.url('/drain'), enabled_events: ['*'] } });
+    const endpoint = await call(server.base, 'POST', '/webhook_endpoints', {
+      key: server.key,
+      body: { url: rx.url('/drain'), enabled_events: ['*'] },
+    });
     assert.equal(endpoint.status, 201, endpoint.text);
     rx.answer = () => ({ status: 200, delayMs: 1500 });
     const store = openStore(server.dataDir);
     let eventId: string;
     try {
       const account = await store.db.selectFrom('accounts').select('id').executeTakeFirstOrThrow();
-      const event = await store.tx((trx) => emitEvent(trx, systemClock, { accountId: account.id, livemode: true, type: 'signature_request.sent', object: { object: 'signature_request', id: 'sr_drain' } }));
+      const event = await store.tx((trx) =>
+        emitEvent(trx, systemClock, {
+          accountId: account.id,
+          livemode: true,
+          type: 'signature_request.sent',
+          object: { object: 'signature_request', id: 'sr_drain' },
+        }),
+      );
       eventId = event.id;
     } finally {
       await store.close();
@@ -131,10 +147,12 @@ describe('draining on SIGTERM / SIGINT', () => {
     // An idle keep-alive connection: it must not hold the drain open.
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const idle = await new Promise<number>((resolve, reject) => {
-      http.get(`${server.base}/healthz`, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      }).on('error', reject);
+      http
+        .get(`${server.base}/healthz`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        })
+        .on('error', reject);
     });
     assert.equal(idle, 200);
 
@@ -143,7 +161,11 @@ describe('draining on SIGTERM / SIGINT', () => {
     const slow = http.request(`${api}/templates`, {
       method: 'POST',
       agent: false,
-      headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      headers: {
+        authorization: `Bearer ${server.key}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      },
     });
     const answered = new Promise<{ status: number; connection: string | undefined; text: string }>((resolve, reject) => {
       slow.on('response', (res) => {
@@ -176,7 +198,11 @@ describe('draining on SIGTERM / SIGINT', () => {
     // The webhook attempt in flight finished and was recorded: no lease is left behind.
     const after = openStore(server.dataDir);
     try {
-      const delivery = await after.db.selectFrom('webhook_deliveries').select(['status', 'leased_until']).where('event_id', '=', eventId).executeTakeFirstOrThrow();
+      const delivery = await after.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'leased_until'])
+        .where('event_id', '=', eventId)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(delivery, { status: 'succeeded', leased_until: null });
       const made = await after.db.selectFrom('templates').select('id').where('title', '=', 'Sent during the drain').execute();
       assert.equal(made.length, 1);
@@ -192,7 +218,11 @@ describe('draining on SIGTERM / SIGINT', () => {
 
     const stuck = await start({ TAWQI_SHUTDOWN_TIMEOUT_MS: '500' });
     // A body that never completes: the drain cannot finish.
-    const req = http.request(`${stuck.base}/api/v1/templates`, { method: 'POST', agent: false, headers: { authorization: `Bearer ${stuck.key}`, 'content-type': 'application/json', 'content-length': '1000' } });
+    const req = http.request(`${stuck.base}/api/v1/templates`, {
+      method: 'POST',
+      agent: false,
+      headers: { authorization: `Bearer ${stuck.key}`, 'content-type': 'application/json', 'content-length': '1000' },
+    });
     req.on('error', () => {});
     req.write('{"title":');
     for (let i = 0; i < 200 && (await inFlight(stuck.base)) < 2; i++);

@@ -47,8 +47,17 @@ async function makeAccount(s: TestServer, branding: Record<string, unknown> = {}
   return { ...acct, template: tpl.body.id };
 }
 
-async function createRequest(s: TestServer, key: string, a: Acct, extra: Record<string, unknown> = {}, signers: Json[] = [{ name: 'Amira', email: TEAM[0] }]): Promise<Json> {
-  const r = await s.call('POST', '/signature_requests', { key, body: { title: 'Lease', source: { type: 'template', template_id: a.template }, signers, ...extra } });
+async function createRequest(
+  s: TestServer,
+  key: string,
+  a: Acct,
+  extra: Record<string, unknown> = {},
+  signers: Json[] = [{ name: 'Amira', email: TEAM[0] }],
+): Promise<Json> {
+  const r = await s.call('POST', '/signature_requests', {
+    key,
+    body: { title: 'Lease', source: { type: 'template', template_id: a.template }, signers, ...extra },
+  });
   assert.equal(r.status, 201, r.text);
   return r.body;
 }
@@ -61,7 +70,8 @@ async function deliver(s: TestServer, peer: SmtpPeer, expected: number): Promise
   return peer.mails.slice(before);
 }
 
-const messageRows = (s: TestServer, requestId: string) => s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', requestId).orderBy('id').execute();
+const messageRows = (s: TestServer, requestId: string) =>
+  s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', requestId).orderBy('id').execute();
 
 function smtpEnv(peer: SmtpPeer, extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -123,9 +133,17 @@ describe('email over SMTP (STARTTLS required, AUTH)', () => {
       assert.ok(messageHtml({ ...row, blocks: row.blocks! }).includes('dir="rtl"'));
       assert.ok(row.blocks!.length < 1000, `a small stored message (${row.blocks!.length} bytes of blocks)`);
       const signerId = row.signer_id!;
-      assert.ok(!row.body.includes(linkToken(s.ctx.secrets.linkKey, signerId, 1)) && !row.blocks!.includes(linkToken(s.ctx.secrets.linkKey, signerId, 1)), 'no usable link at rest');
+      assert.ok(
+        !row.body.includes(linkToken(s.ctx.secrets.linkKey, signerId, 1)) &&
+          !row.blocks!.includes(linkToken(s.ctx.secrets.linkKey, signerId, 1)),
+        'no usable link at rest',
+      );
     }
-    const counter = await s.ctx.store.db.selectFrom('counters').select('count').where('scope', '=', `test_emails:${a.id}`).executeTakeFirst();
+    const counter = await s.ctx.store.db
+      .selectFrom('counters')
+      .select('count')
+      .where('scope', '=', `test_emails:${a.id}`)
+      .executeTakeFirst();
     assert.equal(counter?.count, 2, 'both invitations count against the test email limit');
   });
 
@@ -178,7 +196,10 @@ describe('email over SMTP (STARTTLS required, AUTH)', () => {
     assert.match(toHostile.text!, /سيُطلب منك رمز الدخول/, 'says a code will be asked for');
     const toCarla = mails.find((m) => m.envelopeTo[0] === TEAM[2])!;
     const carlaUrl = signingUrl(s.url, s.ctx.secrets.linkKey, req.signers[1].id, 1);
-    assert.ok(toCarla.html!.includes('Carla &#123;&#123;signing_url&#125;&#125; &quot;quoted&quot; &amp; co'), 'a token in a name stays text');
+    assert.ok(
+      toCarla.html!.includes('Carla &#123;&#123;signing_url&#125;&#125; &quot;quoted&quot; &amp; co'),
+      'a token in a name stays text',
+    );
     assert.equal(toCarla.text!.split(carlaUrl).length - 1, 1, 'the link appears once in the text part, where the template puts it');
     // Whatever the row says, it holds no code either.
     for (const row of await messageRows(s, req.id)) assert.ok(!row.body.includes(code) && !(row.html ?? '').includes(code));
@@ -196,7 +217,13 @@ describe('email over SMTP (STARTTLS required, AUTH)', () => {
     assert.match(m.text!, /تذكير: ما زال المستند «Lease» بانتظار توقيعك/);
     assert.ok(m.text!.includes(signingUrl(s.url, s.ctx.secrets.linkKey, req.signers[0].id, 1)));
     const rows = await messageRows(s, req.id);
-    assert.deepEqual(rows.map((x) => [x.kind, x.state]), [['invitation', 'sent'], ['reminder', 'sent']]);
+    assert.deepEqual(
+      rows.map((x) => [x.kind, x.state]),
+      [
+        ['invitation', 'sent'],
+        ['reminder', 'sent'],
+      ],
+    );
   });
 
   test('one-time code: delivered in both parts, then scrubbed from the database', async () => {
@@ -248,7 +275,9 @@ describe('email over SMTP (STARTTLS required, AUTH)', () => {
 
     const t = await createRequest(s, a.keys.secret_test, a);
     await deliver(s, peer, 1);
-    const none = await s.ctx.store.tx(async (trx) => queueFinalFileNotices(s.ctx, trx, (await getRequestById(trx, t.id))!, await signersOf(trx, t.id), TEAM[0]!));
+    const none = await s.ctx.store.tx(async (trx) =>
+      queueFinalFileNotices(s.ctx, trx, (await getRequestById(trx, t.id))!, await signersOf(trx, t.id), TEAM[0]!),
+    );
     assert.deepEqual(none, []);
   });
 
@@ -381,9 +410,14 @@ describe('no SMTP configured: messages held, `tawqi mail list|show`', () => {
     delete env.NODE_TEST_CONTEXT;
     for (const k of Object.keys(env)) if (k.startsWith('TAWQI_')) delete env[k];
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args],
+        { cwd: ROOT, env, encoding: 'utf8' },
+        (err, stdout, stderr) => {
+          resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+        },
+      );
     });
   }
 
@@ -391,17 +425,31 @@ describe('no SMTP configured: messages held, `tawqi mail list|show`', () => {
     assert.equal(s.ctx.transport, undefined);
     const a = await makeAccount(s, { brand_name: 'Acme Legal' });
     const req = await createRequest(s, a.keys.secret_test, a);
-    const otpId = await s.ctx.store.tx(async (trx) => queueOtpMessage(s.ctx, trx, (await getRequestById(trx, req.id))!, (await signersOf(trx, req.id))[0]!, '902114'));
+    const otpId = await s.ctx.store.tx(async (trx) =>
+      queueOtpMessage(s.ctx, trx, (await getRequestById(trx, req.id))!, (await signersOf(trx, req.id))[0]!, '902114'),
+    );
     await s.jobs.runDue();
     const rows = await messageRows(s, req.id);
-    assert.deepEqual(rows.map((r) => [r.kind, r.state]), [['invitation', 'held'], ['otp', 'held']]);
+    assert.deepEqual(
+      rows.map((r) => [r.kind, r.state]),
+      [
+        ['invitation', 'held'],
+        ['otp', 'held'],
+      ],
+    );
     assert.ok(rows[1]!.body.includes('902114'), 'a held code is kept, so the operator can read it');
     const url = signingUrl(s.url, s.ctx.secrets.linkKey, req.signers[0].id, 1);
 
     const list = await cli('mail', 'list', '--account', a.id, '--json');
     assert.equal(list.code, 0, list.stderr);
     const listed = JSON.parse(list.stdout).messages;
-    assert.deepEqual(listed.map((m: Json) => [m.id, m.kind, m.state, m.to, m.channel]), [[otpId, 'otp', 'held', TEAM[0], 'email'], [rows[0]!.id, 'invitation', 'held', TEAM[0], 'email']]);
+    assert.deepEqual(
+      listed.map((m: Json) => [m.id, m.kind, m.state, m.to, m.channel]),
+      [
+        [otpId, 'otp', 'held', TEAM[0], 'email'],
+        [rows[0]!.id, 'invitation', 'held', TEAM[0], 'email'],
+      ],
+    );
     assert.equal(listed[1].subject, '[TEST] طلب توقيع: Lease');
     assert.equal(typeof listed[1].created_at, 'number');
     const listText = await cli('mail', 'list', '--limit', '1');
@@ -441,10 +489,22 @@ describe('SMTP settings', () => {
   test('one relay, complete credentials, a sender, a sensible TLS choice', () => {
     assert.equal(smtpSettings(loadConfig({})), null, 'no SMTP by default');
     bad({ TAWQI_SMTP_URL: 'http://mail.example.com' }, /TAWQI_SMTP_URL/);
-    bad({ TAWQI_SMTP_URL: 'smtp://mail.example.com', TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_FROM: 'a@example.com' }, /set one of them, not both/);
-    bad({ TAWQI_SMTP_URL: 'smtp://u:p@mail.example.com', TAWQI_SMTP_PORT: '25', TAWQI_SMTP_FROM: 'a@example.com' }, /TAWQI_SMTP_PORT: not used with TAWQI_SMTP_URL/);
-    bad({ TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_USER: 'u', TAWQI_SMTP_FROM: 'a@example.com' }, /TAWQI_SMTP_USER and TAWQI_SMTP_PASSWORD must be set together/);
-    bad({ TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_SECURE: 'true', TAWQI_SMTP_REQUIRE_TLS: 'true', TAWQI_SMTP_FROM: 'a@example.com' }, /REQUIRE_TLS/);
+    bad(
+      { TAWQI_SMTP_URL: 'smtp://mail.example.com', TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_FROM: 'a@example.com' },
+      /set one of them, not both/,
+    );
+    bad(
+      { TAWQI_SMTP_URL: 'smtp://u:p@mail.example.com', TAWQI_SMTP_PORT: '25', TAWQI_SMTP_FROM: 'a@example.com' },
+      /TAWQI_SMTP_PORT: not used with TAWQI_SMTP_URL/,
+    );
+    bad(
+      { TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_USER: 'u', TAWQI_SMTP_FROM: 'a@example.com' },
+      /TAWQI_SMTP_USER and TAWQI_SMTP_PASSWORD must be set together/,
+    );
+    bad(
+      { TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_SECURE: 'true', TAWQI_SMTP_REQUIRE_TLS: 'true', TAWQI_SMTP_FROM: 'a@example.com' },
+      /REQUIRE_TLS/,
+    );
     bad({ TAWQI_SMTP_HOST: 'mail.example.com' }, /TAWQI_SMTP_FROM: needed/);
     bad({ TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_FROM: 'Tawqi <nope>' }, /TAWQI_SMTP_FROM/);
     bad({ TAWQI_SMTP_USER: 'u' }, /TAWQI_SMTP_USER: needs TAWQI_SMTP_HOST or TAWQI_SMTP_URL/);
@@ -452,13 +512,40 @@ describe('SMTP settings', () => {
 
     const split = smtpSettings(loadConfig({ TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_FROM: '"Tawqi" <no-reply@example.com>' }))!;
     assert.deepEqual(
-      { host: split.host, port: split.port, secure: split.secure, requireTLS: split.requireTLS, auth: split.auth, from: split.from, check: split.rejectUnauthorized },
-      { host: 'mail.example.com', port: 587, secure: false, requireTLS: false, auth: null, from: { name: 'Tawqi', address: 'no-reply@example.com' }, check: true },
+      {
+        host: split.host,
+        port: split.port,
+        secure: split.secure,
+        requireTLS: split.requireTLS,
+        auth: split.auth,
+        from: split.from,
+        check: split.rejectUnauthorized,
+      },
+      {
+        host: 'mail.example.com',
+        port: 587,
+        secure: false,
+        requireTLS: false,
+        auth: null,
+        from: { name: 'Tawqi', address: 'no-reply@example.com' },
+        check: true,
+      },
     );
-    const implicit = smtpSettings(loadConfig({ TAWQI_SMTP_HOST: 'mail.example.com', TAWQI_SMTP_SECURE: 'true', TAWQI_SMTP_USER: 'u', TAWQI_SMTP_PASSWORD: 'p', TAWQI_SMTP_FROM: 'a@example.com' }))!;
+    const implicit = smtpSettings(
+      loadConfig({
+        TAWQI_SMTP_HOST: 'mail.example.com',
+        TAWQI_SMTP_SECURE: 'true',
+        TAWQI_SMTP_USER: 'u',
+        TAWQI_SMTP_PASSWORD: 'p',
+        TAWQI_SMTP_FROM: 'a@example.com',
+      }),
+    )!;
     assert.equal(implicit.port, 465);
     const url = smtpSettings(loadConfig({ TAWQI_SMTP_URL: 'smtps://me%40example.com:s%3Ac@mail.example.com' }))!;
-    assert.deepEqual({ port: url.port, secure: url.secure, auth: url.auth, from: url.from }, { port: 465, secure: true, auth: { user: 'me@example.com', pass: 's:c' }, from: { address: 'me@example.com' } });
+    assert.deepEqual(
+      { port: url.port, secure: url.secure, auth: url.auth, from: url.from },
+      { port: 465, secure: true, auth: { user: 'me@example.com', pass: 's:c' }, from: { address: 'me@example.com' } },
+    );
   });
 
   test('message texts: [TEST] only in test mode, the request language, the link token in both parts', () => {
@@ -466,7 +553,9 @@ describe('SMTP settings', () => {
     const signer = { id: 'sgr_x', name: 'Zed', access_code_hash: null } as Json;
     const live = invitationMessage(request, signer, 'invitation');
     assert.equal(live.subject, 'Signature request: Deal');
-    assert.ok(live.text.includes('{{signing_url}}') && messageHtml({ ...live, language: 'en', livemode: true }).includes('href="{{signing_url}}"'));
+    assert.ok(
+      live.text.includes('{{signing_url}}') && messageHtml({ ...live, language: 'en', livemode: true }).includes('href="{{signing_url}}"'),
+    );
     const test = invitationMessage({ ...request, livemode: false, language: 'ar' }, signer, 'reminder');
     assert.equal(test.subject, '[TEST] تذكير بطلب التوقيع: Deal');
     assert.match(messageHtml({ ...test, language: 'ar', livemode: false }), /dir="rtl"/);

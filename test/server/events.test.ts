@@ -47,7 +47,12 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
     await s.ctx.store.tx((trx) => updateAccount(trx, acct.id, { team_emails: TEAM }));
     const tpl = await s.call('POST', '/templates', {
       key: acct.keys.secret_live,
-      body: { title: `Events ${++n}`, language: 'en', body: 'Agreed by {{party}}.', fields: [{ key: 'party', label: 'Party', required: false }] },
+      body: {
+        title: `Events ${++n}`,
+        language: 'en',
+        body: 'Agreed by {{party}}.',
+        fields: [{ key: 'party', label: 'Party', required: false }],
+      },
     });
     assert.equal(tpl.status, 201, tpl.text);
     return { ...acct, template: tpl.body.id };
@@ -56,7 +61,12 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
   async function create(key: string, a: Acct, extra: Record<string, unknown> = {}, signers = 2) {
     const r = await s.call('POST', '/signature_requests', {
       key,
-      body: { title: 'Supply', source: { type: 'template', template_id: a.template }, signers: TEAM.slice(0, signers).map((email, i) => ({ name: `Signer ${i + 1}`, email })), ...extra },
+      body: {
+        title: 'Supply',
+        source: { type: 'template', template_id: a.template },
+        signers: TEAM.slice(0, signers).map((email, i) => ({ name: `Signer ${i + 1}`, email })),
+        ...extra,
+      },
     });
     assert.equal(r.status, 201, r.text);
     return r.body;
@@ -89,7 +99,8 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
   function assertNoLinks(e: Event): void {
     const o = e.data.object;
     if (o.object === 'signer') assert.equal(o.signing_url, null, `${e.type} carries a signing_url`);
-    if (o.object === 'signature_request') for (const signer of o.signers) assert.equal(signer.signing_url, null, `${e.type} carries a signing_url`);
+    if (o.object === 'signature_request')
+      for (const signer of o.signers) assert.equal(signer.signing_url, null, `${e.type} carries a signing_url`);
     assert.doesNotMatch(JSON.stringify(e), /\/sign\/sgr_/);
   }
 
@@ -151,7 +162,11 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
     assert.equal(sent.download_url, null);
     assert.equal(sent.completed_at, null);
     assert.equal(sent.livemode, false);
-    assert.deepEqual(sent.signers.map((x: { email: string }) => x.email), TEAM, 'snapshots keep full contacts');
+    assert.deepEqual(
+      sent.signers.map((x: { email: string }) => x.email),
+      TEAM,
+      'snapshots keep full contacts',
+    );
     assert.match(completed.reference, /^REF-[2-9A-HJ-NP-Z]{5}-[2-9A-HJ-NP-Z]{5}$/);
     assert.equal(completed.completed_at, t0 + 30);
     assert.equal(completed.download_url, `${s.url}/api/v1/signature_requests/${sr.id}/download`);
@@ -205,18 +220,36 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
     const created = await events(k, `signature_request=${draft.id}`);
     assert.deepEqual(types(created), ['signature_request.created']);
     assert.equal(created[0]!.data.object.status, 'draft');
-    assert.deepEqual(created[0]!.data.object.signers.map((x: { status: string }) => x.status), ['pending', 'pending']);
+    assert.deepEqual(
+      created[0]!.data.object.signers.map((x: { status: string }) => x.status),
+      ['pending', 'pending'],
+    );
     await s.call('POST', `/signature_requests/${draft.id}/send`, { key: k });
     await s.call('POST', `/signature_requests/${draft.id}/cancel`, { key: k });
     const drafted = (await events(k, `signature_request=${draft.id}`)).reverse();
-    assert.deepEqual(types(drafted), ['signature_request.created', 'signature_request.sent', 'signer.sent', 'signer.sent', 'signature_request.canceled']);
-    assert.deepEqual(drafted.map((e) => e.data.object.status), ['draft', 'sent', 'sent', 'sent', 'canceled']);
+    assert.deepEqual(types(drafted), [
+      'signature_request.created',
+      'signature_request.sent',
+      'signer.sent',
+      'signer.sent',
+      'signature_request.canceled',
+    ]);
+    assert.deepEqual(
+      drafted.map((e) => e.data.object.status),
+      ['draft', 'sent', 'sent', 'sent', 'canceled'],
+    );
     for (const e of drafted) assertNoLinks(e);
 
     const declined = await create(k, a);
     await move(declined.signers[1].id, 'decline', { reason: 'Price too high' });
     const declinedEvents = (await events(k, `signature_request=${declined.id}`)).reverse();
-    assert.deepEqual(types(declinedEvents), ['signature_request.sent', 'signer.sent', 'signer.sent', 'signer.declined', 'signature_request.declined']);
+    assert.deepEqual(types(declinedEvents), [
+      'signature_request.sent',
+      'signer.sent',
+      'signer.sent',
+      'signer.declined',
+      'signature_request.declined',
+    ]);
     const signerDeclined = declinedEvents[3]!.data.object;
     assert.equal(signerDeclined.id, declined.signers[1].id);
     assert.equal(signerDeclined.status, 'declined');
@@ -302,7 +335,11 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
 
     // signature_request, alone and with type.
     assert.deepEqual(ids(await events(k, `signature_request=${one.id}`)), ids(all.slice(5)));
-    assert.deepEqual(types(await events(k, `signature_request=${two.id}&type=signer.*`)), ['signer.declined', 'signer.sent', 'signer.sent']);
+    assert.deepEqual(types(await events(k, `signature_request=${two.id}&type=signer.*`)), [
+      'signer.declined',
+      'signer.sent',
+      'signer.sent',
+    ]);
     assert.deepEqual(await events(k, 'signature_request=sr_unknown'), []);
     assertError(await s.call('GET', '/events?signature_request=sgr_x', { key: k }), 'parameter_invalid');
 
@@ -315,7 +352,10 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
     assert.deepEqual(ids(await events(k, `created_after=${day1}`)), ids(all.slice(0, 5)));
     assert.deepEqual(ids(await events(k, `created_before=${day1}`)), ids(all.slice(5)));
     assert.deepEqual(ids(await events(k, `created_after=${day0}&created_before=${day1}`)), ids(all.slice(5)));
-    assert.deepEqual(ids(await events(k, `created_after=${encodeURIComponent(new Date((t1 - 60) * 1000).toISOString())}`)), ids(all.slice(0, 5)));
+    assert.deepEqual(
+      ids(await events(k, `created_after=${encodeURIComponent(new Date((t1 - 60) * 1000).toISOString())}`)),
+      ids(all.slice(0, 5)),
+    );
     assert.deepEqual(await events(k, `created_after=${t1 + 1}`), []);
     const badTime = await s.call('GET', '/events?created_after=soon', { key: k });
     assertError(badTime, 'parameter_invalid');
@@ -323,11 +363,17 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
 
     // starting_after and limit.
     const page1 = await s.call('GET', '/events?limit=4', { key: k });
-    assert.deepEqual(page1.body.data.map((e: Event) => e.id), ids(all.slice(0, 4)));
+    assert.deepEqual(
+      page1.body.data.map((e: Event) => e.id),
+      ids(all.slice(0, 4)),
+    );
     assert.equal(page1.body.has_more, true);
     assert.equal(page1.body.next_cursor, all[3]!.id);
     const page2 = await s.call('GET', `/events?limit=4&starting_after=${page1.body.next_cursor}`, { key: k });
-    assert.deepEqual(page2.body.data.map((e: Event) => e.id), ids(all.slice(4, 8)));
+    assert.deepEqual(
+      page2.body.data.map((e: Event) => e.id),
+      ids(all.slice(4, 8)),
+    );
     assert.equal(page2.body.has_more, true);
     const page3 = await s.call('GET', `/events?limit=4&starting_after=${page2.body.next_cursor}`, { key: k });
     assert.deepEqual(page3.body, { object: 'list', data: [all[8]], has_more: false, next_cursor: null });
@@ -388,7 +434,10 @@ describe('events (spec 6.2–6.4, GET /events)', () => {
     for (const mode of ['test', 'live'] as const) {
       const pk = (await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', mode, { allowedOrigins: [ORIGIN] }))).secret;
       await assertErrorBothLanguages((prefix) => s.call('GET', '/events', { key: pk, prefix, headers: { origin: ORIGIN } }), 'forbidden');
-      await assertErrorBothLanguages((prefix) => s.call('GET', `/events/${e!.id}`, { key: pk, prefix, headers: { origin: ORIGIN } }), 'forbidden');
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', `/events/${e!.id}`, { key: pk, prefix, headers: { origin: ORIGIN } }),
+        'forbidden',
+      );
     }
   });
 });

@@ -36,13 +36,19 @@ describe('HTTP platform: envelope, request ids, languages, versions', () => {
   });
 
   test('wrong method on a known path: 405 method_not_allowed with Allow', async () => {
-    const r = await assertErrorBothLanguages((prefix) => s.call('DELETE', '/templates', { key: s.keys.secret_live, prefix }), 'method_not_allowed');
+    const r = await assertErrorBothLanguages(
+      (prefix) => s.call('DELETE', '/templates', { key: s.keys.secret_live, prefix }),
+      'method_not_allowed',
+    );
     assert.match(r.headers.get('allow')!, /GET/);
     assert.match(r.headers.get('allow')!, /POST/);
   });
 
   test('malformed JSON: 400 invalid_json', async () => {
-    await assertErrorBothLanguages((prefix) => s.call('POST', '/templates', { key: s.keys.secret_live, rawBody: '{"title": ', prefix }), 'invalid_json');
+    await assertErrorBothLanguages(
+      (prefix) => s.call('POST', '/templates', { key: s.keys.secret_live, rawBody: '{"title": ', prefix }),
+      'invalid_json',
+    );
   });
 
   test('oversize body: 413 request_too_large naming the limit', async () => {

@@ -14,7 +14,14 @@ import { call } from '../support/server.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const body = (title: string) => ({ title, body: 'Between {{a}} and {{b}}.', fields: [{ key: 'a', label: 'A' }, { key: 'b', label: 'B' }] });
+const body = (title: string) => ({
+  title,
+  body: 'Between {{a}} and {{b}}.',
+  fields: [
+    { key: 'a', label: 'A' },
+    { key: 'b', label: 'B' },
+  ],
+});
 
 async function countTemplates(s: TestServer, title: string): Promise<number> {
   const rows = await s.ctx.store.db.selectFrom('templates').select('id').where('title', '=', title).execute();
@@ -60,16 +67,29 @@ describe('Idempotency-Key', () => {
   test('same key on another path: 409 idempotency_key_reused', async () => {
     const headers = { 'idempotency-key': 'path-bound' };
     assert.equal((await s.call('POST', '/templates', { key: s.keys.secret_live, headers, body: body('Path bound') })).status, 201);
-    const r = await assertErrorBothLanguages((prefix) => s.call('POST', '/signature_requests', { key: s.keys.secret_live, headers, body: {}, prefix }), 'idempotency_key_reused');
+    const r = await assertErrorBothLanguages(
+      (prefix) => s.call('POST', '/signature_requests', { key: s.keys.secret_live, headers, body: {}, prefix }),
+      'idempotency_key_reused',
+    );
     assert.equal(r.body.error.param, 'Idempotency-Key');
   });
 
   test('more than 200 characters: 400 idempotency_key_invalid', async () => {
     await assertErrorBothLanguages(
-      (prefix) => s.call('POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'k'.repeat(201) }, body: body('Long key'), prefix }),
+      (prefix) =>
+        s.call('POST', '/templates', {
+          key: s.keys.secret_live,
+          headers: { 'idempotency-key': 'k'.repeat(201) },
+          body: body('Long key'),
+          prefix,
+        }),
       'idempotency_key_invalid',
     );
-    const ok = await s.call('POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'k'.repeat(200) }, body: body('Long key') });
+    const ok = await s.call('POST', '/templates', {
+      key: s.keys.secret_live,
+      headers: { 'idempotency-key': 'k'.repeat(200) },
+      body: body('Long key'),
+    });
     assert.equal(ok.status, 201);
   });
 
@@ -120,7 +140,11 @@ describe('Idempotency across a restart', () => {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of Object.keys(env)) if (name.startsWith('TAWQI_') || name === 'NODE_TEST_CONTEXT') delete env[name];
     Object.assign(env, { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' });
-    const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), 30_000);
       proc.once('exit', (code, signal) => reject(new Error(`the server exited early (${code ?? signal})`)));
@@ -161,10 +185,18 @@ describe('Idempotency across a restart', () => {
 
       const restarted = await startServer(loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' }));
       try {
-        const replay = await call(restarted.url, 'POST', '/templates', { key, headers: { 'idempotency-key': 'durable' }, body: body('Durable') });
+        const replay = await call(restarted.url, 'POST', '/templates', {
+          key,
+          headers: { 'idempotency-key': 'durable' },
+          body: body('Durable'),
+        });
         assert.equal(replay.headers.get('idempotent-replayed'), 'true');
         assert.deepEqual(replay.body, durable.body);
-        const again = await call(restarted.url, 'POST', '/templates', { key, headers: { 'idempotency-key': 'orphan' }, body: body('Orphan') });
+        const again = await call(restarted.url, 'POST', '/templates', {
+          key,
+          headers: { 'idempotency-key': 'orphan' },
+          body: body('Orphan'),
+        });
         assert.equal(again.status, 201, again.text);
         assert.equal(again.headers.get('idempotent-replayed'), null, 'nothing was stored for the unfinished request: it runs now');
         const orphans = await restarted.ctx.store.db.selectFrom('templates').select('id').where('title', '=', 'Orphan').execute();
@@ -185,13 +217,30 @@ describe('Idempotency across a restart', () => {
       const account = (await s.call('GET', '/', { key: s.keys.secret_live })).body.account.id as string;
       await s.ctx.store.db
         .insertInto('idempotency')
-        .values({ account_id: account, mode: 'live', idem_key: 'legacy', method: 'POST', path: '/api/v1/templates', state: 'in_progress', response_status: null, response_body: null, created_at: Math.floor(s.clock.nowMs() / 1000) })
+        .values({
+          account_id: account,
+          mode: 'live',
+          idem_key: 'legacy',
+          method: 'POST',
+          path: '/api/v1/templates',
+          state: 'in_progress',
+          response_status: null,
+          response_body: null,
+          created_at: Math.floor(s.clock.nowMs() / 1000),
+        })
         .execute();
-      assertError(await s.call('POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'legacy' }, body: body('Legacy') }), 'idempotency_in_progress');
+      assertError(
+        await s.call('POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'legacy' }, body: body('Legacy') }),
+        'idempotency_in_progress',
+      );
       await s.stop();
       const restarted = await startServer(loadConfig({ DATA_DIR: s.dataDir, PORT: '0', TAWQI_LOG_LEVEL: 'silent' }), { clock: s.clock });
       try {
-        const r = await call(restarted.url, 'POST', '/templates', { key: s.keys.secret_live, headers: { 'idempotency-key': 'legacy' }, body: body('Legacy') });
+        const r = await call(restarted.url, 'POST', '/templates', {
+          key: s.keys.secret_live,
+          headers: { 'idempotency-key': 'legacy' },
+          body: body('Legacy'),
+        });
         assert.equal(r.status, 201, r.text);
       } finally {
         await restarted.close();

@@ -64,7 +64,12 @@ describe('identity verification (spec 3.2)', () => {
     await s.ctx.store.tx((trx) => updateAccount(trx, acct.id, { team_emails: TEAM }));
     const tpl = await s.call('POST', '/templates', {
       key: acct.keys.secret_live,
-      body: { title: `Identity ${++n}`, language: 'en', body: 'Agreed, {{party}}.', fields: [{ key: 'party', label: 'Party', required: false }] },
+      body: {
+        title: `Identity ${++n}`,
+        language: 'en',
+        body: 'Agreed, {{party}}.',
+        fields: [{ key: 'party', label: 'Party', required: false }],
+      },
     });
     assert.equal(tpl.status, 201, tpl.text);
     return { ...acct, template: tpl.body.id };
@@ -87,7 +92,8 @@ describe('identity verification (spec 3.2)', () => {
     return r.body;
   }
 
-  const move = (signerId: string, trigger: Exclude<SignerTrigger, 'invite'>) => s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, signerId, trigger, WHERE));
+  const move = (signerId: string, trigger: Exclude<SignerTrigger, 'invite'>) =>
+    s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, signerId, trigger, WHERE));
 
   /** The service call must be refused with 409 invalid_state and this reason, in both languages. */
   async function refused(work: () => Promise<unknown>, reason: string): Promise<void> {
@@ -113,7 +119,8 @@ describe('identity verification (spec 3.2)', () => {
     return r.body.data;
   }
 
-  const identityEvents = async (key: string, requestId: string) => (await eventTypes(key, requestId)).filter((t) => t.startsWith('signer.identity'));
+  const identityEvents = async (key: string, requestId: string) =>
+    (await eventTypes(key, requestId)).filter((t) => t.startsWith('signer.identity'));
 
   const getSigner = async (key: string, id: string) => {
     const r = await s.call('GET', `/signers/${id}`, { key });
@@ -188,7 +195,13 @@ describe('identity verification (spec 3.2)', () => {
 
       // The signer points at its verification; its identity status is still required.
       const pending = await getSigner(a.keys.secret_test, signerId);
-      assert.deepEqual(pending.identity, { status: 'required', provider: 'simulation', level: 'document_liveness', verification_id: started.verificationId, name_match: null });
+      assert.deepEqual(pending.identity, {
+        status: 'required',
+        provider: 'simulation',
+        level: 'document_liveness',
+        verification_id: started.verificationId,
+        name_match: null,
+      });
       const v0 = await getVerificationApi(a.keys.secret_test, started.verificationId);
       assert.equal(v0.status, 'pending');
       assert.equal(v0.completed_at, null);
@@ -234,7 +247,20 @@ describe('identity verification (spec 3.2)', () => {
       assert.equal(evt.data.object.identity.status, 'approved');
 
       const v = await getVerificationApi(a.keys.secret_test, started.verificationId);
-      assert.deepEqual(Object.keys(v).sort(), ['completed_at', 'created_at', 'id', 'level', 'livemode', 'name_match', 'object', 'provider', 'signature_request', 'signer', 'status', 'updated_at']);
+      assert.deepEqual(Object.keys(v).sort(), [
+        'completed_at',
+        'created_at',
+        'id',
+        'level',
+        'livemode',
+        'name_match',
+        'object',
+        'provider',
+        'signature_request',
+        'signer',
+        'status',
+        'updated_at',
+      ]);
       assert.equal(v.object, 'identity_verification');
       assert.equal(v.status, 'approved');
       assert.equal(v.provider, 'simulation');
@@ -243,7 +269,14 @@ describe('identity verification (spec 3.2)', () => {
       assert.equal(v.livemode, false);
       assert.equal(v.completed_at, now());
       assert.deepEqual(v.name_match, {
-        state: 'match', sent_name: 'Amira Saleh', document_name: 'Amira Saleh', document_type: 'simulated_id', document_last4: '0000', mode: null, decision: null, decided_at: null,
+        state: 'match',
+        sent_name: 'Amira Saleh',
+        document_name: 'Amira Saleh',
+        document_type: 'simulated_id',
+        document_last4: '0000',
+        mode: null,
+        decision: null,
+        decided_at: null,
       });
 
       // The same button again: already decided (HTML for a browser, the envelope for JSON clients).
@@ -252,7 +285,11 @@ describe('identity verification (spec 3.2)', () => {
       assert.match(again.text, /هذا التحقق من الهوية له نتيجة بالفعل/);
       assert.match(again.text, /This identity verification already has a result/);
       await assertErrorBothLanguages(
-        (prefix) => page('POST', action, { form: { ...fields, decision: 'decline' }, headers: { accept: 'application/json', ...(prefix.startsWith('/en') ? { 'accept-language': 'en' } : {}) } }),
+        (prefix) =>
+          page('POST', action, {
+            form: { ...fields, decision: 'decline' },
+            headers: { accept: 'application/json', ...(prefix.startsWith('/en') ? { 'accept-language': 'en' } : {}) },
+          }),
         'invalid_state',
       );
       const reopened = await page('GET', started.url);
@@ -311,13 +348,23 @@ describe('identity verification (spec 3.2)', () => {
       await refused(() => startIdentityVerification(s.ctx, second), 'not_your_turn');
       await simulateIdentityDecision(s.ctx, one.verificationId, 'approve');
       await refused(() => startIdentityVerification(s.ctx, first), 'identity_not_startable');
-      await assert.rejects(() => startIdentityVerification(s.ctx, first, { returnUrl: 'javascript:alert(1)' }), (err: unknown) => err instanceof ApiError && err.code === 'parameter_invalid');
-      await assert.rejects(() => startIdentityVerification(s.ctx, 'sgr_unknown'), (err: unknown) => err instanceof ApiError && err.code === 'not_found');
+      await assert.rejects(
+        () => startIdentityVerification(s.ctx, first, { returnUrl: 'javascript:alert(1)' }),
+        (err: unknown) => err instanceof ApiError && err.code === 'parameter_invalid',
+      );
+      await assert.rejects(
+        () => startIdentityVerification(s.ctx, 'sgr_unknown'),
+        (err: unknown) => err instanceof ApiError && err.code === 'not_found',
+      );
 
       // A signer without identity (ses request) and a closed request.
       const ses = await s.call('POST', '/signature_requests', {
         key: a.keys.secret_test,
-        body: { title: 'Simple', source: { type: 'template', template_id: a.template }, signers: [{ name: 'Amira Saleh', email: TEAM[0] }] },
+        body: {
+          title: 'Simple',
+          source: { type: 'template', template_id: a.template },
+          signers: [{ name: 'Amira Saleh', email: TEAM[0] }],
+        },
       });
       assert.equal(ses.status, 201, ses.text);
       await move(ses.body.signers[0].id, 'otp_verified');
@@ -340,7 +387,12 @@ describe('identity verification (spec 3.2)', () => {
       const signer = await getSigner(a.keys.secret_test, signerId);
       assert.equal(signer.identity.status, 'match_hold');
       const [hold] = await eventsOf(a.keys.secret_test, sr.id, 'signer.identity_match_hold');
-      assert.deepEqual(hold.data.object.identity_match, { sent_name: 'Amira Saleh', document_name: 'أميرة صالح', document_type: 'simulated_id', document_last4: '0000' });
+      assert.deepEqual(hold.data.object.identity_match, {
+        sent_name: 'Amira Saleh',
+        document_name: 'أميرة صالح',
+        document_type: 'simulated_id',
+        document_last4: '0000',
+      });
     });
 
     test('the simulation page escapes a hostile signer name', async () => {
@@ -355,7 +407,11 @@ describe('identity verification (spec 3.2)', () => {
       assert.doesNotMatch(shown.text, /<script/i);
       assert.doesNotMatch(shown.text, /" onfocus="/);
       assert.match(shown.text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot; onfocus=&quot;alert\(2\)/);
-      assert.match(shown.text, /value="&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot; onfocus=&quot;alert\(2\)"/, 'escaped inside the attribute too');
+      assert.match(
+        shown.text,
+        /value="&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot; onfocus=&quot;alert\(2\)"/,
+        'escaped inside the attribute too',
+      );
       // Pressing Approve keeps the name exactly: a match, not a mismatch.
       await pressOnPage(started.url, 'approve');
       const signer = await getSigner(a.keys.secret_test, signerId);
@@ -374,16 +430,29 @@ describe('identity verification (spec 3.2)', () => {
       const token = new URL(mine.url).searchParams.get('token')!;
       const otherToken = new URL(other.url).searchParams.get('token')!;
       const path = `/identity/simulate/${mine.verificationId}`;
-      const json = (prefix: string): Record<string, string> => ({ accept: 'application/json', ...(prefix.startsWith('/en') ? { 'accept-language': 'en' } : {}) });
+      const json = (prefix: string): Record<string, string> => ({
+        accept: 'application/json',
+        ...(prefix.startsWith('/en') ? { 'accept-language': 'en' } : {}),
+      });
 
       const forged = `${token.split('.')[0]}.${'A'.repeat(43)}`;
       for (const bad of [forged, otherToken, '', 'nonsense', `${Number(token.split('.')[0]) + 10}.${token.split('.')[1]}`]) {
-        const r = await assertErrorBothLanguages((prefix) => page('GET', `${path}?token=${encodeURIComponent(bad)}`, { headers: json(prefix) }), 'forbidden');
+        const r = await assertErrorBothLanguages(
+          (prefix) => page('GET', `${path}?token=${encodeURIComponent(bad)}`, { headers: json(prefix) }),
+          'forbidden',
+        );
         assert.equal(r.body.error.param, 'token');
-        await assertErrorBothLanguages((prefix) => page('POST', path, { form: { token: bad, decision: 'approve' }, headers: json(prefix) }), 'forbidden');
+        await assertErrorBothLanguages(
+          (prefix) => page('POST', path, { form: { token: bad, decision: 'approve' }, headers: json(prefix) }),
+          'forbidden',
+        );
       }
       // A return URL that was not signed with the token.
-      await assertErrorBothLanguages((prefix) => page('GET', `${path}?token=${token}&return_url=${encodeURIComponent('https://evil.example/')}`, { headers: json(prefix) }), 'forbidden');
+      await assertErrorBothLanguages(
+        (prefix) =>
+          page('GET', `${path}?token=${token}&return_url=${encodeURIComponent('https://evil.example/')}`, { headers: json(prefix) }),
+        'forbidden',
+      );
       // The browser view of a refusal: an HTML page in both languages.
       const html = await page('GET', `${path}?token=${forged}`);
       assert.equal(html.status, 403);
@@ -392,26 +461,52 @@ describe('identity verification (spec 3.2)', () => {
       assert.match(html.text, /This verification link is not valid or has expired/);
 
       // A cross-site POST with the right token is still refused (defence in depth).
-      await assertErrorBothLanguages((prefix) => page('POST', path, { form: { token, decision: 'approve' }, headers: { ...json(prefix), origin: 'https://evil.example' } }), 'forbidden');
-      await assertErrorBothLanguages((prefix) => page('POST', path, { form: { token, decision: 'approve' }, headers: { ...json(prefix), 'sec-fetch-site': 'cross-site' } }), 'forbidden');
-      await assertErrorBothLanguages((prefix) => page('POST', path, { form: { token, decision: 'approve' }, headers: { ...json(prefix), origin: 'null' } }), 'forbidden');
+      await assertErrorBothLanguages(
+        (prefix) =>
+          page('POST', path, { form: { token, decision: 'approve' }, headers: { ...json(prefix), origin: 'https://evil.example' } }),
+        'forbidden',
+      );
+      await assertErrorBothLanguages(
+        (prefix) =>
+          page('POST', path, { form: { token, decision: 'approve' }, headers: { ...json(prefix), 'sec-fetch-site': 'cross-site' } }),
+        'forbidden',
+      );
+      await assertErrorBothLanguages(
+        (prefix) => page('POST', path, { form: { token, decision: 'approve' }, headers: { ...json(prefix), origin: 'null' } }),
+        'forbidden',
+      );
       // Malformed posts.
-      await assertErrorBothLanguages((prefix) => page('POST', path, { form: { decision: 'approve' }, headers: json(prefix) }), 'parameter_missing');
-      await assertErrorBothLanguages((prefix) => page('POST', path, { form: { token, decision: 'maybe' }, headers: json(prefix) }), 'parameter_invalid');
+      await assertErrorBothLanguages(
+        (prefix) => page('POST', path, { form: { decision: 'approve' }, headers: json(prefix) }),
+        'parameter_missing',
+      );
+      await assertErrorBothLanguages(
+        (prefix) => page('POST', path, { form: { token, decision: 'maybe' }, headers: json(prefix) }),
+        'parameter_invalid',
+      );
       // Unknown verification.
-      await assertErrorBothLanguages((prefix) => page('GET', `/identity/simulate/idv_unknown?token=${token}`, { headers: json(prefix) }), 'not_found');
+      await assertErrorBothLanguages(
+        (prefix) => page('GET', `/identity/simulate/idv_unknown?token=${token}`, { headers: json(prefix) }),
+        'not_found',
+      );
 
       // Nothing changed.
       assert.equal((await getSigner(a.keys.secret_test, aId)).identity.status, 'required');
       assert.deepEqual(await identityEvents(a.keys.secret_test, sr.id), []);
 
       // A same-origin POST with the right token works.
-      const ok = await page('POST', path, { form: { token, decision: 'approve' }, headers: { origin: s.url, 'sec-fetch-site': 'same-origin' } });
+      const ok = await page('POST', path, {
+        form: { token, decision: 'approve' },
+        headers: { origin: s.url, 'sec-fetch-site': 'same-origin' },
+      });
       assert.equal(ok.status, 200, ok.text);
 
       // The link expires after an hour.
       s.clock.advanceSeconds(3601);
-      await assertErrorBothLanguages((prefix) => page('GET', `/identity/simulate/${other.verificationId}?token=${otherToken}`, { headers: json(prefix) }), 'forbidden');
+      await assertErrorBothLanguages(
+        (prefix) => page('GET', `/identity/simulate/${other.verificationId}?token=${otherToken}`, { headers: json(prefix) }),
+        'forbidden',
+      );
       const fresh = await startIdentityVerification(s.ctx, bId);
       assert.equal(fresh.verificationId, other.verificationId, 'a new link for the same verification');
       assert.equal((await page('GET', fresh.url)).status, 200);
@@ -475,7 +570,9 @@ describe('identity verification (spec 3.2)', () => {
 
       await peer.callback(session.id, 'in_review');
       s.clock.advanceSeconds(600);
-      const ok = await peer.callback(session.id, 'approved', { document: { name: 'AMIRA  SALEH', type: 'passport', number_last4: 'A1234' } });
+      const ok = await peer.callback(session.id, 'approved', {
+        document: { name: 'AMIRA  SALEH', type: 'passport', number_last4: 'A1234' },
+      });
       assert.equal(ok.status, 200, ok.text);
       assert.equal(ok.body.outcome, 'applied');
 
@@ -522,7 +619,10 @@ describe('identity verification (spec 3.2)', () => {
         ['timestamp_stale', { timestamp: now() + 301 }],
       ];
       for (const [reason, opts] of cases) {
-        const r = await assertErrorBothLanguages((prefix) => peer.callback(session.id, 'approved', { ...opts, headers: lang(prefix) }), 'parameter_invalid');
+        const r = await assertErrorBothLanguages(
+          (prefix) => peer.callback(session.id, 'approved', { ...opts, headers: lang(prefix) }),
+          'parameter_invalid',
+        );
         assert.equal(r.body.error.reason, reason, JSON.stringify(opts));
         assert.equal(r.body.error.param, 'X-Provider-Signature');
       }
@@ -531,7 +631,11 @@ describe('identity verification (spec 3.2)', () => {
       const junk = JSON.stringify({ id: session.id, status: 'maybe' });
       const bad = await assertErrorBothLanguages(
         (prefix) =>
-          fetch(session.callback_url, { method: 'POST', headers: { 'x-provider-signature': signProviderPayload(peer.callbackSecret, t, junk), ...lang(prefix) }, body: junk }).then(toCall),
+          fetch(session.callback_url, {
+            method: 'POST',
+            headers: { 'x-provider-signature': signProviderPayload(peer.callbackSecret, t, junk), ...lang(prefix) },
+            body: junk,
+          }).then(toCall),
         'parameter_invalid',
       );
       assert.equal(bad.body.error.reason, 'body_invalid');
@@ -541,7 +645,10 @@ describe('identity verification (spec 3.2)', () => {
       assert.equal((await getVerificationApi(key, started.verificationId)).status, 'pending');
 
       // Inside the tolerance (300 s) the same result is accepted.
-      const edge = await peer.callback(session.id, 'approved', { timestamp: now() - 300, document: { name: 'Amira Saleh', type: 'national_id', number_last4: '9876' } });
+      const edge = await peer.callback(session.id, 'approved', {
+        timestamp: now() - 300,
+        document: { name: 'Amira Saleh', type: 'national_id', number_last4: '9876' },
+      });
       assert.equal(edge.status, 200, edge.text);
       assert.equal((await getSigner(key, signerId)).identity.status, 'approved');
     });
@@ -564,11 +671,21 @@ describe('identity verification (spec 3.2)', () => {
       const body = JSON.stringify({ id: 'pv_nobody', status: 'approved' });
       const lang = (prefix: string): Record<string, string> => (prefix.startsWith('/en') ? { 'accept-language': 'en' } : {});
       await assertErrorBothLanguages(
-        (prefix) => fetch(session.callback_url, { method: 'POST', headers: { 'x-provider-signature': signProviderPayload(peer.callbackSecret, now(), body), ...lang(prefix) }, body }).then(toCall),
+        (prefix) =>
+          fetch(session.callback_url, {
+            method: 'POST',
+            headers: { 'x-provider-signature': signProviderPayload(peer.callbackSecret, now(), body), ...lang(prefix) },
+            body,
+          }).then(toCall),
         'not_found',
       );
       await assertErrorBothLanguages(
-        (prefix) => fetch(`${s.url}/identity/callbacks/other`, { method: 'POST', headers: { 'x-provider-signature': signProviderPayload(peer.callbackSecret, now(), body), ...lang(prefix) }, body }).then(toCall),
+        (prefix) =>
+          fetch(`${s.url}/identity/callbacks/other`, {
+            method: 'POST',
+            headers: { 'x-provider-signature': signProviderPayload(peer.callbackSecret, now(), body), ...lang(prefix) },
+            body,
+          }).then(toCall),
         'not_found',
       );
     });
@@ -592,14 +709,20 @@ describe('identity verification (spec 3.2)', () => {
       const signerId = sr.signers[0].id;
       await move(signerId, 'otp_verified');
       peer.failNext(1, 503);
-      await assert.rejects(() => startIdentityVerification(s.ctx, signerId), (err: unknown) => {
-        assert.ok(err instanceof ApiError);
-        assert.equal(err.code, 'identity_provider_unavailable');
-        return true;
-      });
+      await assert.rejects(
+        () => startIdentityVerification(s.ctx, signerId),
+        (err: unknown) => {
+          assert.ok(err instanceof ApiError);
+          assert.equal(err.code, 'identity_provider_unavailable');
+          return true;
+        },
+      );
       const retried = await startIdentityVerification(s.ctx, signerId);
       const count = await s.ctx.store.db.selectFrom('identity_verifications').select('id').where('signer_id', '=', signerId).execute();
-      assert.deepEqual(count.map((r) => r.id), [retried.verificationId]);
+      assert.deepEqual(
+        count.map((r) => r.id),
+        [retried.verificationId],
+      );
       assert.ok(peer.sessionFor(retried.verificationId));
     });
 
@@ -617,9 +740,15 @@ describe('identity verification (spec 3.2)', () => {
       // Two v1 values (secret rotation): either may match.
       const rotated = `${header},v1=${'0'.repeat(64)}`;
       assert.doesNotThrow(() => verifySignature('secret-secret-secret', rotated, body, s.clock));
-      assert.throws(() => verifySignature('other-secret-secret', header, body, s.clock), (e: unknown) => e instanceof CallbackRejected && e.reason === 'signature_invalid');
+      assert.throws(
+        () => verifySignature('other-secret-secret', header, body, s.clock),
+        (e: unknown) => e instanceof CallbackRejected && e.reason === 'signature_invalid',
+      );
       s.clock.advanceSeconds(301);
-      assert.throws(() => verifySignature('secret-secret-secret', header, body, s.clock), (e: unknown) => e instanceof CallbackRejected && e.reason === 'timestamp_stale');
+      assert.throws(
+        () => verifySignature('secret-secret-secret', header, body, s.clock),
+        (e: unknown) => e instanceof CallbackRejected && e.reason === 'timestamp_stale',
+      );
     });
   });
 
@@ -631,7 +760,9 @@ describe('identity verification (spec 3.2)', () => {
       const signerId = sr.signers[0].id;
       await move(signerId, 'otp_verified');
       const started = await startIdentityVerification(s.ctx, signerId);
-      const r = await peer.callback(started.verificationId, 'approved', { document: { name: documentName, type: 'national_id', number_last4: '29001011234567' } });
+      const r = await peer.callback(started.verificationId, 'approved', {
+        document: { name: documentName, type: 'national_id', number_last4: '29001011234567' },
+      });
       assert.equal(r.status, 200, r.text);
       return { a, sr, signerId, started, key: a.keys.secret_live };
     }
@@ -645,14 +776,30 @@ describe('identity verification (spec 3.2)', () => {
       await refused(() => move(signerId, 'sign'), 'identity_match_hold');
       assert.deepEqual(await identityEvents(key, sr.id), ['signer.identity_match_hold']);
       const [hold] = await eventsOf(key, sr.id, 'signer.identity_match_hold');
-      assert.deepEqual(hold.data.object.identity_match, { sent_name: 'أميرة صالح', document_name: 'Amira Salah', document_type: 'national_id', document_last4: '4567' });
+      assert.deepEqual(hold.data.object.identity_match, {
+        sent_name: 'أميرة صالح',
+        document_name: 'Amira Salah',
+        document_type: 'national_id',
+        document_last4: '4567',
+      });
       assert.doesNotMatch(JSON.stringify(hold), /29001011234567/, 'never the full document number');
       const v = await getVerificationApi(key, started.verificationId);
       assert.equal(v.status, 'approved');
       assert.deepEqual(v.name_match, {
-        state: 'mismatch', sent_name: 'أميرة صالح', document_name: 'Amira Salah', document_type: 'national_id', document_last4: '4567', mode: 'hold', decision: null, decided_at: null,
+        state: 'mismatch',
+        sent_name: 'أميرة صالح',
+        document_name: 'Amira Salah',
+        document_type: 'national_id',
+        document_last4: '4567',
+        mode: 'hold',
+        decision: null,
+        decided_at: null,
       });
-      const row = await s.ctx.store.db.selectFrom('identity_verifications').selectAll().where('id', '=', started.verificationId).executeTakeFirstOrThrow();
+      const row = await s.ctx.store.db
+        .selectFrom('identity_verifications')
+        .selectAll()
+        .where('id', '=', started.verificationId)
+        .executeTakeFirstOrThrow();
       assert.doesNotMatch(JSON.stringify(row), /29001011234567/, 'the store never holds the full number');
     });
 
@@ -668,13 +815,22 @@ describe('identity verification (spec 3.2)', () => {
       assert.deepEqual(r.body.identity.name_match, { state: 'mismatch', sent_name: 'أميرة صالح', document_name: 'Amira Salah' });
       assert.deepEqual(await identityEvents(key, sr.id), ['signer.identity_match_hold', 'signer.identity_match_decided']);
       const [decided] = await eventsOf(key, sr.id, 'signer.identity_match_decided');
-      assert.deepEqual(decided.data.object.identity_match, { decision: 'approved', sent_name: 'أميرة صالح', document_name: 'Amira Salah', document_type: 'national_id', document_last4: '4567' });
+      assert.deepEqual(decided.data.object.identity_match, {
+        decision: 'approved',
+        sent_name: 'أميرة صالح',
+        document_name: 'Amira Salah',
+        document_type: 'national_id',
+        document_last4: '4567',
+      });
       const v = await getVerificationApi(key, started.verificationId);
       assert.equal(v.name_match.decision, 'approved');
       assert.equal(v.name_match.decided_at, now());
 
       // Deciding again: the signer is no longer held.
-      const again = await assertErrorBothLanguages((prefix) => s.call('POST', `/signers/${signerId}/identity_match`, { key, body: { decision: 'reject' }, prefix }), 'invalid_state');
+      const again = await assertErrorBothLanguages(
+        (prefix) => s.call('POST', `/signers/${signerId}/identity_match`, { key, body: { decision: 'reject' }, prefix }),
+        'invalid_state',
+      );
       assert.equal(again.body.error.reason, 'not_on_hold');
       await move(signerId, 'sign');
       assert.equal((await getSigner(key, signerId)).status, 'signed');
@@ -708,12 +864,21 @@ describe('identity verification (spec 3.2)', () => {
       assert.deepEqual(signer.identity.name_match, { state: 'mismatch', sent_name: 'Ali Hassan', document_name: 'Hassan Ali' });
       assert.deepEqual(await identityEvents(a.keys.secret_live, sr.id), ['signer.identity_verified']);
       const [verified] = await eventsOf(a.keys.secret_live, sr.id, 'signer.identity_verified');
-      assert.deepEqual(verified.data.object.identity_match, { sent_name: 'Ali Hassan', document_name: 'Hassan Ali', document_type: 'passport', document_last4: '7788' });
+      assert.deepEqual(verified.data.object.identity_match, {
+        sent_name: 'Ali Hassan',
+        document_name: 'Hassan Ali',
+        document_type: 'passport',
+        document_last4: '7788',
+      });
       const v = await getVerificationApi(a.keys.secret_live, started.verificationId);
       assert.equal(v.name_match.state, 'mismatch');
       assert.equal(v.name_match.mode, 'record');
       assert.equal(v.name_match.decision, null);
-      const notHeld = await assertErrorBothLanguages((prefix) => s.call('POST', `/signers/${signerId}/identity_match`, { key: a.keys.secret_live, body: { decision: 'approve' }, prefix }), 'invalid_state');
+      const notHeld = await assertErrorBothLanguages(
+        (prefix) =>
+          s.call('POST', `/signers/${signerId}/identity_match`, { key: a.keys.secret_live, body: { decision: 'approve' }, prefix }),
+        'invalid_state',
+      );
       assert.equal(notHeld.body.error.reason, 'not_on_hold');
       await move(signerId, 'sign');
 
@@ -728,14 +893,35 @@ describe('identity verification (spec 3.2)', () => {
       const path = `/signers/${signerId}/identity_match`;
       const missing = await assertErrorBothLanguages((prefix) => s.call('POST', path, { key, body: {}, prefix }), 'parameter_missing');
       assert.equal(missing.body.error.param, 'decision');
-      const invalid = await assertErrorBothLanguages((prefix) => s.call('POST', path, { key, body: { decision: 'approved' }, prefix }), 'parameter_invalid');
+      const invalid = await assertErrorBothLanguages(
+        (prefix) => s.call('POST', path, { key, body: { decision: 'approved' }, prefix }),
+        'parameter_invalid',
+      );
       assert.equal(invalid.body.error.param, 'decision');
-      await assertErrorBothLanguages((prefix) => s.call('POST', path, { key, body: { decision: 'approve', note: 'x' }, prefix }), 'parameter_unknown');
-      await assertErrorBothLanguages((prefix) => s.call('POST', path, { key: stranger.keys.secret_live, body: { decision: 'approve' }, prefix }), 'not_found');
-      await assertErrorBothLanguages((prefix) => s.call('POST', path, { key: a.keys.secret_test, body: { decision: 'approve' }, prefix }), 'not_found');
-      await assertErrorBothLanguages((prefix) => s.call('POST', '/signers/sgr_unknown/identity_match', { key, body: { decision: 'approve' }, prefix }), 'not_found');
       await assertErrorBothLanguages(
-        (prefix) => s.call('POST', path, { key: a.keys.publishable_live, body: { decision: 'approve' }, prefix, headers: { origin: 'https://shop.example.com' } }),
+        (prefix) => s.call('POST', path, { key, body: { decision: 'approve', note: 'x' }, prefix }),
+        'parameter_unknown',
+      );
+      await assertErrorBothLanguages(
+        (prefix) => s.call('POST', path, { key: stranger.keys.secret_live, body: { decision: 'approve' }, prefix }),
+        'not_found',
+      );
+      await assertErrorBothLanguages(
+        (prefix) => s.call('POST', path, { key: a.keys.secret_test, body: { decision: 'approve' }, prefix }),
+        'not_found',
+      );
+      await assertErrorBothLanguages(
+        (prefix) => s.call('POST', '/signers/sgr_unknown/identity_match', { key, body: { decision: 'approve' }, prefix }),
+        'not_found',
+      );
+      await assertErrorBothLanguages(
+        (prefix) =>
+          s.call('POST', path, {
+            key: a.keys.publishable_live,
+            body: { decision: 'approve' },
+            prefix,
+            headers: { origin: 'https://shop.example.com' },
+          }),
         'forbidden',
       );
       assert.equal((await getSigner(key, signerId)).identity.status, 'match_hold', 'still held');
@@ -754,8 +940,14 @@ describe('identity verification (spec 3.2)', () => {
       await getVerificationApi(a.keys.secret_test, started.verificationId);
       await assertErrorBothLanguages((prefix) => s.call('GET', path, { key: a.keys.secret_live, prefix }), 'not_found');
       await assertErrorBothLanguages((prefix) => s.call('GET', path, { key: stranger.keys.secret_test, prefix }), 'not_found');
-      await assertErrorBothLanguages((prefix) => s.call('GET', '/identity_verifications/idv_unknown', { key: a.keys.secret_test, prefix }), 'not_found');
-      await assertErrorBothLanguages((prefix) => s.call('GET', path, { key: a.keys.publishable_test, prefix, headers: { origin: 'https://shop.example.com' } }), 'forbidden');
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', '/identity_verifications/idv_unknown', { key: a.keys.secret_test, prefix }),
+        'not_found',
+      );
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', path, { key: a.keys.publishable_test, prefix, headers: { origin: 'https://shop.example.com' } }),
+        'forbidden',
+      );
       const noKey = await s.call('GET', path);
       assertError(noKey, 'api_key_missing');
     });
@@ -774,9 +966,14 @@ describe('identity verification (spec 3.2)', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir };
     delete env.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args],
+        { cwd: ROOT, env, encoding: 'utf8' },
+        (err, stdout, stderr) => {
+          resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+        },
+      );
     });
   }
 });
@@ -784,16 +981,36 @@ describe('identity verification (spec 3.2)', () => {
 describe('identity settings', () => {
   test('the three provider settings go together; the URL must be https except on loopback', () => {
     const base = { DATA_DIR: '/tmp/x' };
-    assert.throws(() => loadConfig({ ...base, TAWQI_IDENTITY_PROVIDER_URL: 'https://idp.example.com' }), (e: unknown) => e instanceof ConfigError && /must be set together/.test(e.message));
     assert.throws(
-      () => loadConfig({ ...base, TAWQI_IDENTITY_PROVIDER_URL: 'http://idp.example.com', TAWQI_IDENTITY_PROVIDER_KEY: 'k', TAWQI_IDENTITY_CALLBACK_SECRET: 's'.repeat(16) }),
+      () => loadConfig({ ...base, TAWQI_IDENTITY_PROVIDER_URL: 'https://idp.example.com' }),
+      (e: unknown) => e instanceof ConfigError && /must be set together/.test(e.message),
+    );
+    assert.throws(
+      () =>
+        loadConfig({
+          ...base,
+          TAWQI_IDENTITY_PROVIDER_URL: 'http://idp.example.com',
+          TAWQI_IDENTITY_PROVIDER_KEY: 'k',
+          TAWQI_IDENTITY_CALLBACK_SECRET: 's'.repeat(16),
+        }),
       (e: unknown) => e instanceof ConfigError && /TAWQI_IDENTITY_PROVIDER_URL/.test(e.message),
     );
     assert.throws(
-      () => loadConfig({ ...base, TAWQI_IDENTITY_PROVIDER_URL: 'https://idp.example.com', TAWQI_IDENTITY_PROVIDER_KEY: 'k', TAWQI_IDENTITY_CALLBACK_SECRET: 'short' }),
+      () =>
+        loadConfig({
+          ...base,
+          TAWQI_IDENTITY_PROVIDER_URL: 'https://idp.example.com',
+          TAWQI_IDENTITY_PROVIDER_KEY: 'k',
+          TAWQI_IDENTITY_CALLBACK_SECRET: 'short',
+        }),
       (e: unknown) => e instanceof ConfigError && /TAWQI_IDENTITY_CALLBACK_SECRET/.test(e.message),
     );
-    const ok = loadConfig({ ...base, TAWQI_IDENTITY_PROVIDER_URL: 'http://127.0.0.1:4000', TAWQI_IDENTITY_PROVIDER_KEY: 'k', TAWQI_IDENTITY_CALLBACK_SECRET: 's'.repeat(16) });
+    const ok = loadConfig({
+      ...base,
+      TAWQI_IDENTITY_PROVIDER_URL: 'http://127.0.0.1:4000',
+      TAWQI_IDENTITY_PROVIDER_KEY: 'k',
+      TAWQI_IDENTITY_CALLBACK_SECRET: 's'.repeat(16),
+    });
     assert.equal(ok.TAWQI_IDENTITY_PROVIDER_URL, 'http://127.0.0.1:4000');
     assert.equal(loadConfig(base).TAWQI_IDENTITY_PROVIDER_URL, undefined);
   });
@@ -802,17 +1019,30 @@ describe('identity settings', () => {
     const s = await startTestServer(LIMITS);
     try {
       const a = await s.account({ ownerEmail: TEAM[0], walletMinor: 100_000 });
-      const tpl = await s.call('POST', '/templates', { key: a.keys.secret_live, body: { title: 'No provider', language: 'en', body: 'Agreed.' } });
+      const tpl = await s.call('POST', '/templates', {
+        key: a.keys.secret_live,
+        body: { title: 'No provider', language: 'en', body: 'Agreed.' },
+      });
       assert.equal(tpl.status, 201, tpl.text);
       const make = async (key: string) => {
-        const r = await s.call('POST', '/signature_requests', { key, body: { source: { type: 'template', template_id: tpl.body.id }, legal_level: 'aes', signers: [{ name: 'Amira', email: TEAM[0] }] } });
+        const r = await s.call('POST', '/signature_requests', {
+          key,
+          body: {
+            source: { type: 'template', template_id: tpl.body.id },
+            legal_level: 'aes',
+            signers: [{ name: 'Amira', email: TEAM[0] }],
+          },
+        });
         assert.equal(r.status, 201, r.text);
         const id = r.body.signers[0].id as string;
         await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, id, 'otp_verified', WHERE));
         return id;
       };
       const live = await make(a.keys.secret_live);
-      await assert.rejects(() => startIdentityVerification(s.ctx, live), (err: unknown) => err instanceof ApiError && err.code === 'invalid_request' && /TAWQI_IDENTITY_PROVIDER_URL/.test(err.detail!.en));
+      await assert.rejects(
+        () => startIdentityVerification(s.ctx, live),
+        (err: unknown) => err instanceof ApiError && err.code === 'invalid_request' && /TAWQI_IDENTITY_PROVIDER_URL/.test(err.detail!.en),
+      );
       const callback = await fetch(`${s.url}/identity/callbacks/generic`, { method: 'POST', body: '{}' });
       assert.equal(callback.status, 404);
       const test = await make(a.keys.secret_test);

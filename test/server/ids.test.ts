@@ -54,9 +54,10 @@ describe('ids', () => {
     const ids = Array.from({ length: 2000 }, () => newId('signatureRequest', clock));
     for (const id of ids) assert.match(id, /^sr_[0-9A-Za-z]{24}$/);
     const values = ids.map(value);
-    for (let i = 1; i < values.length; i++) assert.equal(values[i]! - values[i - 1]!, 1n, 'within one millisecond each id is the previous one plus one');
+    for (let i = 1; i < values.length; i++)
+      assert.equal(values[i]! - values[i - 1]!, 1n, 'within one millisecond each id is the previous one plus one');
     assert.equal(values[0]! >> 96n, BigInt(clock.nowMs()), 'the millisecond');
-    assert.equal(values[0]! >> 95n & 1n, 0n, 'a fresh random part starts with headroom (top bit clear)');
+    assert.equal((values[0]! >> 95n) & 1n, 0n, 'a fresh random part starts with headroom (top bit clear)');
 
     clock.advanceSeconds(1);
     const later = value(newId('signer', clock));

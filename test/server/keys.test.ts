@@ -17,8 +17,12 @@ describe('API keys', () => {
   });
   after(() => s.close());
 
-  const newKey = (accountId: string, kind: 'secret' | 'publishable', opts: Parameters<typeof issueKey>[5] = {}, mode: 'live' | 'test' = 'live') =>
-    s.ctx.store.tx((trx) => issueKey(trx, s.clock, accountId, kind, mode, opts));
+  const newKey = (
+    accountId: string,
+    kind: 'secret' | 'publishable',
+    opts: Parameters<typeof issueKey>[5] = {},
+    mode: 'live' | 'test' = 'live',
+  ) => s.ctx.store.tx((trx) => issueKey(trx, s.clock, accountId, kind, mode, opts));
 
   test('the four keys have the documented formats and are stored only as SHA-256 digests', async () => {
     assert.match(s.keys.secret_live, /^sk_[0-9a-f]{40}$/);
@@ -117,7 +121,11 @@ describe('API keys', () => {
   });
 
   async function findKeyId(secret: string): Promise<string> {
-    const row = await s.ctx.store.db.selectFrom('api_keys').select('id').where('secret_hash', '=', hashSecret(secret)).executeTakeFirstOrThrow();
+    const row = await s.ctx.store.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('secret_hash', '=', hashSecret(secret))
+      .executeTakeFirstOrThrow();
     return row.id;
   }
 
@@ -144,7 +152,10 @@ describe('API keys', () => {
     });
 
     test('rule 3: listing signature requests is forbidden', async () => {
-      await assertErrorBothLanguages((prefix) => s.call('GET', '/signature_requests', { key: pk, headers: withOrigin(), prefix }), 'forbidden');
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', '/signature_requests', { key: pk, headers: withOrigin(), prefix }),
+        'forbidden',
+      );
     });
 
     test('rule 4: locked to allowed origins; no Origin header is refused too', async () => {

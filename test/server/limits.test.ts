@@ -28,7 +28,10 @@ describe('account rate limit: 100 requests per 10 seconds, shared by test and li
       assert.equal(r.status, 200, `request ${i + 1}`);
     }
     s.clock.advanceSeconds(3);
-    const over = await assertErrorBothLanguages((prefix) => s.call('GET', '/', { key: acct.keys.secret_test, prefix }), 'too_many_requests');
+    const over = await assertErrorBothLanguages(
+      (prefix) => s.call('GET', '/', { key: acct.keys.secret_test, prefix }),
+      'too_many_requests',
+    );
     assert.equal(over.headers.get('retry-after'), '7');
     assert.equal(over.headers.get('x-ratelimit-remaining'), '0');
     // Another account is not affected.
@@ -76,19 +79,27 @@ describe('publishable-key quota (rule 5) and daily cap (rule 6)', () => {
     // Another visitor with the same key is counted apart.
     assert.notEqual((await post(pk, '198.51.100.2')).status, 429);
     // Reads are not counted.
-    assert.equal((await s.call('GET', '/templates', { key: pk, headers: { origin: ORIGIN, 'x-forwarded-for': '198.51.100.1' } })).status, 200);
+    assert.equal(
+      (await s.call('GET', '/templates', { key: pk, headers: { origin: ORIGIN, 'x-forwarded-for': '198.51.100.1' } })).status,
+      200,
+    );
     s.clock.advanceSeconds(3000);
     assert.notEqual((await post(pk, '198.51.100.1')).status, 429);
   });
 
   test('daily cap per key across addresses: 429 daily_cap_reached until the next UTC day, owner notified at 80% and at the cap', async () => {
     const acct = await s.account();
-    const pk = await s.ctx.store.tx((trx) => issueKey(trx, s.clock, acct.id, 'publishable', 'live', { allowedOrigins: [ORIGIN], dailyCap: 10 }));
+    const pk = await s.ctx.store.tx((trx) =>
+      issueKey(trx, s.clock, acct.id, 'publishable', 'live', { allowedOrigins: [ORIGIN], dailyCap: 10 }),
+    );
     const dayMs = 86_400_000;
     s.clock.set(Math.ceil(s.clock.nowMs() / dayMs) * dayMs + 5 * 3_600_000);
     for (let i = 0; i < 10; i++) assert.notEqual((await post(pk.secret, `203.0.113.${i}`)).status, 429, `call ${i + 1}`);
     const notices = await listNotices(s.ctx.store.db, acct.id);
-    assert.deepEqual(notices.map((n) => n.kind), ['publishable_daily_cap_80', 'publishable_daily_cap_reached']);
+    assert.deepEqual(
+      notices.map((n) => n.kind),
+      ['publishable_daily_cap_80', 'publishable_daily_cap_reached'],
+    );
     assert.equal(notices[0]!.data.count, 8);
     assert.equal(notices[0]!.data.key_id, pk.key.id);
     const capped = await assertErrorBothLanguages((prefix) => post(pk.secret, '203.0.113.200', prefix), 'daily_cap_reached');

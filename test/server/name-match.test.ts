@@ -9,7 +9,11 @@ import { nameKey, namesMatch, normaliseName } from '../../server/src/domain/name
 
 const same = (pairs: [string, string][]) => {
   for (const [sent, document] of pairs) {
-    assert.equal(namesMatch(sent, document), true, `${sent} ≟ ${document} should match (${normaliseName(sent)} / ${normaliseName(document)})`);
+    assert.equal(
+      namesMatch(sent, document),
+      true,
+      `${sent} ≟ ${document} should match (${normaliseName(sent)} / ${normaliseName(document)})`,
+    );
     assert.equal(namesMatch(document, sent), true, `match is symmetric: ${document} / ${sent}`);
   }
 };

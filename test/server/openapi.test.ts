@@ -73,7 +73,8 @@ describe('GET /openapi.json', () => {
     assert.ok(declared.size >= 6, 'routes are declared');
     for (const op of declared) assert.ok(documented.has(op), `${op} is not documented`);
     for (const op of documented) assert.ok(declared.has(op), `${op} is documented but not served`);
-    for (const op of ['GET /', 'GET /usage', 'GET /balance', 'GET /templates', 'POST /templates', 'GET /templates/{id}']) assert.ok(documented.has(op), op);
+    for (const op of ['GET /', 'GET /usage', 'GET /balance', 'GET /templates', 'POST /templates', 'GET /templates/{id}'])
+      assert.ok(documented.has(op), op);
   });
 
   test('operations have unique ids, path parameters and the success status of their route', () => {
@@ -122,7 +123,7 @@ describe('GET /openapi.json', () => {
     assert.doesNotMatch(JSON.stringify(doc), /_egp/);
   });
 
-  test('error responses reference the Error schema, one per status of the route\'s error codes', () => {
+  test("error responses reference the Error schema, one per status of the route's error codes", () => {
     const errorSchema = doc.components.schemas.Error;
     assert.ok(errorSchema, 'components.schemas.Error');
     const inner = errorSchema.properties.error;
@@ -144,7 +145,8 @@ describe('GET /openapi.json', () => {
     }
     assert.ok(errorResponses > 0);
     const post = doc.paths['/templates'].post.responses;
-    for (const st of ['400', '402', '403', '409']) assert.equal(post[st].content['application/json'].schema.$ref, ERROR_REF, `POST /templates ${st}`);
+    for (const st of ['400', '402', '403', '409'])
+      assert.equal(post[st].content['application/json'].schema.$ref, ERROR_REF, `POST /templates ${st}`);
     assert.match(post['402'].description, /plan_required/);
   });
 

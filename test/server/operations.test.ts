@@ -68,7 +68,11 @@ describe('operations endpoints', () => {
 
   test('GET /readyz: 200 when migrated; 503 when the schema is behind, the answer reused for a second', async () => {
     assert.deepEqual((await get(s, '/readyz')).body, { status: 'ready' });
-    const latest = s.ctx.store.raw.prepare('SELECT * FROM schema_migrations WHERE id = ?').get(LATEST_MIGRATION) as { id: number; name: string; applied_at: number };
+    const latest = s.ctx.store.raw.prepare('SELECT * FROM schema_migrations WHERE id = ?').get(LATEST_MIGRATION) as {
+      id: number;
+      name: string;
+      applied_at: number;
+    };
     s.ctx.store.raw.prepare('DELETE FROM schema_migrations WHERE id = ?').run(LATEST_MIGRATION);
     try {
       // Within the second the cached answer stands.
@@ -78,7 +82,9 @@ describe('operations endpoints', () => {
       assert.equal(behind.status, 503);
       assert.deepEqual(behind.body, { status: 'not_ready', reason: 'migrations' });
     } finally {
-      s.ctx.store.raw.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(latest.id, latest.name, latest.applied_at);
+      s.ctx.store.raw
+        .prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)')
+        .run(latest.id, latest.name, latest.applied_at);
     }
     s.clock.advanceSeconds(2);
     assert.equal((await get(s, '/readyz')).status, 200);
@@ -91,11 +97,13 @@ describe('operations endpoints', () => {
     const { port } = server.address() as AddressInfo;
     const fetchRaw = (p: string) =>
       new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, path: p, agent: false }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port, path: p, agent: false }, (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, body }));
+          })
+          .on('error', reject);
       });
     try {
       assert.equal((await fetchRaw('/readyz')).status, 200);
@@ -132,7 +140,12 @@ describe('operations endpoints', () => {
     assert.ok(count(text, { route: '/healthz', method: 'GET', status: '200' }) >= 1, 'the operations endpoints are counted too');
     assert.ok(sample(text, 'tawqi_http_request_duration_seconds_bucket', { ...list, le: '+Inf' }) >= 1, 'a latency histogram');
     assert.doesNotMatch(text, /sr_doesnotexist|no\/such|wp-login/, 'no raw paths in labels');
-    for (const name of ['process_cpu_user_seconds_total', 'nodejs_eventloop_lag_seconds', 'process_resident_memory_bytes', 'tawqi_http_requests_in_flight']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'nodejs_eventloop_lag_seconds',
+      'process_resident_memory_bytes',
+      'tawqi_http_requests_in_flight',
+    ]) {
       assert.match(text, new RegExp(`^${name} `, 'm'), name);
     }
   });
@@ -141,7 +154,10 @@ describe('operations endpoints', () => {
   async function account() {
     const acct = await s.account({ ownerEmail: OWNER, plan: 'enterprise', balanceSends: 1000, walletMinor: 1_000_000 });
     await updateAccount(s.ctx.store.db, acct.id, { team_emails: [OWNER] });
-    const tpl = await s.call('POST', '/templates', { key: acct.keys.secret_live, body: { title: 'Ops', language: 'en', body: 'Agreed.', fields: [] } });
+    const tpl = await s.call('POST', '/templates', {
+      key: acct.keys.secret_live,
+      body: { title: 'Ops', language: 'en', body: 'Agreed.', fields: [] },
+    });
     assert.equal(tpl.status, 201, tpl.text);
     return { ...acct, template: tpl.body.id as string };
   }
@@ -149,7 +165,12 @@ describe('operations endpoints', () => {
   async function createRequest(acct: Awaited<ReturnType<typeof account>>): Promise<{ id: string; signers: { id: string }[] }> {
     const r = await s.call('POST', '/signature_requests', {
       key: acct.keys.secret_live,
-      body: { title: 'Ops', legal_level: 'ses', source: { type: 'template', template_id: acct.template }, signers: [{ name: 'Ali Hassan', email: OWNER }] },
+      body: {
+        title: 'Ops',
+        legal_level: 'ses',
+        source: { type: 'template', template_id: acct.template },
+        signers: [{ name: 'Ali Hassan', email: OWNER }],
+      },
     });
     assert.equal(r.status, 201, r.text);
     return r.body;
@@ -198,16 +219,29 @@ describe('operations endpoints', () => {
     try {
       const acct = await account();
       receiver.answer = (n) => ({ status: n === 0 ? 200 : 500 });
-      const ep = await s.call('POST', '/webhook_endpoints', { key: acct.keys.secret_live, body: { url: receiver.url(), enabled_events: ['*'] } });
+      const ep = await s.call('POST', '/webhook_endpoints', {
+        key: acct.keys.secret_live,
+        body: { url: receiver.url(), enabled_events: ['*'] },
+      });
       assert.equal(ep.status, 201, ep.text);
       const before = await scrape();
-      const emit = () => s.ctx.store.tx((trx) => emitEvent(trx, s.clock, { accountId: acct.id, livemode: true, type: 'signature_request.sent', object: { object: 'signature_request', id: 'sr_x' } }));
+      const emit = () =>
+        s.ctx.store.tx((trx) =>
+          emitEvent(trx, s.clock, {
+            accountId: acct.id,
+            livemode: true,
+            type: 'signature_request.sent',
+            object: { object: 'signature_request', id: 'sr_x' },
+          }),
+        );
       await emit();
       await s.webhooks.runDue();
       await emit();
       await s.webhooks.runDue();
       const text = await scrape();
-      const delta = (outcome: string) => sample(text, 'tawqi_webhook_delivery_attempts_total', { outcome }) - sample(before, 'tawqi_webhook_delivery_attempts_total', { outcome });
+      const delta = (outcome: string) =>
+        sample(text, 'tawqi_webhook_delivery_attempts_total', { outcome }) -
+        sample(before, 'tawqi_webhook_delivery_attempts_total', { outcome });
       assert.equal(delta('succeeded'), 1);
       assert.equal(delta('retry'), 1);
       assert.equal(delta('failed'), 0);

@@ -20,19 +20,39 @@ import { updateAccount } from '../../server/src/store/accounts.js';
 import { assertError } from '../support/envelope.js';
 import { qpdfCheck } from '../support/pdfTools.js';
 import { createPkiFixture, type PkiFixture } from '../support/pkiFixture.js';
-import { agentCms, b64, issueLeaf, sha256, signaturesOf, SIGNING_EXT, timestampOf, untrustedRoot, type TokenKey } from '../support/qesSoftSigner.js';
+import {
+  agentCms,
+  b64,
+  issueLeaf,
+  sha256,
+  signaturesOf,
+  SIGNING_EXT,
+  timestampOf,
+  untrustedRoot,
+  type TokenKey,
+} from '../support/qesSoftSigner.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
 import { lastOtp, PageClient, pngDataUrl } from '../support/signing.js';
 
 const execFileAsync = promisify(execFile);
 const TEAM = ['owner@example.com', 'rana@example.com', 'karim@example.com', 'mona@example.com'];
 const NDA_FIELDS = {
-  effective_date: '2026-07-01', party_a_name: 'شركة النيل للتجارة', party_a_address: 'القاهرة', party_b_name: 'Delta Trading LLC', party_b_address: 'Giza',
-  purpose: 'تقييم شراكة', term_years: '2', notice_days: '30', confidentiality_years: '3', governing_law: 'القانون المصري', jurisdiction: 'القاهرة',
+  effective_date: '2026-07-01',
+  party_a_name: 'شركة النيل للتجارة',
+  party_a_address: 'القاهرة',
+  party_b_name: 'Delta Trading LLC',
+  party_b_address: 'Giza',
+  purpose: 'تقييم شراكة',
+  term_years: '2',
+  notice_days: '30',
+  confidentiality_years: '3',
+  governing_law: 'القانون المصري',
+  jurisdiction: 'القاهرة',
 };
 
 /** PageClient answers as a CallResult, for assertError. */
-const asCall = (r: { status: number; body: unknown; headers: Headers }): CallResult => ({ ...r, text: JSON.stringify(r.body) }) as CallResult;
+const asCall = (r: { status: number; body: unknown; headers: Headers }): CallResult =>
+  ({ ...r, text: JSON.stringify(r.body) }) as CallResult;
 
 describe('qualified signatures with a token (page API, software signer)', () => {
   let s: TestServer;
@@ -52,20 +72,33 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     const chain = [pki.issuingCa.der, pki.root.der];
     rsaSigner = { der: pki.seal.der, chain, key: createPrivateKey(readFileSync(pki.seal.keyFile)), rsa: true };
     ecSigner = issueLeaf(pki.dir, 'token-ec', 'ec', SIGNING_EXT, issuing, chain);
-    noSigningKu = issueLeaf(pki.dir, 'token-encrypt', 'ec', 'basicConstraints = critical, CA:FALSE\nkeyUsage = critical, keyEncipherment, keyAgreement', issuing, chain);
+    noSigningKu = issueLeaf(
+      pki.dir,
+      'token-encrypt',
+      'ec',
+      'basicConstraints = critical, CA:FALSE\nkeyUsage = critical, keyEncipherment, keyAgreement',
+      issuing,
+      chain,
+    );
     shortLived = issueLeaf(pki.dir, 'token-short', 'ec', SIGNING_EXT, issuing, chain, 1);
     // A CA nobody configured: a self-signed root and a leaf under it.
     const other = untrustedRoot(pki.dir);
     foreign = issueLeaf(pki.dir, 'token-foreign', 'ec', SIGNING_EXT, other, [other.der]);
 
-    s = await startTestServer({ TAWQI_QES_TRUSTED_ROOTS: pki.caFile, TAWQI_AGENT_DOWNLOAD_URL: 'https://downloads.example.com/tawqi-agent' });
+    s = await startTestServer({
+      TAWQI_QES_TRUSTED_ROOTS: pki.caFile,
+      TAWQI_AGENT_DOWNLOAD_URL: 'https://downloads.example.com/tawqi-agent',
+    });
     // NSS checks OCSP freshness against the real time: run the injected clock at the real time.
     s.clock.set(Date.now());
     const acct = await s.account({ ownerEmail: TEAM[0], plan: 'enterprise', balanceSends: 1000, walletMinor: 1_000_000 });
     await updateAccount(s.ctx.store.db, acct.id, { team_emails: TEAM });
     keys = acct.keys;
     writeFileSync(path.join(work, 'tawqi-ca.pem'), s.ctx.pki.ca.pem);
-    writeFileSync(path.join(work, 'tawqi-tsa.pem'), `-----BEGIN CERTIFICATE-----\n${b64(s.ctx.pki.tsa.certificate).replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`);
+    writeFileSync(
+      path.join(work, 'tawqi-tsa.pem'),
+      `-----BEGIN CERTIFICATE-----\n${b64(s.ctx.pki.tsa.certificate).replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`,
+    );
   });
   after(async () => {
     await s?.close();
@@ -74,7 +107,10 @@ describe('qualified signatures with a token (page API, software signer)', () => 
   });
 
   /** A qes request (live) with token signers, signing in order. */
-  async function createRequest(signers: number, extra: Record<string, unknown> = {}): Promise<{ id: string; signers: { id: string; signing_url: string | null }[] }> {
+  async function createRequest(
+    signers: number,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ id: string; signers: { id: string; signing_url: string | null }[] }> {
     const r = await s.call('POST', '/signature_requests', {
       key: keys.secret_live,
       body: {
@@ -93,7 +129,11 @@ describe('qualified signatures with a token (page API, software signer)', () => 
   /** Open the signer's link and get to the review step (view, one-time code). */
   async function toReview(signer: { id: string; signing_url: string | null }, requestId?: string): Promise<PageClient> {
     // A later signer of an ordered request gets its link once invited.
-    const url = signer.signing_url ?? (await s.call('GET', `/signature_requests/${requestId}`, { key: keys.secret_live })).body.signers.find((x: { id: string }) => x.id === signer.id).signing_url;
+    const url =
+      signer.signing_url ??
+      (await s.call('GET', `/signature_requests/${requestId}`, { key: keys.secret_live })).body.signers.find(
+        (x: { id: string }) => x.id === signer.id,
+      ).signing_url;
     const page = await PageClient.open(url);
     await page.call('POST', '/view');
     await page.call('POST', '/otp/send');
@@ -110,7 +150,10 @@ describe('qualified signatures with a token (page API, software signer)', () => 
   async function signWith(page: PageClient, signer: TokenKey) {
     const prepared = await prepare(page, signer);
     assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
-    const done = await page.call('POST', '/token/complete', { cms: b64(agentCms(signer, Buffer.from(prepared.body.digest, 'hex'))), ticket: prepared.body.ticket });
+    const done = await page.call('POST', '/token/complete', {
+      cms: b64(agentCms(signer, Buffer.from(prepared.body.digest, 'hex'))),
+      ticket: prepared.body.ticket,
+    });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(done.body.step, 'signed');
     return prepared.body as { ticket: string; digest: string; preview_url: string; expires_at: number; cert_sha256: string };
@@ -126,8 +169,15 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     const sr = await createRequest(1, { format: 'pades-t' });
     const page = await toReview(sr.signers[0]!);
     const st = await page.call('GET', '/state');
-    assert.deepEqual(st.body.token, { agent_ports: [38611, 38612, 38613, 38614], protocol_versions: [1], download_url: 'https://downloads.example.com/tawqi-agent' });
-    assert.match(page.headers.get('content-security-policy')!, /connect-src 'self' ws:\/\/127\.0\.0\.1:38611 ws:\/\/127\.0\.0\.1:38612 ws:\/\/127\.0\.0\.1:38613 ws:\/\/127\.0\.0\.1:38614;/);
+    assert.deepEqual(st.body.token, {
+      agent_ports: [38611, 38612, 38613, 38614],
+      protocol_versions: [1],
+      download_url: 'https://downloads.example.com/tawqi-agent',
+    });
+    assert.match(
+      page.headers.get('content-security-policy')!,
+      /connect-src 'self' ws:\/\/127\.0\.0\.1:38611 ws:\/\/127\.0\.0\.1:38612 ws:\/\/127\.0\.0\.1:38613 ws:\/\/127\.0\.0\.1:38614;/,
+    );
 
     // A token signer cannot sign with a drawing.
     const drawn = asCall(await page.call('POST', '/sign', { signature: pngDataUrl(), consent: true }));
@@ -146,7 +196,22 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     writeFileSync(path.join(work, 'evidence.pub'), published);
     writeFileSync(path.join(work, 'ticket.part'), split.signedPart);
     writeFileSync(path.join(work, 'ticket.sig'), split.signature);
-    const verified = execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', path.join(work, 'evidence.pub'), '-rawin', '-in', path.join(work, 'ticket.part'), '-sigfile', path.join(work, 'ticket.sig')], { encoding: 'utf8' });
+    const verified = execFileSync(
+      'openssl',
+      [
+        'pkeyutl',
+        '-verify',
+        '-pubin',
+        '-inkey',
+        path.join(work, 'evidence.pub'),
+        '-rawin',
+        '-in',
+        path.join(work, 'ticket.part'),
+        '-sigfile',
+        path.join(work, 'ticket.sig'),
+      ],
+      { encoding: 'utf8' },
+    );
     assert.match(verified, /Signature Verified Successfully/);
     assert.equal(payload.v, 1);
     assert.equal(payload.typ, 'tawqi-sign-ticket');
@@ -165,7 +230,12 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     const png = await preview(ticket);
     assert.equal(png.status, 200);
     assert.equal(png.headers.get('content-type'), 'image/png');
-    assert.equal(Buffer.from(await png.arrayBuffer()).subarray(0, 8).toString('hex'), '89504e470d0a1a0a');
+    assert.equal(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(0, 8)
+        .toString('hex'),
+      '89504e470d0a1a0a',
+    );
     const noAuth = await fetch(`${s.url}/sign/api/token/preview`);
     assert.equal(noAuth.status, 401);
     assert.equal(((await noAuth.json()) as { error: { code: string } }).error.code, 'ticket_invalid');
@@ -182,13 +252,17 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     assert.equal(replayPreview.status, 401);
     assert.equal(((await replayPreview.json()) as { error: { reason: string } }).error.reason, 'used');
     const again = await PageClient.open(sr.signers[0]!.signing_url!);
-    const replay = asCall(await again.call('POST', '/token/complete', { cms: b64(agentCms(ecSigner, Buffer.from(digest, 'hex'))), ticket }));
+    const replay = asCall(
+      await again.call('POST', '/token/complete', { cms: b64(agentCms(ecSigner, Buffer.from(digest, 'hex'))), ticket }),
+    );
     assertError(replay, 'ticket_invalid');
     assert.equal(replay.body.error.reason, 'used');
 
     // pades-t: the final PDF is the token-signed one, with a signature timestamp and no DSS.
     await s.jobs.runDue();
-    const res = await fetch(`${s.url}/api/v1/signature_requests/${sr.id}/download/pdf`, { headers: { authorization: `Bearer ${keys.secret_live}` } });
+    const res = await fetch(`${s.url}/api/v1/signature_requests/${sr.id}/download/pdf`, {
+      headers: { authorization: `Bearer ${keys.secret_live}` },
+    });
     assert.equal(res.status, 200);
     const pdf = new Uint8Array(await res.arrayBuffer());
     assert.doesNotMatch(Buffer.from(pdf).toString('latin1'), /\/DSS/);
@@ -216,7 +290,9 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     await s.jobs.runDue();
     const download = await s.call('GET', `/signature_requests/${sr.id}/download`, { key: keys.secret_live });
     assert.equal(download.body.pdf_status, 'ready', JSON.stringify(download.body));
-    const res = await fetch(`${s.url}/api/v1/signature_requests/${sr.id}/download/pdf`, { headers: { authorization: `Bearer ${keys.secret_live}` } });
+    const res = await fetch(`${s.url}/api/v1/signature_requests/${sr.id}/download/pdf`, {
+      headers: { authorization: `Bearer ${keys.secret_live}` },
+    });
     const pdf = new Uint8Array(await res.arrayBuffer());
     assert.equal((await qpdfCheck(pdf)).ok, true);
     const raw = Buffer.from(pdf).toString('latin1');
@@ -243,15 +319,54 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     for (const [i, sig] of sigs.entries()) {
       writeFileSync(path.join(work, `sig${i}.der`), sig.cms);
       writeFileSync(path.join(work, `signed${i}.bin`), sig.signedBytes);
-      const cms = await execFileAsync('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', path.join(work, `sig${i}.der`), '-content', path.join(work, `signed${i}.bin`),
-        '-CAfile', pki.caFile, '-purpose', 'any', '-out', '/dev/null'], { encoding: 'utf8' });
+      const cms = await execFileAsync(
+        'openssl',
+        [
+          'cms',
+          '-verify',
+          '-binary',
+          '-inform',
+          'DER',
+          '-in',
+          path.join(work, `sig${i}.der`),
+          '-content',
+          path.join(work, `signed${i}.bin`),
+          '-CAfile',
+          pki.caFile,
+          '-purpose',
+          'any',
+          '-out',
+          '/dev/null',
+        ],
+        { encoding: 'utf8' },
+      );
       assert.match(cms.stderr, /Verification successful/, cms.stderr);
-      const printed = execFileSync('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path.join(work, `sig${i}.der`)], { encoding: 'utf8' });
+      const printed = execFileSync('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path.join(work, `sig${i}.der`)], {
+        encoding: 'utf8',
+      });
       assert.match(printed, /id-smime-aa-signingCertificateV2/);
       const { token, signatureValue } = timestampOf(sig.cms);
       writeFileSync(path.join(work, `ts${i}.tst`), token);
-      const ts = await execFileAsync('openssl', ['ts', '-verify', '-token_in', '-in', path.join(work, `ts${i}.tst`), '-digest', sha256(signatureValue).toString('hex'),
-        '-CAfile', path.join(work, 'tawqi-ca.pem'), '-untrusted', path.join(work, 'tawqi-tsa.pem')], { encoding: 'utf8' }).then((r) => r.stdout + r.stderr, (e: { stdout?: string; stderr?: string }) => `${e.stdout}${e.stderr}`);
+      const ts = await execFileAsync(
+        'openssl',
+        [
+          'ts',
+          '-verify',
+          '-token_in',
+          '-in',
+          path.join(work, `ts${i}.tst`),
+          '-digest',
+          sha256(signatureValue).toString('hex'),
+          '-CAfile',
+          path.join(work, 'tawqi-ca.pem'),
+          '-untrusted',
+          path.join(work, 'tawqi-tsa.pem'),
+        ],
+        { encoding: 'utf8' },
+      ).then(
+        (r) => r.stdout + r.stderr,
+        (e: { stdout?: string; stderr?: string }) => `${e.stdout}${e.stderr}`,
+      );
       assert.match(ts, /Verification: OK/, ts);
     }
 
@@ -307,12 +422,19 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     assert.equal(other.body.error.param, 'cms');
     assert.equal(other.body.error.reason, 'certificate_mismatch');
     // A CMS over another document version.
-    const wrongDigest = asCall(await page.call('POST', '/token/complete', { cms: b64(agentCms(rsaSigner, sha256('another document'))), ticket: prepared.ticket }));
+    const wrongDigest = asCall(
+      await page.call('POST', '/token/complete', { cms: b64(agentCms(rsaSigner, sha256('another document'))), ticket: prepared.ticket }),
+    );
     assertError(wrongDigest, 'cms_invalid');
     assert.equal(wrongDigest.body.error.reason, 'digest_mismatch');
     assert.match(wrongDigest.body.error.message, /[\u0600-\u06FF]/);
     // The EC key signing attributes that name the RSA certificate: the signature does not verify.
-    const badSignature = asCall(await page.call('POST', '/token/complete', { cms: b64(agentCms({ ...ecSigner, rsa: true }, digest, { certificate: rsaSigner.der })), ticket: prepared.ticket }));
+    const badSignature = asCall(
+      await page.call('POST', '/token/complete', {
+        cms: b64(agentCms({ ...ecSigner, rsa: true }, digest, { certificate: rsaSigner.der })),
+        ticket: prepared.ticket,
+      }),
+    );
     assertError(badSignature, 'cms_invalid');
     assert.equal(badSignature.body.error.reason, 'signature_invalid', badSignature.text);
     const notDer = asCall(await page.call('POST', '/token/complete', { cms: '!!!', ticket: prepared.ticket }));
@@ -339,7 +461,9 @@ describe('qualified signatures with a token (page API, software signer)', () => 
 
     // A new prepare replaces the ticket: the old one is unknown now.
     const renewed = (await prepare(page, rsaSigner)).body as { ticket: string; digest: string };
-    const superseded = asCall(await page.call('POST', '/token/complete', { cms: b64(agentCms(rsaSigner, digest)), ticket: prepared.ticket }));
+    const superseded = asCall(
+      await page.call('POST', '/token/complete', { cms: b64(agentCms(rsaSigner, digest)), ticket: prepared.ticket }),
+    );
     assertError(superseded, 'ticket_invalid');
     assert.equal(superseded.body.error.reason, 'unknown');
 
@@ -350,7 +474,12 @@ describe('qualified signatures with a token (page API, software signer)', () => 
       const late = await preview(renewed.ticket);
       assert.equal(late.status, 401);
       assert.equal(((await late.json()) as { error: { reason: string } }).error.reason, 'expired');
-      const c = asCall(await page.call('POST', '/token/complete', { cms: b64(agentCms(rsaSigner, Buffer.from(renewed.digest, 'hex'))), ticket: renewed.ticket }));
+      const c = asCall(
+        await page.call('POST', '/token/complete', {
+          cms: b64(agentCms(rsaSigner, Buffer.from(renewed.digest, 'hex'))),
+          ticket: renewed.ticket,
+        }),
+      );
       assertError(c, 'ticket_invalid');
       assert.equal(c.body.error.reason, 'expired');
     } finally {
@@ -360,7 +489,10 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     const request = await s.call('GET', `/signature_requests/${sr.id}`, { key: keys.secret_live });
     assert.notEqual(request.body.signers[0].status, 'signed');
     // And the right CMS for the open ticket still completes.
-    const ok = await page.call('POST', '/token/complete', { cms: b64(agentCms(rsaSigner, Buffer.from(renewed.digest, 'hex'))), ticket: renewed.ticket });
+    const ok = await page.call('POST', '/token/complete', {
+      cms: b64(agentCms(rsaSigner, Buffer.from(renewed.digest, 'hex'))),
+      ticket: renewed.ticket,
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(ok.body.step, 'signed');
   });

@@ -12,19 +12,30 @@ import { assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
 import { teamAccount, type TeamAccount } from '../support/teamAccount.js';
 
-const TEMPLATE = { title: 'Plain agreement', language: 'en', body: 'The parties agree. {{note}}', fields: [{ key: 'note', label: 'Note' }] };
+const TEMPLATE = {
+  title: 'Plain agreement',
+  language: 'en',
+  body: 'The parties agree. {{note}}',
+  fields: [{ key: 'note', label: 'Note' }],
+};
 
 type Setup = TeamAccount;
 
-const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> => teamAccount(s, TEMPLATE, { members: 4, overrides });
+const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> =>
+  teamAccount(s, TEMPLATE, { members: 4, overrides });
 
 /** A body with `n` signers; test requests use the team's addresses. */
 function body(a: Setup, n: number, extra: Record<string, unknown> = {}, test = false, signerExtra: Record<string, unknown>[] = []) {
-  const signers = Array.from({ length: n }, (_, i) => ({ name: `Signer ${i + 1}`, email: test ? a.team[i]! : `signer${i + 1}@client.example`, ...signerExtra[i] }));
+  const signers = Array.from({ length: n }, (_, i) => ({
+    name: `Signer ${i + 1}`,
+    email: test ? a.team[i]! : `signer${i + 1}@client.example`,
+    ...signerExtra[i],
+  }));
   return { title: 'Agreement', source: { type: 'template', template_id: a.templateId }, signers, ...extra };
 }
 
-const create = (s: TestServer, key: string, b: unknown, prefix = '/api/v1') => s.call('POST', '/signature_requests', { key, body: b, prefix });
+const create = (s: TestServer, key: string, b: unknown, prefix = '/api/v1') =>
+  s.call('POST', '/signature_requests', { key, body: b, prefix });
 
 async function count(s: TestServer, table: 'signature_requests' | 'ledger' | 'messages' | 'events', accountId: string): Promise<number> {
   const row = await s.ctx.store.db
@@ -52,7 +63,9 @@ async function snapshot(s: TestServer, accountId: string) {
 
 /** The ledger rows of one request's sends. */
 async function sendRows(s: TestServer, accountId: string, requestId?: string) {
-  return (await listLedger(s.ctx.store.db, accountId)).filter((r) => r.kind === 'send' && (requestId === undefined || r.signature_request_id === requestId));
+  return (await listLedger(s.ctx.store.db, accountId)).filter(
+    (r) => r.kind === 'send' && (requestId === undefined || r.signature_request_id === requestId),
+  );
 }
 
 async function insufficient(s: TestServer, a: Setup, provoke: (prefix: string) => Promise<CallResult>): Promise<CallResult> {
@@ -88,22 +101,37 @@ describe('the cost of live sends', () => {
     assert.deepEqual(next.body.cost, { amount: 9, sends: 1, currency: 'EGP', source: 'overage' });
     assert.deepEqual(await money(s, a.id), { balance: 0, wallet: 1100 });
     const rows2 = await sendRows(s, a.id, next.body.id);
-    assert.deepEqual(rows2.map((r) => [r.sends_delta, r.wallet_delta_minor]), [[-1, -900]]);
+    assert.deepEqual(
+      rows2.map((r) => [r.sends_delta, r.wallet_delta_minor]),
+      [[-1, -900]],
+    );
 
     const aes = await create(s, k, body(a, 1, { legal_level: 'aes' }));
     assert.equal(aes.status, 201, aes.text);
     assert.deepEqual(aes.body.cost, { amount: 10.5, sends: 0, currency: 'EGP', source: 'overage' });
     assert.deepEqual(await money(s, a.id), { balance: 0, wallet: 50 });
-    assert.deepEqual((await sendRows(s, a.id, aes.body.id)).map((r) => [r.sends_delta, r.wallet_delta_minor]), [[0, -1050]]);
+    assert.deepEqual(
+      (await sendRows(s, a.id, aes.body.id)).map((r) => [r.sends_delta, r.wallet_delta_minor]),
+      [[0, -1050]],
+    );
 
     await insufficient(s, a, (prefix) => create(s, k, body(a, 1), prefix));
     const usage = await s.call('GET', '/usage', { key: k });
     assert.deepEqual(usage.body.balance, { sends: 0, wallet: { amount: 0.5, currency: 'EGP' } });
     // The ledger audits the balance: opening row plus every send row gives what is left.
     const all = await listLedger(s.ctx.store.db, a.id);
-    assert.deepEqual(all.map((r) => r.kind), ['opening_balance', 'send', 'send', 'send']);
-    assert.equal(all.reduce((n, r) => n + r.sends_delta, 0), 0);
-    assert.equal(all.reduce((n, r) => n + r.wallet_delta_minor, 0), 50);
+    assert.deepEqual(
+      all.map((r) => r.kind),
+      ['opening_balance', 'send', 'send', 'send'],
+    );
+    assert.equal(
+      all.reduce((n, r) => n + r.sends_delta, 0),
+      0,
+    );
+    assert.equal(
+      all.reduce((n, r) => n + r.wallet_delta_minor, 0),
+      50,
+    );
   });
 
   test('identity is a wallet charge even while the balance covers the sends; a request-level or signer-level require_identity counts per signer', async () => {
@@ -111,7 +139,10 @@ describe('the cost of live sends', () => {
     const k = a.keys.secret_live;
     const one = await create(s, k, body(a, 2, {}, false, [{}, { require_identity: true }]));
     assert.equal(one.status, 201, one.text);
-    assert.deepEqual(one.body.signers.map((x: { require_identity: boolean }) => x.require_identity), [false, true]);
+    assert.deepEqual(
+      one.body.signers.map((x: { require_identity: boolean }) => x.require_identity),
+      [false, true],
+    );
     assert.deepEqual(one.body.cost, { amount: 1.5, sends: 2, currency: 'EGP', source: 'plan' });
     assert.deepEqual(await money(s, a.id), { balance: 8, wallet: 600 });
     const both = await create(s, k, body(a, 2, { require_identity: true }));
@@ -137,15 +168,21 @@ describe('the cost of live sends', () => {
     assert.equal(draft.status, 201, draft.text);
     assert.equal(draft.body.status, 'draft');
     assert.equal(draft.body.cost, null);
-    assert.deepEqual(draft.body.signers.map((x: { status: string; signing_url: string | null }) => [x.status, x.signing_url]), [
-      ['pending', null],
-      ['pending', null],
-    ]);
+    assert.deepEqual(
+      draft.body.signers.map((x: { status: string; signing_url: string | null }) => [x.status, x.signing_url]),
+      [
+        ['pending', null],
+        ['pending', null],
+      ],
+    );
     assert.deepEqual(await money(s, a.id), { balance: 1, wallet: 900 });
     assert.equal((await sendRows(s, a.id)).length, 0);
     assert.equal(await count(s, 'messages', a.id), 0, 'a draft invites nobody');
     const created = await s.call('GET', `/events?signature_request=${draft.body.id}`, { key: k });
-    assert.deepEqual(created.body.data.map((e: { type: string }) => e.type), ['signature_request.created']);
+    assert.deepEqual(
+      created.body.data.map((e: { type: string }) => e.type),
+      ['signature_request.created'],
+    );
 
     s.clock.advanceSeconds(60);
     const sent = await s.call('POST', `/signature_requests/${draft.body.id}/send`, { key: k });
@@ -155,9 +192,19 @@ describe('the cost of live sends', () => {
     assert.ok(sent.body.signers.every((x: { status: string; signing_url: string | null }) => x.status === 'sent' && x.signing_url));
     assert.deepEqual(await money(s, a.id), { balance: 0, wallet: 0 });
     const rows = await sendRows(s, a.id, draft.body.id);
-    assert.deepEqual(rows.map((r) => [r.sends_delta, r.wallet_delta_minor, r.created_at]), [[-1, -900, draft.body.created_at + 60]]);
-    const invitations = await s.ctx.store.db.selectFrom('messages').select('kind').where('signature_request_id', '=', draft.body.id).execute();
-    assert.deepEqual(invitations.map((m) => m.kind), ['invitation', 'invitation']);
+    assert.deepEqual(
+      rows.map((r) => [r.sends_delta, r.wallet_delta_minor, r.created_at]),
+      [[-1, -900, draft.body.created_at + 60]],
+    );
+    const invitations = await s.ctx.store.db
+      .selectFrom('messages')
+      .select('kind')
+      .where('signature_request_id', '=', draft.body.id)
+      .execute();
+    assert.deepEqual(
+      invitations.map((m) => m.kind),
+      ['invitation', 'invitation'],
+    );
 
     s.clock.advanceSeconds(60);
     const again = await s.call('POST', `/signature_requests/${draft.body.id}/send`, { key: k });
@@ -166,8 +213,16 @@ describe('the cost of live sends', () => {
     assert.deepEqual(again.body.cost, sent.body.cost);
     assert.equal((await sendRows(s, a.id, draft.body.id)).length, 1, 'charged once');
     assert.deepEqual(await money(s, a.id), { balance: 0, wallet: 0 });
-    const after = await s.ctx.store.db.selectFrom('messages').select('kind').where('signature_request_id', '=', draft.body.id).orderBy('id').execute();
-    assert.deepEqual(after.map((m) => m.kind), ['invitation', 'invitation', 'reminder', 'reminder']);
+    const after = await s.ctx.store.db
+      .selectFrom('messages')
+      .select('kind')
+      .where('signature_request_id', '=', draft.body.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      after.map((m) => m.kind),
+      ['invitation', 'invitation', 'reminder', 'reminder'],
+    );
     const events = await s.call('GET', `/events?signature_request=${draft.body.id}&type=signature_request.*`, { key: k });
     assert.deepEqual(events.body.data.map((e: { type: string }) => e.type).sort(), ['signature_request.created', 'signature_request.sent']);
   });
@@ -226,15 +281,26 @@ describe('the cost of live sends', () => {
     assert.equal(-rows.reduce((n, r) => n + r.sends_delta, 0), opening.balance - final.balance);
     assert.equal(-rows.reduce((n, r) => n + r.wallet_delta_minor, 0), opening.wallet - final.wallet);
     const all = await listLedger(s.ctx.store.db, a.id);
-    assert.equal(all.reduce((n, r) => n + r.sends_delta, 0), final.balance);
-    assert.equal(all.reduce((n, r) => n + r.wallet_delta_minor, 0), final.wallet);
+    assert.equal(
+      all.reduce((n, r) => n + r.sends_delta, 0),
+      final.balance,
+    );
+    assert.equal(
+      all.reduce((n, r) => n + r.wallet_delta_minor, 0),
+      final.wallet,
+    );
   });
 
   test('concurrent sends of one draft charge it once', async () => {
     const a = await setup(s, { balanceSends: 5, walletMinor: 0 });
     const draft = await create(s, a.keys.secret_live, body(a, 2, { send: false }));
-    const results = await Promise.all(Array.from({ length: 5 }, () => s.call('POST', `/signature_requests/${draft.body.id}/send`, { key: a.keys.secret_live })));
-    assert.ok(results.every((r) => r.status === 200 || r.status === 429), results.map((r) => `${r.status} ${r.text}`).join('\n'));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => s.call('POST', `/signature_requests/${draft.body.id}/send`, { key: a.keys.secret_live })),
+    );
+    assert.ok(
+      results.every((r) => r.status === 200 || r.status === 429),
+      results.map((r) => `${r.status} ${r.text}`).join('\n'),
+    );
     assert.equal((await sendRows(s, a.id, draft.body.id)).length, 1);
     assert.deepEqual(await money(s, a.id), { balance: 3, wallet: 0 });
   });
@@ -248,7 +314,11 @@ describe('test keys charge nothing', () => {
   after(() => s.close());
 
   test('no ledger row, balance unchanged, cost null — sent, drafts sent later, identity and every plan', async () => {
-    for (const overrides of [{ balanceSends: 0, walletMinor: 0 }, { plan: 'none' as const, planExpiresAt: null }, { balanceSends: 2, walletMinor: 500, plan: 'starter' as const }]) {
+    for (const overrides of [
+      { balanceSends: 0, walletMinor: 0 },
+      { plan: 'none' as const, planExpiresAt: null },
+      { balanceSends: 2, walletMinor: 500, plan: 'starter' as const },
+    ]) {
       const a = await setup(s, overrides);
       const before = await money(s, a.id);
       const ledger = await count(s, 'ledger', a.id);
@@ -277,7 +347,15 @@ describe('test keys charge nothing', () => {
     const again = await s.call('POST', `/signature_requests/${sent.body.id}/send`, { key: a.keys.secret_test });
     assert.equal(again.status, 200, again.text);
     assert.equal(again.body.status, 'sent');
-    const kinds = await s.ctx.store.db.selectFrom('messages').select('kind').where('signature_request_id', '=', sent.body.id).orderBy('id').execute();
-    assert.deepEqual(kinds.map((m) => m.kind), ['invitation', 'reminder']);
+    const kinds = await s.ctx.store.db
+      .selectFrom('messages')
+      .select('kind')
+      .where('signature_request_id', '=', sent.body.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      kinds.map((m) => m.kind),
+      ['invitation', 'reminder'],
+    );
   });
 });

@@ -35,7 +35,8 @@ const FILLED = { client_name: 'Acme', start_date: '2026-08-01' };
 
 type Setup = TeamAccount;
 
-const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> => teamAccount(s, TEMPLATE, { members: 5, overrides });
+const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> =>
+  teamAccount(s, TEMPLATE, { members: 5, overrides });
 
 const signer = (name: string, email: string, extra: Record<string, unknown> = {}) => ({ name, email, ...extra });
 
@@ -71,7 +72,14 @@ async function snapshot(s: TestServer, accountId: string) {
 }
 
 /** Provoke an error in both languages, check its param, and check nothing was created or charged. */
-async function refused(s: TestServer, a: Setup, key: string, b: unknown, code: Parameters<typeof assertErrorBothLanguages>[1], param: string | null): Promise<CallResult> {
+async function refused(
+  s: TestServer,
+  a: Setup,
+  key: string,
+  b: unknown,
+  code: Parameters<typeof assertErrorBothLanguages>[1],
+  param: string | null,
+): Promise<CallResult> {
   const before = await snapshot(s, a.id);
   const r = await assertErrorBothLanguages((prefix) => create(s, key, b, prefix), code);
   assert.equal(r.body.error.param, param, `param of ${code}: ${r.text}`);
@@ -93,9 +101,16 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
     const r = await create(
       s,
       a.keys.secret_live,
-      body(a, [signer('Layla Hassan', 'layla@client.example'), signer('Omar Said', 'omar@client.example', { phone: '+201001234567', fields: { note: 'second' } })], {
-        metadata: { order: '42' },
-      }),
+      body(
+        a,
+        [
+          signer('Layla Hassan', 'layla@client.example'),
+          signer('Omar Said', 'omar@client.example', { phone: '+201001234567', fields: { note: 'second' } }),
+        ],
+        {
+          metadata: { order: '42' },
+        },
+      ),
     );
     assert.equal(r.status, 201, r.text);
     const t = now(s);
@@ -157,9 +172,20 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
     await refused(s, a, k, body(a, undefined, { legal_level: 'eidas' }), 'parameter_invalid', 'legal_level');
     await refused(s, a, k, body(a, [signer('Layla', 'not-an-email')]), 'parameter_invalid', 'signers[0].email');
     await refused(s, a, k, body(a, [{ name: 'Layla', phone: '01001234567' }]), 'parameter_invalid', 'signers[0].phone');
-    await refused(s, a, k, body(a, undefined, { source: { type: 'template', template_id: 'tpl_missing' } }), 'invalid_request', 'source.template_id');
+    await refused(
+      s,
+      a,
+      k,
+      body(a, undefined, { source: { type: 'template', template_id: 'tpl_missing' } }),
+      'invalid_request',
+      'source.template_id',
+    );
     await refused(s, a, k, body(a, undefined, { workflow_id: 'wf_nope' }), 'workflow_not_found', 'workflow_id');
-    assert.equal((await create(s, k, body(a, undefined, { workflow_id: 'default' }))).status, 201, 'workflow_id default is accepted on every plan');
+    assert.equal(
+      (await create(s, k, body(a, undefined, { workflow_id: 'default' }))).status,
+      201,
+      'workflow_id default is accepted on every plan',
+    );
   });
 
   test('signers: 1 to 5 live (400 too_many_signers, max_signers 5); a live signer needs an email or a phone', async () => {
@@ -175,7 +201,10 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
     const wa = await create(s, a.keys.secret_live, body(a, [{ name: 'Phone Only', phone: '+201001234567' }]));
     assert.equal(wa.status, 201, wa.text);
     const msgs = await s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', wa.body.id).execute();
-    assert.deepEqual(msgs.map((m) => [m.channel, m.recipient, m.kind]), [['whatsapp', '+201001234567', 'invitation']]);
+    assert.deepEqual(
+      msgs.map((m) => [m.channel, m.recipient, m.kind]),
+      [['whatsapp', '+201001234567', 'invitation']],
+    );
   });
 
   test('test mode: 5 signers (test_signer_limit); each needs an email (test_email_required) of the account or a team member (test_recipient_not_allowed)', async () => {
@@ -189,10 +218,28 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
     await updateAccount(s.ctx.store.db, a.id, { team_phones: ['+201001234567'] });
     await refused(s, a, k, body(a, [{ name: 'Phone Only', phone: '+201001234567' }]), 'test_email_required', 'signers[0].email');
     await refused(s, a, k, body(a, [signer('Owner', a.owner), { name: 'No contact' }]), 'test_email_required', 'signers[1].email');
-    await refused(s, a, k, body(a, [signer('Owner', a.owner), signer('Stranger', 'stranger@elsewhere.example')]), 'test_recipient_not_allowed', 'signers[1].email');
-    await refused(s, a, k, body(a, [signer('Owner', a.owner, { phone: '+201009999999' })]), 'test_recipient_not_allowed', 'signers[0].phone');
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Owner', a.owner), signer('Stranger', 'stranger@elsewhere.example')]),
+      'test_recipient_not_allowed',
+      'signers[1].email',
+    );
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Owner', a.owner, { phone: '+201009999999' })]),
+      'test_recipient_not_allowed',
+      'signers[0].phone',
+    );
     // The owner, a team member in another case, and a team phone are accepted.
-    const ok = await create(s, k, body(a, [signer('Owner', a.owner, { phone: '+201001234567' }), signer('Member', a.team[3]!.toUpperCase())]));
+    const ok = await create(
+      s,
+      k,
+      body(a, [signer('Owner', a.owner, { phone: '+201001234567' }), signer('Member', a.team[3]!.toUpperCase())]),
+    );
     assert.equal(ok.status, 201, ok.text);
     // A member removed from the team can no longer receive test requests.
     await updateAccount(s.ctx.store.db, a.id, { team_emails: [a.owner] });
@@ -202,16 +249,79 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
   test('template fields: required fields, unknown keys and value types (date, number, email)', async () => {
     const a = await setup(s);
     const k = a.keys.secret_live;
-    const missing = await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { client_name: 'Acme' } })]), 'parameter_missing', 'signers[0].fields.start_date');
+    const missing = await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { client_name: 'Acme' } })]),
+      'parameter_missing',
+      'signers[0].fields.start_date',
+    );
     assert.match(missing.body.error.message, /start_date/);
-    await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, client_name: '  ' } })]), 'parameter_missing', 'signers[0].fields.client_name');
-    await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, colour: 'red' } })]), 'parameter_unknown', 'signers[0].fields.colour');
-    await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, start_date: '01/08/2026' } })]), 'parameter_invalid', 'signers[0].fields.start_date');
-    await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, start_date: '2026-02-30' } })]), 'parameter_invalid', 'signers[0].fields.start_date');
-    await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, start_date: '2026-13-01' } })]), 'parameter_invalid', 'signers[0].fields.start_date');
-    await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, fee: 'ten' } })]), 'parameter_invalid', 'signers[0].fields.fee');
-    await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, contact_email: 'nobody' } })]), 'parameter_invalid', 'signers[0].fields.contact_email');
-    await refused(s, a, k, body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, fee: 10 } })]), 'parameter_invalid', 'signers[0].fields.fee');
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, client_name: '  ' } })]),
+      'parameter_missing',
+      'signers[0].fields.client_name',
+    );
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, colour: 'red' } })]),
+      'parameter_unknown',
+      'signers[0].fields.colour',
+    );
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, start_date: '01/08/2026' } })]),
+      'parameter_invalid',
+      'signers[0].fields.start_date',
+    );
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, start_date: '2026-02-30' } })]),
+      'parameter_invalid',
+      'signers[0].fields.start_date',
+    );
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, start_date: '2026-13-01' } })]),
+      'parameter_invalid',
+      'signers[0].fields.start_date',
+    );
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, fee: 'ten' } })]),
+      'parameter_invalid',
+      'signers[0].fields.fee',
+    );
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, contact_email: 'nobody' } })]),
+      'parameter_invalid',
+      'signers[0].fields.contact_email',
+    );
+    await refused(
+      s,
+      a,
+      k,
+      body(a, [signer('Layla', 'l@client.example', { fields: { ...FILLED, fee: 10 } })]),
+      'parameter_invalid',
+      'signers[0].fields.fee',
+    );
     // Valid typed values; required values may come from any signer.
     const ok = await create(
       s,
@@ -239,18 +349,43 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
 
   test('access_code: 4 to 32 characters, stored hashed (scrypt), never in a response, event, message or the database file', async () => {
     const a = await setup(s, { plan: 'enterprise' });
-    await refused(s, a, a.keys.secret_live, body(a, [signer('Layla', 'l@client.example', { access_code: 'abc' })]), 'parameter_invalid', 'signers[0].access_code');
-    await refused(s, a, a.keys.secret_live, body(a, [signer('Layla', 'l@client.example', { access_code: 'x'.repeat(33) })]), 'parameter_invalid', 'signers[0].access_code');
+    await refused(
+      s,
+      a,
+      a.keys.secret_live,
+      body(a, [signer('Layla', 'l@client.example', { access_code: 'abc' })]),
+      'parameter_invalid',
+      'signers[0].access_code',
+    );
+    await refused(
+      s,
+      a,
+      a.keys.secret_live,
+      body(a, [signer('Layla', 'l@client.example', { access_code: 'x'.repeat(33) })]),
+      'parameter_invalid',
+      'signers[0].access_code',
+    );
     const code = 'Qz7Kite9Plum';
     const shortest = 'Wq4z';
     const longest = 'Vx' + 'k3'.repeat(15);
     assert.equal(longest.length, 32);
-    const live = await create(s, a.keys.secret_live, body(a, [signer('Layla', 'l@client.example', { access_code: code }), signer('Omar', 'o@client.example', { access_code: shortest })]), '/api/v1', { 'idempotency-key': 'ac-1' });
+    const live = await create(
+      s,
+      a.keys.secret_live,
+      body(a, [signer('Layla', 'l@client.example', { access_code: code }), signer('Omar', 'o@client.example', { access_code: shortest })]),
+      '/api/v1',
+      { 'idempotency-key': 'ac-1' },
+    );
     assert.equal(live.status, 201, live.text);
     const test = await create(s, a.keys.secret_test, body(a, [signer('Owner', a.owner, { access_code: longest })]));
     assert.equal(test.status, 201, test.text);
 
-    const rows = await s.ctx.store.db.selectFrom('signers').select(['id', 'access_code_hash']).where('signature_request_id', 'in', [live.body.id, test.body.id]).orderBy('position').execute();
+    const rows = await s.ctx.store.db
+      .selectFrom('signers')
+      .select(['id', 'access_code_hash'])
+      .where('signature_request_id', 'in', [live.body.id, test.body.id])
+      .orderBy('position')
+      .execute();
     const hashes = new Map(rows.map((r) => [r.id, r.access_code_hash]));
     for (const [sg, plain] of [
       [live.body.signers[0].id, code],
@@ -293,13 +428,15 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
     }
     s.ctx.store.raw.pragma('wal_checkpoint(TRUNCATE)');
     const file = readFileSync(databasePath(s.dataDir));
-    for (const secret of [code, longest]) assert.equal(file.includes(Buffer.from(secret)), false, 'no plaintext access code in the database');
+    for (const secret of [code, longest])
+      assert.equal(file.includes(Buffer.from(secret)), false, 'no plaintext access code in the database');
   });
 
   test('method token only with legal_level qes; format defaults by level; PAdES refused on ses', async () => {
     const a = await setup(s, { plan: 'enterprise', walletMinor: 100_000 });
     const k = a.keys.secret_live;
-    const one = (extra: Record<string, unknown>, sg: Record<string, unknown> = {}) => body(a, [signer('Layla', 'l@client.example', sg)], extra);
+    const one = (extra: Record<string, unknown>, sg: Record<string, unknown> = {}) =>
+      body(a, [signer('Layla', 'l@client.example', sg)], extra);
     await refused(s, a, k, one({}, { method: 'token' }), 'parameter_invalid', 'signers[0].method');
     await refused(s, a, k, one({ legal_level: 'aes' }, { method: 'token' }), 'parameter_invalid', 'signers[0].method');
     await refused(s, a, k, one({ legal_level: 'qes' }, { method: 'draw' }), 'parameter_invalid', 'signers[0].method');
@@ -341,16 +478,38 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
       await refused(s, a, k, body(a, undefined, { [f]: 'https://evilexample.com/done' }), 'domain_not_accepted', f);
       await refused(s, a, k, body(a, undefined, { [f]: 'https://example.com.evil.test/done' }), 'domain_not_accepted', f);
     }
-    const ok = await create(s, k, body(a, undefined, { return_url: 'https://example.com/back', success_url: 'https://app.example.com/ok', cancel_url: 'https://a.b.example.com/cancel' }));
+    const ok = await create(
+      s,
+      k,
+      body(a, undefined, {
+        return_url: 'https://example.com/back',
+        success_url: 'https://app.example.com/ok',
+        cancel_url: 'https://a.b.example.com/cancel',
+      }),
+    );
     assert.equal(ok.status, 201, ok.text);
     assert.equal(ok.body.return_url, 'https://example.com/back');
     assert.equal(ok.body.success_url, 'https://app.example.com/ok');
     assert.equal(ok.body.cancel_url, 'https://a.b.example.com/cancel');
     // Test keys check the domain too.
-    await refused(s, a, a.keys.secret_test, body(a, [signer('Owner', a.owner)], { return_url: 'https://evil.test/' }), 'domain_not_accepted', 'return_url');
+    await refused(
+      s,
+      a,
+      a.keys.secret_test,
+      body(a, [signer('Owner', a.owner)], { return_url: 'https://evil.test/' }),
+      'domain_not_accepted',
+      'return_url',
+    );
     // An account with no accepted domain accepts no URL.
     const b = await setup(s);
-    await refused(s, b, b.keys.secret_live, body(b, undefined, { return_url: 'https://example.com/back' }), 'domain_not_accepted', 'return_url');
+    await refused(
+      s,
+      b,
+      b.keys.secret_live,
+      body(b, undefined, { return_url: 'https://example.com/back' }),
+      'domain_not_accepted',
+      'return_url',
+    );
   });
 
   test('plan features in live mode (4.1 rule 3): 403 plan_feature_unavailable with feature, required_plan and upgrade_url; nothing created or charged', async () => {
@@ -379,11 +538,20 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
     const ordered = await create(
       s,
       business.keys.secret_live,
-      body(business, [signer('Layla', 'l@client.example'), signer('Omar', 'o@client.example')], { ordered: true, return_url: 'https://example.com/r', success_url: 'https://example.com/s', cancel_url: 'https://example.com/c' }),
+      body(business, [signer('Layla', 'l@client.example'), signer('Omar', 'o@client.example')], {
+        ordered: true,
+        return_url: 'https://example.com/r',
+        success_url: 'https://example.com/s',
+        cancel_url: 'https://example.com/c',
+      }),
     );
     assert.equal(ordered.status, 201, ordered.text);
     assert.equal(ordered.body.ordered, true);
-    assert.deepEqual(ordered.body.signers.map((x: { status: string }) => x.status), ['sent', 'pending'], 'ordered: the first signer is invited first');
+    assert.deepEqual(
+      ordered.body.signers.map((x: { status: string }) => x.status),
+      ['sent', 'pending'],
+      'ordered: the first signer is invited first',
+    );
     assert.equal(ordered.body.signers[1].signing_url, null);
     // Test keys unlock every feature on any plan.
     for (const a of [starter, business]) {
@@ -406,9 +574,24 @@ describe('POST /signature_requests: body of 4.1 and its rules', () => {
 
   test('live gates: 402 plan_required, 402 plan_expired, 403 kyb_required; nothing created; the test key is not gated', async () => {
     const cases = [
-      { overrides: { plan: 'none' as const, planExpiresAt: null, walletMinor: 10_000 }, code: 'plan_required' as const, field: 'upgrade_url', url: '/console/billing' },
-      { overrides: { planExpiresAt: now(s) - 1, walletMinor: 10_000 }, code: 'plan_expired' as const, field: 'upgrade_url', url: '/console/billing' },
-      { overrides: { kyb: 'pending' as const, walletMinor: 10_000 }, code: 'kyb_required' as const, field: 'verify_url', url: '/console/verification' },
+      {
+        overrides: { plan: 'none' as const, planExpiresAt: null, walletMinor: 10_000 },
+        code: 'plan_required' as const,
+        field: 'upgrade_url',
+        url: '/console/billing',
+      },
+      {
+        overrides: { planExpiresAt: now(s) - 1, walletMinor: 10_000 },
+        code: 'plan_expired' as const,
+        field: 'upgrade_url',
+        url: '/console/billing',
+      },
+      {
+        overrides: { kyb: 'pending' as const, walletMinor: 10_000 },
+        code: 'kyb_required' as const,
+        field: 'verify_url',
+        url: '/console/verification',
+      },
     ];
     for (const c of cases) {
       const a = await setup(s, c.overrides);
@@ -453,7 +636,11 @@ describe('test mode (spec part 5 and part 8)', () => {
     // A test request is invisible to the live key and vice versa.
     assertError(await s.call('GET', `/signature_requests/${r.body.id}`, { key: a.keys.secret_live }), 'not_found');
     const events = await s.call('GET', `/events?signature_request=${r.body.id}`, { key: a.keys.secret_test });
-    assert.deepEqual(events.body.data.map((e: { type: string }) => e.type).sort(), ['signature_request.sent', 'signer.sent', 'signer.sent']);
+    assert.deepEqual(events.body.data.map((e: { type: string }) => e.type).sort(), [
+      'signature_request.sent',
+      'signer.sent',
+      'signer.sent',
+    ]);
     for (const e of events.body.data) {
       assert.equal(e.livemode, false);
       if (e.data.object.object === 'signature_request') assert.equal(e.data.object.livemode, false);
@@ -462,8 +649,16 @@ describe('test mode (spec part 5 and part 8)', () => {
     assert.equal(account.balance_sends, before.balance);
     assert.equal(account.wallet_minor, before.wallet);
     assert.equal(await count(s, 'ledger', a.id), before.ledger, 'no ledger row for a test request');
-    const msgs = await s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', r.body.id).orderBy('id').execute();
-    assert.deepEqual(msgs.map((m) => m.recipient), [a.owner, a.team[1]]);
+    const msgs = await s.ctx.store.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('signature_request_id', '=', r.body.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      msgs.map((m) => m.recipient),
+      [a.owner, a.team[1]],
+    );
     for (const m of msgs) {
       assert.equal(m.livemode, 0);
       assert.equal(m.channel, 'email');
@@ -515,10 +710,18 @@ describe('test mode (spec part 5 and part 8)', () => {
     const over = await refused(s, a, a.keys.secret_test, body(a, [signer('Owner', a.owner)]), 'test_email_limit', null);
     assert.equal(over.headers.get('retry-after'), String(16 * 3600));
     // Sending the draft would be five more emails: refused, and it stays a draft.
-    await assertErrorBothLanguages((prefix) => s.call('POST', `/signature_requests/${draft.body.id}/send`, { key: a.keys.secret_test, prefix }), 'test_email_limit');
+    await assertErrorBothLanguages(
+      (prefix) => s.call('POST', `/signature_requests/${draft.body.id}/send`, { key: a.keys.secret_test, prefix }),
+      'test_email_limit',
+    );
     assert.equal((await s.call('GET', `/signature_requests/${draft.body.id}`, { key: a.keys.secret_test })).body.status, 'draft');
     // Refused requests did not use up the daily request count: 11 made, 9 drafts (no email) still fit.
-    for (let i = 0; i < 9; i++) assert.equal((await create(s, a.keys.secret_test, body(a, [signer('Owner', a.owner)], { send: false }))).status, 201, `draft ${i + 1}`);
+    for (let i = 0; i < 9; i++)
+      assert.equal(
+        (await create(s, a.keys.secret_test, body(a, [signer('Owner', a.owner)], { send: false }))).status,
+        201,
+        `draft ${i + 1}`,
+      );
     assertError(await create(s, a.keys.secret_test, body(a, [signer('Owner', a.owner)], { send: false })), 'test_daily_limit');
     s.clock.advanceSeconds(16 * 3600);
     assert.equal((await s.call('POST', `/signature_requests/${draft.body.id}/send`, { key: a.keys.secret_test })).status, 200, 'next day');
@@ -537,7 +740,8 @@ describe('publishable-key quota on POST /signature_requests (part 5 rule 5)', ()
     const a = await setup(s);
     const pk = (await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', 'live', { allowedOrigins: [ORIGIN] }))).secret;
     s.clock.set(Math.ceil(s.clock.nowMs() / 3_600_000) * 3_600_000);
-    const post = (ip: string, prefix = '/api/v1') => create(s, pk, body(a, [signer('Visitor', 'visitor@client.example')]), prefix, { origin: ORIGIN, 'x-forwarded-for': ip });
+    const post = (ip: string, prefix = '/api/v1') =>
+      create(s, pk, body(a, [signer('Visitor', 'visitor@client.example')]), prefix, { origin: ORIGIN, 'x-forwarded-for': ip });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const r = await post('198.51.100.7');
@@ -555,7 +759,10 @@ describe('publishable-key quota on POST /signature_requests (part 5 rule 5)', ()
     assert.equal((await post('198.51.100.8')).status, 201);
     assert.equal((await create(s, a.keys.secret_live, body(a), '/api/v1', { 'x-forwarded-for': '198.51.100.7' })).status, 201);
     // Reads by id are not counted and are masked.
-    const got = await s.call('GET', `/signature_requests/${ids[0]}`, { key: pk, headers: { origin: ORIGIN, 'x-forwarded-for': '198.51.100.7' } });
+    const got = await s.call('GET', `/signature_requests/${ids[0]}`, {
+      key: pk,
+      headers: { origin: ORIGIN, 'x-forwarded-for': '198.51.100.7' },
+    });
     assert.equal(got.status, 200);
     assert.equal(got.body.signers[0].email, 'v***@client.example');
     assert.equal(got.body.signers[0].signing_url, null);

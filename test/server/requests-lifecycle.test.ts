@@ -44,7 +44,12 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
     await s.ctx.store.tx((trx) => updateAccount(trx, acct.id, { team_emails: TEAM }));
     const tpl = await s.call('POST', '/templates', {
       key: acct.keys.secret_live,
-      body: { title: `Lifecycle ${++n}`, language: 'en', body: 'Agreed between the parties, {{party}}.', fields: [{ key: 'party', label: 'Party', required: false }] },
+      body: {
+        title: `Lifecycle ${++n}`,
+        language: 'en',
+        body: 'Agreed between the parties, {{party}}.',
+        fields: [{ key: 'party', label: 'Party', required: false }],
+      },
     });
     assert.equal(tpl.status, 201, tpl.text);
     return { ...acct, template: tpl.body.id };
@@ -96,7 +101,8 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
     return r.body.data.map((e: { type: string }) => e.type).reverse();
   }
 
-  const messagesOf = (requestId: string) => s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', requestId).execute();
+  const messagesOf = (requestId: string) =>
+    s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', requestId).execute();
   const balance = async (accountId: string) => (await s.ctx.store.tx((trx) => getAccount(trx, accountId)))!.balance_sends;
 
   describe('creation and sending', () => {
@@ -171,7 +177,12 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       }
       assert.equal(await balance(a.id), before - 2);
       assert.equal((await messagesOf(draft.id)).length, 2);
-      assert.deepEqual(await eventTypes(a.keys.secret_live, draft.id), ['signature_request.created', 'signature_request.sent', 'signer.sent', 'signer.sent']);
+      assert.deepEqual(await eventTypes(a.keys.secret_live, draft.id), [
+        'signature_request.created',
+        'signature_request.sent',
+        'signer.sent',
+        'signer.sent',
+      ]);
 
       // A repeat send of a charged request is a reminder: no state change, no second charge, no event.
       s.clock.advanceSeconds(3600);
@@ -179,7 +190,12 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assert.equal(again.status, 200, again.text);
       assert.equal(again.body.status, 'sent');
       assert.equal(await balance(a.id), before - 2);
-      assert.deepEqual(await eventTypes(a.keys.secret_live, draft.id), ['signature_request.created', 'signature_request.sent', 'signer.sent', 'signer.sent']);
+      assert.deepEqual(await eventTypes(a.keys.secret_live, draft.id), [
+        'signature_request.created',
+        'signature_request.sent',
+        'signer.sent',
+        'signer.sent',
+      ]);
       assert.deepEqual((await messagesOf(draft.id)).map((m) => m.kind).sort(), ['invitation', 'invitation', 'reminder', 'reminder']);
     });
 
@@ -190,13 +206,23 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       const sent = await s.call('POST', `/signature_requests/${draft.id}/send`, { key: a.keys.secret_test });
       assert.equal(sent.status, 200, sent.text);
       assert.equal(sent.body.status, 'sent');
-      assert.deepEqual(await eventTypes(a.keys.secret_test, draft.id), ['signature_request.created', 'signature_request.sent', 'signer.sent', 'signer.sent']);
+      assert.deepEqual(await eventTypes(a.keys.secret_test, draft.id), [
+        'signature_request.created',
+        'signature_request.sent',
+        'signer.sent',
+        'signer.sent',
+      ]);
       // Test requests are never charged, yet a repeat send is still a reminder, not a state change.
       s.clock.advanceSeconds(3600);
       const again = await s.call('POST', `/signature_requests/${draft.id}/send`, { key: a.keys.secret_test });
       assert.equal(again.status, 200, again.text);
       assert.equal(again.body.status, 'sent');
-      assert.deepEqual(await eventTypes(a.keys.secret_test, draft.id), ['signature_request.created', 'signature_request.sent', 'signer.sent', 'signer.sent']);
+      assert.deepEqual(await eventTypes(a.keys.secret_test, draft.id), [
+        'signature_request.created',
+        'signature_request.sent',
+        'signer.sent',
+        'signer.sent',
+      ]);
       assert.deepEqual((await messagesOf(draft.id)).map((m) => m.kind).sort(), ['invitation', 'invitation', 'reminder', 'reminder']);
     });
 
@@ -223,18 +249,34 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assert.equal(got.status, 'viewed');
       assert.equal(got.signers[0].status, 'viewed');
       assert.equal(got.signers[0].viewed_at, now());
-      assert.deepEqual(await eventTypes(a.keys.secret_test, sr.id), ['signature_request.sent', 'signer.sent', 'signer.sent', 'signature_request.viewed', 'signer.viewed']);
+      assert.deepEqual(await eventTypes(a.keys.secret_test, sr.id), [
+        'signature_request.sent',
+        'signer.sent',
+        'signer.sent',
+        'signature_request.viewed',
+        'signer.viewed',
+      ]);
 
       s.clock.advanceSeconds(10);
       await move(first.id, 'view');
       const later = await get(a.keys.secret_test, sr.id);
       assert.equal(later.signers[0].viewed_at, got.signers[0].viewed_at, 'a later view changes nothing');
-      assert.deepEqual(await eventTypes(a.keys.secret_test, sr.id), ['signature_request.sent', 'signer.sent', 'signer.sent', 'signature_request.viewed', 'signer.viewed']);
+      assert.deepEqual(await eventTypes(a.keys.secret_test, sr.id), [
+        'signature_request.sent',
+        'signer.sent',
+        'signer.sent',
+        'signature_request.viewed',
+        'signer.viewed',
+      ]);
 
       // Another signer's first view: a signer event only; the request was viewed already.
       await move(second.id, 'view');
       assert.equal((await get(a.keys.secret_test, sr.id)).status, 'viewed');
-      assert.deepEqual((await eventTypes(a.keys.secret_test, sr.id)).slice(3), ['signature_request.viewed', 'signer.viewed', 'signer.viewed']);
+      assert.deepEqual((await eventTypes(a.keys.secret_test, sr.id)).slice(3), [
+        'signature_request.viewed',
+        'signer.viewed',
+        'signer.viewed',
+      ]);
     });
 
     test('one signer of several signs → partially_signed (signer.signed + signature_request.partially_signed)', async () => {
@@ -273,8 +315,16 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assert.match(done.reference, REF);
       assert.equal(done.completed_at, now());
       assert.equal(done.download_url, `${s.url}/api/v1/signature_requests/${sr.id}/download`);
-      assert.deepEqual(done.signers.map((x: { status: string }) => x.status), ['signed', 'signed']);
-      assert.deepEqual((await eventTypes(a.keys.secret_test, sr.id)).slice(-4), ['signer.viewed', 'signer.otp_verified', 'signer.signed', 'signature_request.completed']);
+      assert.deepEqual(
+        done.signers.map((x: { status: string }) => x.status),
+        ['signed', 'signed'],
+      );
+      assert.deepEqual((await eventTypes(a.keys.secret_test, sr.id)).slice(-4), [
+        'signer.viewed',
+        'signer.otp_verified',
+        'signer.signed',
+        'signature_request.completed',
+      ]);
       const types = await eventTypes(a.keys.secret_test, sr.id);
       assert.equal(types.filter((t) => t === 'signature_request.completed').length, 1);
       assert.equal(types.includes('signature_request.partially_signed'), true);
@@ -315,7 +365,11 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assert.equal(got.signers[0].decline_reason, 'Wrong rent amount');
       assert.equal(got.signers[0].declined_at, now());
       assert.equal(got.reference, null);
-      assert.deepEqual((await eventTypes(a.keys.secret_test, sr.id)).slice(-3), ['signer.viewed', 'signer.declined', 'signature_request.declined']);
+      assert.deepEqual((await eventTypes(a.keys.secret_test, sr.id)).slice(-3), [
+        'signer.viewed',
+        'signer.declined',
+        'signature_request.declined',
+      ]);
       const declined = await s.call('GET', `/events?signature_request=${sr.id}&type=signer.declined`, { key: a.keys.secret_test });
       assert.equal(declined.body.data.length, 1);
       assert.equal(declined.body.data[0].data.object.decline_reason, 'Wrong rent amount');
@@ -352,7 +406,12 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assert.equal((await eventTypes(a.keys.secret_test, done.id)).includes('signature_request.expired'), false);
       // Both expiry jobs finished cleanly: the job skips a final request rather than failing on it.
       for (const id of [open.id, done.id]) {
-        const jobs = await s.ctx.store.db.selectFrom('jobs').selectAll().where('kind', '=', 'expire_request').where('payload', 'like', `%${id}%`).execute();
+        const jobs = await s.ctx.store.db
+          .selectFrom('jobs')
+          .selectAll()
+          .where('kind', '=', 'expire_request')
+          .where('payload', 'like', `%${id}%`)
+          .execute();
         assert.deepEqual(
           jobs.map((j) => [j.state, j.last_error, j.attempts]),
           [['done', null, 0]],
@@ -402,7 +461,10 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
         [canceled, 'canceled'],
       ] as const) {
         const eventsBefore = await eventTypes(k, sr.id);
-        const r = await assertErrorBothLanguages((prefix) => s.call('POST', `/signature_requests/${sr.id}/cancel`, { key: k, prefix }), 'request_not_cancelable');
+        const r = await assertErrorBothLanguages(
+          (prefix) => s.call('POST', `/signature_requests/${sr.id}/cancel`, { key: k, prefix }),
+          'request_not_cancelable',
+        );
         assert.equal(r.status, 409);
         assert.equal((await get(k, sr.id)).status, status);
         assert.deepEqual(await eventTypes(k, sr.id), eventsBefore);
@@ -443,13 +505,22 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       const k = a.keys.secret_test;
       const sr = await create(k, requestBody(a, { ordered: true }, 3));
       assert.equal(sr.ordered, true);
-      assert.deepEqual(sr.signers.map((x: { status: string }) => x.status), ['sent', 'pending', 'pending']);
+      assert.deepEqual(
+        sr.signers.map((x: { status: string }) => x.status),
+        ['sent', 'pending', 'pending'],
+      );
       assert.match(sr.signers[0].signing_url, /\/sign\/sgr_/);
       assert.equal(sr.signers[1].signing_url, null);
       assert.equal(sr.signers[2].signing_url, null);
-      assert.deepEqual(sr.signers.map((x: { order: number }) => x.order), [1, 2, 3]);
+      assert.deepEqual(
+        sr.signers.map((x: { order: number }) => x.order),
+        [1, 2, 3],
+      );
       assert.deepEqual(await eventTypes(k, sr.id), ['signature_request.sent', 'signer.sent']);
-      assert.deepEqual((await messagesOf(sr.id)).map((m) => m.recipient), [TEAM[0]]);
+      assert.deepEqual(
+        (await messagesOf(sr.id)).map((m) => m.recipient),
+        [TEAM[0]],
+      );
       const sentEvent = await s.call('GET', `/events?signature_request=${sr.id}&type=signer.sent`, { key: k });
       assert.equal(sentEvent.body.data[0].data.object.id, sr.signers[0].id);
 
@@ -460,18 +531,27 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       await signFully(sr.signers[0].id);
       const afterFirst = await get(k, sr.id);
       assert.equal(afterFirst.status, 'partially_signed');
-      assert.deepEqual(afterFirst.signers.map((x: { status: string }) => x.status), ['signed', 'sent', 'pending']);
+      assert.deepEqual(
+        afterFirst.signers.map((x: { status: string }) => x.status),
+        ['signed', 'sent', 'pending'],
+      );
       assert.match(afterFirst.signers[1].signing_url, /\/sign\/sgr_/);
       assert.equal(afterFirst.signers[2].signing_url, null);
       assert.deepEqual((await eventTypes(k, sr.id)).slice(-3), ['signer.signed', 'signature_request.partially_signed', 'signer.sent']);
       const invited = await s.call('GET', `/events?signature_request=${sr.id}&type=signer.sent&limit=1`, { key: k });
       assert.equal(invited.body.data[0].data.object.id, sr.signers[1].id);
       assert.equal(invited.body.data[0].data.object.status, 'sent');
-      assert.deepEqual((await messagesOf(sr.id)).map((m) => m.recipient), [TEAM[0], TEAM[1]]);
+      assert.deepEqual(
+        (await messagesOf(sr.id)).map((m) => m.recipient),
+        [TEAM[0], TEAM[1]],
+      );
       await refused(sr.signers[2].id, 'view', 'not_your_turn');
 
       await signFully(sr.signers[1].id);
-      assert.deepEqual((await get(k, sr.id)).signers.map((x: { status: string }) => x.status), ['signed', 'signed', 'sent']);
+      assert.deepEqual(
+        (await get(k, sr.id)).signers.map((x: { status: string }) => x.status),
+        ['signed', 'signed', 'sent'],
+      );
       await signFully(sr.signers[2].id);
       const done = await get(k, sr.id);
       assert.equal(done.status, 'completed');
@@ -486,8 +566,15 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       const a = await account();
       const draft = await create(a.keys.secret_test, requestBody(a, { ordered: true, send: false }));
       const sent = await s.call('POST', `/signature_requests/${draft.id}/send`, { key: a.keys.secret_test });
-      assert.deepEqual(sent.body.signers.map((x: { status: string }) => x.status), ['sent', 'pending']);
-      assert.deepEqual(await eventTypes(a.keys.secret_test, draft.id), ['signature_request.created', 'signature_request.sent', 'signer.sent']);
+      assert.deepEqual(
+        sent.body.signers.map((x: { status: string }) => x.status),
+        ['sent', 'pending'],
+      );
+      assert.deepEqual(await eventTypes(a.keys.secret_test, draft.id), [
+        'signature_request.created',
+        'signature_request.sent',
+        'signer.sent',
+      ]);
     });
 
     test('a decline by the first signer stops the order: nobody else is invited', async () => {
@@ -497,7 +584,12 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       const got = await get(a.keys.secret_test, sr.id);
       assert.equal(got.status, 'declined');
       assert.equal(got.signers[1].status, 'pending');
-      assert.deepEqual(await eventTypes(a.keys.secret_test, sr.id), ['signature_request.sent', 'signer.sent', 'signer.declined', 'signature_request.declined']);
+      assert.deepEqual(await eventTypes(a.keys.secret_test, sr.id), [
+        'signature_request.sent',
+        'signer.sent',
+        'signer.declined',
+        'signature_request.declined',
+      ]);
     });
   });
 
@@ -534,7 +626,9 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assert.equal((await get(k, sr.id)).signers[0].identity.status, 'declined');
 
       // "declined: unless a later verification is approved"
-      await move(id, 'identity_verified', { identity: { provider: 'simulation', level: 'document_and_face', verification_id: 'idv_test_1' } });
+      await move(id, 'identity_verified', {
+        identity: { provider: 'simulation', level: 'document_and_face', verification_id: 'idv_test_1' },
+      });
       const verified = (await get(k, sr.id)).signers[0];
       assert.equal(verified.status, 'identity_verified');
       assert.deepEqual(
@@ -631,8 +725,14 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       const testReq = await create(a.keys.secret_test, requestBody(a));
       const liveReq = await create(a.keys.secret_live, requestBody(a));
       assert.equal((await get(a.keys.secret_test, testReq.id)).id, testReq.id);
-      await assertErrorBothLanguages((prefix) => s.call('GET', `/signature_requests/${testReq.id}`, { key: b.keys.secret_test, prefix }), 'not_found');
-      await assertErrorBothLanguages((prefix) => s.call('GET', `/signature_requests/${testReq.id}`, { key: a.keys.secret_live, prefix }), 'not_found');
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', `/signature_requests/${testReq.id}`, { key: b.keys.secret_test, prefix }),
+        'not_found',
+      );
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', `/signature_requests/${testReq.id}`, { key: a.keys.secret_live, prefix }),
+        'not_found',
+      );
       assertError(await s.call('GET', `/signature_requests/${liveReq.id}`, { key: a.keys.secret_test }), 'not_found');
       assertError(await s.call('GET', '/signature_requests/sr_doesnotexist', { key: a.keys.secret_test }), 'not_found');
       assertError(await s.call('POST', `/signature_requests/${liveReq.id}/send`, { key: b.keys.secret_live }), 'not_found');
@@ -657,7 +757,10 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assert.equal(page1.body.object, 'list');
       assert.equal(page1.body.data.length, 20, 'default limit 20');
       assert.equal(page1.body.has_more, true);
-      assert.deepEqual(page1.body.data.map((r: { id: string }) => r.id), [...ids].reverse().slice(0, 20));
+      assert.deepEqual(
+        page1.body.data.map((r: { id: string }) => r.id),
+        [...ids].reverse().slice(0, 20),
+      );
       assert.equal(page1.body.next_cursor, ids[1]);
       assert.ok(page1.body.data.every((r: { livemode: boolean }) => r.livemode === true));
       const page2 = await s.call('GET', `/signature_requests?starting_after=${page1.body.next_cursor}`, { key: k });
@@ -668,7 +771,8 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assert.equal(sentOne.status, 'sent');
       assert.match(sentOne.signers[0].signing_url, /\/sign\/sgr_/);
 
-      const byStatus = async (status: string) => (await s.call('GET', `/signature_requests?status=${status}`, { key: k })).body.data.map((r: { id: string }) => r.id);
+      const byStatus = async (status: string) =>
+        (await s.call('GET', `/signature_requests?status=${status}`, { key: k })).body.data.map((r: { id: string }) => r.id);
       assert.deepEqual(await byStatus('canceled'), [ids[3]]);
       assert.deepEqual(await byStatus('sent'), [ids[7]]);
       assert.equal((await byStatus('draft')).length, 19);
@@ -705,11 +809,17 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
 
       // Only the key's mode.
       const testList = await s.call('GET', '/signature_requests', { key: a.keys.secret_test });
-      assert.deepEqual(testList.body.data.map((r: { id: string }) => r.id), [testOnly.id]);
+      assert.deepEqual(
+        testList.body.data.map((r: { id: string }) => r.id),
+        [testOnly.id],
+      );
       assert.equal(testList.body.has_more, false);
       // Publishable keys cannot list.
       const pk = (await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', 'live', { allowedOrigins: [ORIGIN] }))).secret;
-      await assertErrorBothLanguages((prefix) => s.call('GET', '/signature_requests', { key: pk, prefix, headers: { origin: ORIGIN } }), 'forbidden');
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', '/signature_requests', { key: pk, prefix, headers: { origin: ORIGIN } }),
+        'forbidden',
+      );
     });
 
     test('publishable key: creation response keeps the emails without links; later reads are masked and link-free', async () => {
@@ -719,16 +829,25 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       const sr = await create(pk, requestBody(a), headers);
       assert.equal(sr.status, 'sent');
       assert.equal(sr.livemode, false);
-      assert.deepEqual(sr.signers.map((x: { email: string }) => x.email), [TEAM[0], TEAM[1]]);
+      assert.deepEqual(
+        sr.signers.map((x: { email: string }) => x.email),
+        [TEAM[0], TEAM[1]],
+      );
       for (const signer of sr.signers) assert.equal(signer.signing_url, null);
       // The links exist: the secret key sees them.
       const full = await get(a.keys.secret_test, sr.id);
       for (const signer of full.signers) assert.match(signer.signing_url, /\/sign\/sgr_/);
-      assert.deepEqual(full.signers.map((x: { email: string }) => x.email), [TEAM[0], TEAM[1]]);
+      assert.deepEqual(
+        full.signers.map((x: { email: string }) => x.email),
+        [TEAM[0], TEAM[1]],
+      );
 
       const masked = await s.call('GET', `/signature_requests/${sr.id}`, { key: pk, headers });
       assert.equal(masked.status, 200, masked.text);
-      assert.deepEqual(masked.body.signers.map((x: { email: string }) => x.email), ['a***@example.com', 'b***@example.com']);
+      assert.deepEqual(
+        masked.body.signers.map((x: { email: string }) => x.email),
+        ['a***@example.com', 'b***@example.com'],
+      );
       for (const signer of masked.body.signers) assert.equal(signer.signing_url, null);
       assert.doesNotMatch(masked.text, /amira@|bassem@|\/sign\//);
 
@@ -754,7 +873,8 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
 
       // Read-only, and not across modes.
       assertError(await s.call('POST', `/signers`, { key: pk, headers, body: {} }), 'forbidden');
-      const livePk = (await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', 'live', { allowedOrigins: [ORIGIN] }))).secret;
+      const livePk = (await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', 'live', { allowedOrigins: [ORIGIN] })))
+        .secret;
       assertError(await s.call('GET', `/signature_requests/${sr.id}`, { key: livePk, headers }), 'not_found');
       assertError(await s.call('GET', `/signers/${sr.signers[0].id}`, { key: livePk, headers }), 'not_found');
     });
@@ -794,7 +914,10 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       assertError(bad, 'parameter_invalid');
       assert.equal(bad.body.error.param, 'limit');
 
-      await assertErrorBothLanguages((prefix) => s.call('GET', `/signers/${first.signers[0].id}`, { key: b.keys.secret_test, prefix }), 'not_found');
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', `/signers/${first.signers[0].id}`, { key: b.keys.secret_test, prefix }),
+        'not_found',
+      );
       assertError(await s.call('GET', `/signers/${first.signers[0].id}`, { key: a.keys.secret_live }), 'not_found');
       assertError(await s.call('GET', '/signers/sgr_unknown', { key: k }), 'not_found');
       assert.equal((await s.call('GET', '/signers', { key: b.keys.secret_test })).body.data.length, 0);

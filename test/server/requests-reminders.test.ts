@@ -13,15 +13,24 @@ import { teamAccount, type TeamAccount } from '../support/teamAccount.js';
 
 const HOUR = 3600;
 const DAY = 86400;
-const TEMPLATE = { title: 'Plain agreement', language: 'en', body: 'The parties agree. {{note}}', fields: [{ key: 'note', label: 'Note' }] };
+const TEMPLATE = {
+  title: 'Plain agreement',
+  language: 'en',
+  body: 'The parties agree. {{note}}',
+  fields: [{ key: 'note', label: 'Note' }],
+};
 const ORIGIN = { ip: '203.0.113.9', user_agent: 'test' };
 
 type Setup = TeamAccount;
 
-const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> => teamAccount(s, TEMPLATE, { members: 4, overrides });
+const setup = (s: TestServer, overrides: Parameters<TestServer['account']>[0] = {}): Promise<Setup> =>
+  teamAccount(s, TEMPLATE, { members: 4, overrides });
 
 function body(a: Setup, n: number, extra: Record<string, unknown> = {}, test = false) {
-  const signers = Array.from({ length: n }, (_, i) => ({ name: `Signer ${i + 1}`, email: test ? a.team[i]! : `signer${i + 1}@client.example` }));
+  const signers = Array.from({ length: n }, (_, i) => ({
+    name: `Signer ${i + 1}`,
+    email: test ? a.team[i]! : `signer${i + 1}@client.example`,
+  }));
   return { title: 'Agreement', source: { type: 'template', template_id: a.templateId }, signers, ...extra };
 }
 
@@ -31,13 +40,21 @@ async function create(s: TestServer, key: string, b: unknown): Promise<CallResul
   return r;
 }
 
-const remind = (s: TestServer, key: string, id: string, b: unknown = undefined, prefix = '/api/v1') => s.call('POST', `/signature_requests/${id}/reminders`, { key, body: b, prefix });
-const cancel = (s: TestServer, key: string, id: string, prefix = '/api/v1') => s.call('POST', `/signature_requests/${id}/cancel`, { key, prefix });
+const remind = (s: TestServer, key: string, id: string, b: unknown = undefined, prefix = '/api/v1') =>
+  s.call('POST', `/signature_requests/${id}/reminders`, { key, body: b, prefix });
+const cancel = (s: TestServer, key: string, id: string, prefix = '/api/v1') =>
+  s.call('POST', `/signature_requests/${id}/cancel`, { key, prefix });
 const get = async (s: TestServer, key: string, id: string) => (await s.call('GET', `/signature_requests/${id}`, { key })).body;
 
 /** Reminder messages queued for a request: recipients in queue order. */
 async function reminders(s: TestServer, requestId: string): Promise<string[]> {
-  const rows = await s.ctx.store.db.selectFrom('messages').select(['recipient', 'kind']).where('signature_request_id', '=', requestId).where('kind', '=', 'reminder').orderBy('id').execute();
+  const rows = await s.ctx.store.db
+    .selectFrom('messages')
+    .select(['recipient', 'kind'])
+    .where('signature_request_id', '=', requestId)
+    .where('kind', '=', 'reminder')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => r.recipient);
 }
 
@@ -95,7 +112,7 @@ describe('POST /signature_requests/{id}/cancel', () => {
     assert.equal((await cancel(s, k, partial.id)).body.status, 'canceled');
   });
 
-  test('unknown id, another account\'s request or the other mode\'s key: 404 not_found', async () => {
+  test("unknown id, another account's request or the other mode's key: 404 not_found", async () => {
     const a = await setup(s);
     const sr = (await create(s, a.keys.secret_live, body(a, 1))).body;
     const other = await setup(s);
@@ -203,7 +220,12 @@ describe('POST /signature_requests/{id}/reminders', () => {
     const a = await setup(s);
     const sr = (await create(s, a.keys.secret_test, body(a, 1, {}, true))).body;
     assert.equal((await remind(s, a.keys.secret_test, sr.id)).status, 200);
-    const [m] = await s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', sr.id).where('kind', '=', 'reminder').execute();
+    const [m] = await s.ctx.store.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('signature_request_id', '=', sr.id)
+      .where('kind', '=', 'reminder')
+      .execute();
     assert.equal(m!.livemode, 0);
     assert.equal(m!.recipient, a.team[0]);
     assert.ok(m!.subject.startsWith('[TEST] '), m!.subject);
@@ -232,7 +254,11 @@ describe('automatic reminders and expiry (jobs)', () => {
     await sign(s, sr.signers[0].id);
     s.clock.advanceSeconds(2 * HOUR);
     await s.jobs.runDue();
-    assert.deepEqual((await reminders(s, sr.id)).slice(3), ['signer2@client.example', 'signer3@client.example'], 'a signer who signed is not reminded');
+    assert.deepEqual(
+      (await reminders(s, sr.id)).slice(3),
+      ['signer2@client.example', 'signer3@client.example'],
+      'a signer who signed is not reminded',
+    );
     for (let i = 0; i < 3; i++) {
       s.clock.advanceSeconds(2 * HOUR);
       await s.jobs.runDue();
@@ -256,7 +282,8 @@ describe('automatic reminders and expiry (jobs)', () => {
     const running = (await create(s, k, body(a, 1, on))).body;
     await cancel(s, k, canceled.id);
     await sign(s, completed.signers[0].id);
-    for (const move of ['view', 'decline'] as const) await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, declined.signers[0].id, move, ORIGIN));
+    for (const move of ['view', 'decline'] as const)
+      await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, declined.signers[0].id, move, ORIGIN));
     assert.equal((await get(s, k, declined.id)).status, 'declined');
     for (let i = 0; i < 60; i++) {
       s.clock.advanceSeconds(HOUR);
@@ -356,9 +383,23 @@ describe('the test email limit after creation', () => {
     const after1 = await get(s, a.keys.secret_test, sr.id);
     assert.equal(after1.status, 'partially_signed');
     assert.equal(after1.signers[1].status, 'sent');
-    const msgs = await s.ctx.store.db.selectFrom('messages').select(['recipient', 'state']).where('signature_request_id', '=', sr.id).where('kind', '=', 'invitation').orderBy('id').execute();
-    assert.deepEqual(msgs.map((m) => m.state), ['queued', 'held'], 'the follow-up invitation is not sent past the limit');
-    const counter = await s.ctx.store.db.selectFrom('counters').select('count').where('scope', '=', `test_emails:${a.id}`).executeTakeFirstOrThrow();
+    const msgs = await s.ctx.store.db
+      .selectFrom('messages')
+      .select(['recipient', 'state'])
+      .where('signature_request_id', '=', sr.id)
+      .where('kind', '=', 'invitation')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      msgs.map((m) => m.state),
+      ['queued', 'held'],
+      'the follow-up invitation is not sent past the limit',
+    );
+    const counter = await s.ctx.store.db
+      .selectFrom('counters')
+      .select('count')
+      .where('scope', '=', `test_emails:${a.id}`)
+      .executeTakeFirstOrThrow();
     assert.equal(counter.count, 50, 'never counted past the limit');
   });
 
@@ -369,7 +410,12 @@ describe('the test email limit after creation', () => {
     s.clock.advanceSeconds(HOUR);
     await s.jobs.runDue();
     assert.deepEqual(await reminders(s, sr.id), []);
-    const failed = await s.ctx.store.db.selectFrom('jobs').select('id').where('kind', '=', 'auto_reminder').where('state', '=', 'failed').execute();
+    const failed = await s.ctx.store.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', 'auto_reminder')
+      .where('state', '=', 'failed')
+      .execute();
     assert.equal(failed.length, 0);
     const now = Math.floor(s.clock.nowMs() / 1000);
     s.clock.set((now - (now % DAY) + DAY) * 1000);

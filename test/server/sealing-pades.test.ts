@@ -167,7 +167,23 @@ describe('PAdES B-T and B-LT', () => {
       assert.equal(signature.byteRange[2] + signature.byteRange[3], signedPdf.byteLength, 'the ByteRange covers the whole file');
       const cmsFile = write(`bt-${key}.p7s`, signature.cms);
       const contentFile = write(`bt-${key}.signed.bin`, signature.signed);
-      const cmsVerify = openssl(['cms', '-verify', '-binary', '-inform', 'DER', '-in', cmsFile, '-content', contentFile, '-CAfile', pki.caFile, '-purpose', 'any', '-out', '/dev/null']);
+      const cmsVerify = openssl([
+        'cms',
+        '-verify',
+        '-binary',
+        '-inform',
+        'DER',
+        '-in',
+        cmsFile,
+        '-content',
+        contentFile,
+        '-CAfile',
+        pki.caFile,
+        '-purpose',
+        'any',
+        '-out',
+        '/dev/null',
+      ]);
       assert.equal(cmsVerify.status, 0, cmsVerify.output);
       assert.match(cmsVerify.output, /Verification successful/);
 
@@ -183,7 +199,19 @@ describe('PAdES B-T and B-LT', () => {
       const tstInfo = pkijs.TSTInfo.fromBER(eContent.getValue());
       assert.deepEqual(Buffer.from(tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView), signatureDigest);
       const tokenFile = write(`bt-${key}.tst`, token);
-      const tsVerify = openssl(['ts', '-verify', '-token_in', '-in', tokenFile, '-digest', signatureDigest.toString('hex'), '-CAfile', pki.caFile, '-untrusted', pki.untrustedFile]);
+      const tsVerify = openssl([
+        'ts',
+        '-verify',
+        '-token_in',
+        '-in',
+        tokenFile,
+        '-digest',
+        signatureDigest.toString('hex'),
+        '-CAfile',
+        pki.caFile,
+        '-untrusted',
+        pki.untrustedFile,
+      ]);
       assert.equal(tsVerify.status, 0, tsVerify.output);
       assert.match(tsVerify.output, /Verification: OK/);
     });
@@ -198,9 +226,15 @@ describe('PAdES B-T and B-LT', () => {
     const signedData = new pkijs.SignedData({ schema: contentInfo.content });
     assert.equal(signedData.encapContentInfo.eContent, undefined, 'detached');
     assert.equal(signedData.encapContentInfo.eContentType, '1.2.840.113549.1.7.1');
-    assert.deepEqual(signedData.digestAlgorithms.map((a) => a.algorithmId), ['2.16.840.1.101.3.4.2.1']);
+    assert.deepEqual(
+      signedData.digestAlgorithms.map((a) => a.algorithmId),
+      ['2.16.840.1.101.3.4.2.1'],
+    );
     const certificates = (signedData.certificates ?? []).map((c) => Buffer.from((c as pkijs.Certificate).toSchema().toBER(false)));
-    assert.deepEqual(certificates, [ec.seal.der, ec.issuingCa.der, ec.root.der].map((d) => Buffer.from(d)));
+    assert.deepEqual(
+      certificates,
+      [ec.seal.der, ec.issuingCa.der, ec.root.der].map((d) => Buffer.from(d)),
+    );
 
     const signerInfo = signedData.signerInfos[0];
     assert.ok(signerInfo?.signedAttrs);
@@ -232,7 +266,12 @@ describe('PAdES B-T and B-LT', () => {
 
   test('the signature dictionary: /Type /Sig, Adobe.PPKLite, ETSI.CAdES.detached, /M, invisible widget, Unicode /Name', async () => {
     const signedPdf = await signPades(twoPages, {
-      signer: ec.signer, timestamp: ec.timestamp, level: 'B-T', signingTime: SIGNING_TIME, name: 'Tawqi — توقيع', reason: 'Sealed (final)',
+      signer: ec.signer,
+      timestamp: ec.timestamp,
+      level: 'B-T',
+      signingTime: SIGNING_TIME,
+      name: 'Tawqi — توقيع',
+      reason: 'Sealed (final)',
     });
     const fields = await signatureDictionaries(signedPdf);
     const field = fields.get('Signature1');
@@ -255,7 +294,11 @@ describe('PAdES B-T and B-LT', () => {
 
   test('B-LT: a /DSS with the certificates, CRLs and OCSP response in an incremental update; the signature still verifies', async () => {
     const signedPdf = await signPades(twoPages, {
-      signer: ec.signer, timestamp: ec.timestamp, level: 'B-LT', revocation: ec.revocation, signingTime: SIGNING_TIME,
+      signer: ec.signer,
+      timestamp: ec.timestamp,
+      level: 'B-LT',
+      revocation: ec.revocation,
+      signingTime: SIGNING_TIME,
     });
     const file = write('lt-ec.pdf', signedPdf);
     const check = qpdfCheck(file);
@@ -275,7 +318,23 @@ describe('PAdES B-T and B-LT', () => {
     const signedEnd = signature.byteRange[2] + signature.byteRange[3];
     assert.ok(signedEnd < signedPdf.byteLength);
     assert.match(Buffer.from(signedPdf.subarray(signedEnd - 7, signedEnd)).toString('latin1'), /%%EOF\s*$/);
-    const cmsVerify = openssl(['cms', '-verify', '-binary', '-inform', 'DER', '-in', write('lt-ec.p7s', signature.cms), '-content', write('lt-ec.bin', signature.signed), '-CAfile', ec.caFile, '-purpose', 'any', '-out', '/dev/null']);
+    const cmsVerify = openssl([
+      'cms',
+      '-verify',
+      '-binary',
+      '-inform',
+      'DER',
+      '-in',
+      write('lt-ec.p7s', signature.cms),
+      '-content',
+      write('lt-ec.bin', signature.signed),
+      '-CAfile',
+      ec.caFile,
+      '-purpose',
+      'any',
+      '-out',
+      '/dev/null',
+    ]);
     assert.match(cmsVerify.output, /Verification successful/);
 
     const text = Buffer.from(signedPdf).toString('latin1');
@@ -290,18 +349,30 @@ describe('PAdES B-T and B-LT', () => {
     const doc = await PDFDocument.load(signedPdf, { updateMetadata: false });
     const dss = doc.catalog.lookup(PDFName.of('DSS'), PDFDict);
     const streams = (key: string): Buffer[] =>
-      dss.lookup(PDFName.of(key), PDFArray).asArray().map((ref) => {
-        assert.ok(ref instanceof PDFRef, `${key} holds references to streams`);
-        const stream = doc.context.lookup(ref);
-        assert.ok(stream instanceof PDFRawStream);
-        return Buffer.from(decodePDFRawStream(stream).decode());
-      });
+      dss
+        .lookup(PDFName.of(key), PDFArray)
+        .asArray()
+        .map((ref) => {
+          assert.ok(ref instanceof PDFRef, `${key} holds references to streams`);
+          const stream = doc.context.lookup(ref);
+          assert.ok(stream instanceof PDFRawStream);
+          return Buffer.from(decodePDFRawStream(stream).decode());
+        });
     const certs = streams('Certs');
     for (const cert of [ec.seal, ec.issuingCa, ec.root, ec.tsa, ec.ocspResponder]) {
-      assert.ok(certs.some((c) => c.equals(cert.der)), 'DSS certificate present');
+      assert.ok(
+        certs.some((c) => c.equals(cert.der)),
+        'DSS certificate present',
+      );
     }
-    assert.deepEqual(streams('CRLs'), ec.revocation.crls.map((c) => Buffer.from(c)));
-    assert.deepEqual(streams('OCSPs'), ec.revocation.ocspResponses.map((o) => Buffer.from(o)));
+    assert.deepEqual(
+      streams('CRLs'),
+      ec.revocation.crls.map((c) => Buffer.from(c)),
+    );
+    assert.deepEqual(
+      streams('OCSPs'),
+      ec.revocation.ocspResponses.map((o) => Buffer.from(o)),
+    );
     // The OCSP response in the DSS is a real one: openssl reads it and finds the seal "good".
     const ocspText = openssl(['ocsp', '-respin', write('dss.ocsp', streams('OCSPs')[0] ?? new Uint8Array()), '-resp_text', '-noverify']);
     assert.match(ocspText.output, /Cert Status: good/);
@@ -337,12 +408,22 @@ describe('PAdES B-T and B-LT', () => {
 
   test('split API: an external signer (raw r‖s as PKCS#11 returns) signs the prepared signed attributes later', async () => {
     const prepared = await preparePades(twoPages, {
-      certificate: ec.signer.certificate, chain: ec.signer.chain, keyAlgorithm: 'ECDSA-P256', signingTime: SIGNING_TIME, name: 'Qualified signer',
+      certificate: ec.signer.certificate,
+      chain: ec.signer.chain,
+      keyAlgorithm: 'ECDSA-P256',
+      signingTime: SIGNING_TIME,
+      name: 'Qualified signer',
     });
     assert.equal(prepared.signedAttributesDer[0], 0x31);
-    assert.deepEqual(Buffer.from(prepared.byteRangeDigest), sha256(
-      Buffer.concat([prepared.pdfWithPlaceholder.subarray(0, prepared.byteRange[1]), prepared.pdfWithPlaceholder.subarray(prepared.byteRange[2])]),
-    ));
+    assert.deepEqual(
+      Buffer.from(prepared.byteRangeDigest),
+      sha256(
+        Buffer.concat([
+          prepared.pdfWithPlaceholder.subarray(0, prepared.byteRange[1]),
+          prepared.pdfWithPlaceholder.subarray(prepared.byteRange[2]),
+        ]),
+      ),
+    );
     // Stored and read back between the two halves.
     const stored: PreparedPades = structuredClone(prepared);
     const key = createPrivateKey(readFileSync(ec.seal.keyFile));
@@ -359,7 +440,10 @@ describe('PAdES B-T and B-LT', () => {
     // A signature by another key is refused before anything is embedded.
     const otherKey = createPrivateKey(readFileSync(rsa.seal.keyFile));
     await assert.rejects(
-      completePades(stored, new Uint8Array(sign('sha256', stored.signedAttributesDer, otherKey)), { timestamp: ec.timestamp, level: 'B-T' }),
+      completePades(stored, new Uint8Array(sign('sha256', stored.signedAttributesDer, otherKey)), {
+        timestamp: ec.timestamp,
+        level: 'B-T',
+      }),
       (error: unknown) => error instanceof PadesError && error.code === 'invalid_signature_value',
     );
     // A prepared PDF whose bytes changed no longer matches its signed attributes.
@@ -372,23 +456,38 @@ describe('PAdES B-T and B-LT', () => {
 
   test('split API: a detached CMS made elsewhere (the agent) gets the timestamp and is embedded', async () => {
     const prepared = await preparePades(twoPages, {
-      certificate: rsa.signer.certificate, chain: [], keyAlgorithm: 'RSA', signingTime: SIGNING_TIME,
+      certificate: rsa.signer.certificate,
+      chain: [],
+      keyAlgorithm: 'RSA',
+      signingTime: SIGNING_TIME,
     });
     const signature = await rsa.signer.sign(prepared.signedAttributesDer);
     const { cms: agentCms } = await assembleCms({
-      certificate: rsa.signer.certificate, chain: [], keyAlgorithm: 'RSA', signedAttributesDer: prepared.signedAttributesDer, signatureValue: signature,
+      certificate: rsa.signer.certificate,
+      chain: [],
+      keyAlgorithm: 'RSA',
+      signedAttributesDer: prepared.signedAttributesDer,
+      signatureValue: signature,
     });
-    const signedPdf = await completePadesFromCms({ ...prepared, chain: rsa.signer.chain }, agentCms, { timestamp: rsa.timestamp, level: 'B-T' });
+    const signedPdf = await completePadesFromCms({ ...prepared, chain: rsa.signer.chain }, agentCms, {
+      timestamp: rsa.timestamp,
+      level: 'B-T',
+    });
     const report = pdfsig(write('from-cms.pdf', signedPdf), ec.nssDir);
     assert.match(report.signatures[0] ?? '', /Signature is Valid\./, report.raw);
     assert.match(report.signatures[0] ?? '', /Certificate is Trusted\./, report.raw);
     const [embedded] = signaturesOf(signedPdf);
-    assert.ok(signerInfoOf(embedded?.cms ?? new Uint8Array()).unsignedAttrs?.attributes.some((a) => a.type === OID.signatureTimeStampToken));
+    assert.ok(
+      signerInfoOf(embedded?.cms ?? new Uint8Array()).unsignedAttrs?.attributes.some((a) => a.type === OID.signatureTimeStampToken),
+    );
 
     // Signed attributes naming another certificate in signing-certificate-v2 are refused.
     const foreignAttributes = buildSignedAttributes(ec.signer.certificate, prepared.byteRangeDigest);
     const { cms: foreignCms } = await assembleCms({
-      certificate: rsa.signer.certificate, chain: [], keyAlgorithm: 'RSA', signedAttributesDer: foreignAttributes,
+      certificate: rsa.signer.certificate,
+      chain: [],
+      keyAlgorithm: 'RSA',
+      signedAttributesDer: foreignAttributes,
       signatureValue: await rsa.signer.sign(foreignAttributes),
     });
     await assert.rejects(
@@ -396,7 +495,12 @@ describe('PAdES B-T and B-LT', () => {
       (error: unknown) => error instanceof PadesError && error.code === 'invalid_cms' && /signing-certificate-v2/.test(error.message),
     );
     // A CMS over another document is refused.
-    const other = await preparePades(await makeTestPdf(1), { certificate: rsa.signer.certificate, chain: [], keyAlgorithm: 'RSA', signingTime: SIGNING_TIME });
+    const other = await preparePades(await makeTestPdf(1), {
+      certificate: rsa.signer.certificate,
+      chain: [],
+      keyAlgorithm: 'RSA',
+      signingTime: SIGNING_TIME,
+    });
     await assert.rejects(
       completePadesFromCms(other, agentCms, { timestamp: rsa.timestamp, level: 'B-T' }),
       (error: unknown) => error instanceof PadesError && error.code === 'digest_mismatch',
@@ -405,11 +509,20 @@ describe('PAdES B-T and B-LT', () => {
 
   test('a second signature is appended after a B-LT one; both verify, the first revision is untouched', async () => {
     const first = await signPades(twoPages, {
-      signer: ec.signer, timestamp: ec.timestamp, level: 'B-LT', revocation: ec.revocation, signingTime: SIGNING_TIME,
+      signer: ec.signer,
+      timestamp: ec.timestamp,
+      level: 'B-LT',
+      revocation: ec.revocation,
+      signingTime: SIGNING_TIME,
     });
     const second = await appendSignature(first, {
-      signer: rsa.signer, timestamp: rsa.timestamp, level: 'B-LT', revocation: rsa.revocation,
-      signingTime: new Date(SIGNING_TIME.getTime() + 60_000), name: 'Second signer', pageIndex: 1,
+      signer: rsa.signer,
+      timestamp: rsa.timestamp,
+      level: 'B-LT',
+      revocation: rsa.revocation,
+      signingTime: new Date(SIGNING_TIME.getTime() + 60_000),
+      name: 'Second signer',
+      pageIndex: 1,
     });
     assert.deepEqual(Buffer.from(second.subarray(0, first.byteLength)), Buffer.from(first));
     const file = write('two-signatures.pdf', second);
@@ -429,7 +542,14 @@ describe('PAdES B-T and B-LT', () => {
     assert.match(two ?? '', /Signature Type: ETSI\.CAdES\.detached/);
 
     // Four revisions: original+signature 1, DSS, signature 2, DSS.
-    assert.equal([...Buffer.from(second).toString('latin1').matchAll(/startxref/g)].length, 4);
+    assert.equal(
+      [
+        ...Buffer.from(second)
+          .toString('latin1')
+          .matchAll(/startxref/g),
+      ].length,
+      4,
+    );
     const fields = await signatureDictionaries(second);
     assert.deepEqual([...fields.keys()], ['Signature1', 'Signature2']);
     const doc = await PDFDocument.load(second, { updateMetadata: false });
@@ -442,17 +562,38 @@ describe('PAdES B-T and B-LT', () => {
 
   test('incremental signature on a PDF with object streams and a cross-reference stream', async () => {
     assert.match(Buffer.from(twoPages).toString('latin1'), /\/Type \/XRef/, 'pdf-lib wrote a cross-reference stream');
-    const bt = await signPades(twoPages, { signer: ec.signer, timestamp: ec.timestamp, level: 'B-LT', revocation: ec.revocation, signingTime: SIGNING_TIME, mode: 'incremental' });
+    const bt = await signPades(twoPages, {
+      signer: ec.signer,
+      timestamp: ec.timestamp,
+      level: 'B-LT',
+      revocation: ec.revocation,
+      signingTime: SIGNING_TIME,
+      mode: 'incremental',
+    });
     assert.deepEqual(Buffer.from(bt.subarray(0, twoPages.byteLength)), Buffer.from(twoPages));
     const file = write('xref-stream.pdf', bt);
     const check = qpdfCheck(file);
     assert.equal(check.status, 0, check.output);
-    assert.equal([...Buffer.from(bt).toString('latin1').matchAll(/\/Type \/XRef/g)].length, 3, 'each update wrote a cross-reference stream');
+    assert.equal(
+      [
+        ...Buffer.from(bt)
+          .toString('latin1')
+          .matchAll(/\/Type \/XRef/g),
+      ].length,
+      3,
+      'each update wrote a cross-reference stream',
+    );
     const report = pdfsig(file, ec.nssDir);
     assert.match(report.signatures[0] ?? '', /Signature is Valid\./, report.raw);
     assert.match(report.signatures[0] ?? '', /Certificate is Trusted\./, report.raw);
     const classic = await makeTestPdf(1, { classicXref: true });
-    const signedClassic = await signPades(classic, { signer: rsa.signer, timestamp: rsa.timestamp, level: 'B-T', signingTime: SIGNING_TIME, mode: 'incremental' });
+    const signedClassic = await signPades(classic, {
+      signer: rsa.signer,
+      timestamp: rsa.timestamp,
+      level: 'B-T',
+      signingTime: SIGNING_TIME,
+      mode: 'incremental',
+    });
     const classicFile = write('classic-incremental.pdf', signedClassic);
     assert.equal(qpdfCheck(classicFile).status, 0);
     assert.match(pdfsig(classicFile, ec.nssDir).signatures[0] ?? '', /Signature is Valid\./);
@@ -463,10 +604,18 @@ describe('PAdES B-T and B-LT', () => {
       signPades(twoPages, { signer: ec.signer, timestamp: ec.timestamp, level: 'B-T', signingTime: SIGNING_TIME, placeholderBytes: 8192 }),
       (error: unknown) => error instanceof PadesError && error.code === 'placeholder_too_small',
     );
-    const prepared = await preparePades(twoPages, { certificate: ec.signer.certificate, chain: [], keyAlgorithm: 'ECDSA-P256', signingTime: SIGNING_TIME });
+    const prepared = await preparePades(twoPages, {
+      certificate: ec.signer.certificate,
+      chain: [],
+      keyAlgorithm: 'ECDSA-P256',
+      signingTime: SIGNING_TIME,
+    });
     assert.throws(
       () => embedCms(prepared.pdfWithPlaceholder, prepared.byteRange, new Uint8Array(16385)),
-      (error: unknown) => error instanceof PadesError && error.code === 'placeholder_too_small' && /16385 bytes but the placeholder holds 16384/.test(error.message),
+      (error: unknown) =>
+        error instanceof PadesError &&
+        error.code === 'placeholder_too_small' &&
+        /16385 bytes but the placeholder holds 16384/.test(error.message),
     );
     const stampsBefore = ec.stamps();
     await assert.rejects(
@@ -475,7 +624,12 @@ describe('PAdES B-T and B-LT', () => {
     );
     assert.equal(ec.stamps(), stampsBefore, 'no timestamp is spent on a request that cannot finish');
     await assert.rejects(
-      signPades(twoPages, { signer: ec.signer, timestamp: async () => new Uint8Array([0x30, 0x00]), level: 'B-T', signingTime: SIGNING_TIME }),
+      signPades(twoPages, {
+        signer: ec.signer,
+        timestamp: async () => new Uint8Array([0x30, 0x00]),
+        level: 'B-T',
+        signingTime: SIGNING_TIME,
+      }),
       (error: unknown) => error instanceof PadesError && error.code === 'invalid_timestamp',
     );
   });

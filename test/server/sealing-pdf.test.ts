@@ -16,7 +16,18 @@ import { fileURLToPath } from 'node:url';
 import { crc32, deflateSync } from 'node:zlib';
 import { renderCertificatePdf, renderFinalPdf } from '../../server/src/sealing/pdf/index.js';
 import type { FinalDocumentInput, SignerOnDocument, TrailEntry } from '../../server/src/sealing/types.js';
-import { pdfFonts, pdfImageList, pdfImagePixels, pdfInfo, pdfPageCount, pdfToText, qpdfCheck, renderPagePng, renderPageRgb, type RgbImage } from '../support/pdfTools.js';
+import {
+  pdfFonts,
+  pdfImageList,
+  pdfImagePixels,
+  pdfInfo,
+  pdfPageCount,
+  pdfToText,
+  qpdfCheck,
+  renderPagePng,
+  renderPageRgb,
+  type RgbImage,
+} from '../support/pdfTools.js';
 import { pngDataUrl } from '../support/signing.js';
 
 const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-artifacts');
@@ -63,7 +74,8 @@ function encodePng(width: number, height: number, pixels: Buffer): Buffer {
       const b = y > 0 ? pixels[at - stride]! : 0;
       const c = x >= 4 && y > 0 ? pixels[at - stride - 4]! : 0;
       const p = a + b - c;
-      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const paeth =
+        Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
       raw[y * (stride + 1) + 1 + x] = (pixels[at]! - [0, a, b, (a + b) >> 1, paeth][filter]!) & 0xff;
     }
   }
@@ -80,7 +92,12 @@ function encodePng(width: number, height: number, pixels: Buffer): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = 6;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const signaturePng = (width: number, height: number, seed: number) => encodePng(width, height, signaturePixels(width, height, seed));
@@ -88,7 +105,8 @@ const signaturePng = (width: number, height: number, seed: number) => encodePng(
 const tinyPng = () => Buffer.from(pngDataUrl().split(',')[1]!, 'base64');
 
 const UA_CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const UA_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+const UA_IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 const UA_HOSTILE = `curl/8.5.0 <script>alert(1)</script> ${'Z'.repeat(900)}`;
 
 const AR_TITLE = 'اتفاقية عدم إفصاح';
@@ -312,17 +330,38 @@ describe('final PDF: Arabic request', () => {
 
   test('fonts are embedded subsets with a ToUnicode map (Noto Naskh Arabic and Noto Sans)', async () => {
     const fonts = await pdfFonts(final);
-    assert.ok(fonts.some((f) => /\+NotoNaskhArabic-(Regular|Bold)$/.test(f.name)), JSON.stringify(fonts));
-    assert.ok(fonts.some((f) => /\+NotoSans-(Regular|Bold)$/.test(f.name)), JSON.stringify(fonts));
+    assert.ok(
+      fonts.some((f) => /\+NotoNaskhArabic-(Regular|Bold)$/.test(f.name)),
+      JSON.stringify(fonts),
+    );
+    assert.ok(
+      fonts.some((f) => /\+NotoSans-(Regular|Bold)$/.test(f.name)),
+      JSON.stringify(fonts),
+    );
     for (const f of fonts) assert.ok(f.embedded && f.subset && f.unicode, `${f.name}: embedded subset with ToUnicode`);
   });
 
   test('each signature image is embedded once, with its transparency, pixel for pixel', async () => {
     const list = await pdfImageList(final);
     const images = list.filter((i) => i.type === 'image');
-    assert.deepEqual(images.map((i) => [i.width, i.height]), [[600, 200], [480, 160], [1, 1]], 'one image per drawn signature');
+    assert.deepEqual(
+      images.map((i) => [i.width, i.height]),
+      [
+        [600, 200],
+        [480, 160],
+        [1, 1],
+      ],
+      'one image per drawn signature',
+    );
     assert.equal(new Set(images.map((i) => i.object)).size, 3, 'three image objects');
-    assert.deepEqual(list.filter((i) => i.type === 'smask').map((i) => [i.width, i.height]), [[600, 200], [480, 160]], 'RGBA signatures keep their alpha');
+    assert.deepEqual(
+      list.filter((i) => i.type === 'smask').map((i) => [i.width, i.height]),
+      [
+        [600, 200],
+        [480, 160],
+      ],
+      'RGBA signatures keep their alpha',
+    );
     // The first signature, decoded by poppler, equals the pixels drawn: colour where the stroke is, alpha everywhere.
     const [color, alpha] = await pdfImagePixels(final);
     const pixels = signaturePixels(600, 200, 1);
@@ -352,7 +391,15 @@ describe('final PDF: Arabic request', () => {
   test('Latin names, numbers, references, hostile text and long tokens come through in Arabic paragraphs', () => {
     // Markup is text: shown as typed. (Within an Arabic line the bidi algorithm moves the outer "<"
     // and ">" to the run's edges, as a browser does with dir="rtl"; the Latin run stays whole.)
-    for (const s of ['John Smith', 'Nile Tech LLC', 'john.smith@example.com', '250,000', 'REF-7K3M9QXA', 'script>alert("x")</script', 'backslash']) {
+    for (const s of [
+      'John Smith',
+      'Nile Tech LLC',
+      'john.smith@example.com',
+      '250,000',
+      'REF-7K3M9QXA',
+      'script>alert("x")</script',
+      'backslash',
+    ]) {
       assert.ok(text.includes(s), `contains ${s}`);
     }
     // Tokens wider than a line are broken between characters; every piece is there.
@@ -506,14 +553,20 @@ describe('final PDF: behaviour', () => {
     const arabicTest = await renderFinalPdf(arabicInput({ livemode: false }));
     const arPages = await pdfPageCount(arabicTest);
     const arText = flat(await pdfToText(arabicTest));
-    assert.equal(arText.split('مستند تجريبي — أنشئ بمفتاح اختبار وليس له أي أثر قانوني').length - 1, arPages, 'Arabic banner on every page');
+    assert.equal(
+      arText.split('مستند تجريبي — أنشئ بمفتاح اختبار وليس له أي أثر قانوني').length - 1,
+      arPages,
+      'Arabic banner on every page',
+    );
     assert.ok(arText.includes('تجريبي (بلا أثر قانوني)'), 'the certificate says test mode');
-    for (let page = 1; page <= arPages; page++) assert.ok(redInCentre(await renderPageRgb(arabicTest, { page })) > 300, `Arabic page ${page}: watermark`);
+    for (let page = 1; page <= arPages; page++)
+      assert.ok(redInCentre(await renderPageRgb(arabicTest, { page })) > 300, `Arabic page ${page}: watermark`);
 
     const livePdf = await renderFinalPdf(englishInput());
     const live = flat(await pdfToText(livePdf));
     assert.ok(!live.includes('TEST') && !live.includes('اختبار'), 'live: no watermark or banner text');
-    for (let page = 1; page <= (await pdfPageCount(livePdf)); page++) assert.equal(redInCentre(await renderPageRgb(livePdf, { page })), 0, `live page ${page}`);
+    for (let page = 1; page <= (await pdfPageCount(livePdf)); page++)
+      assert.equal(redInCentre(await renderPageRgb(livePdf, { page })), 0, `live page ${page}`);
     await saveArtifact(testPdf, 'sealing-pdf-test-mode-p1', 1);
     await saveArtifact(arabicTest, 'sealing-pdf-ar-test-mode-p1', 1);
   });
@@ -557,7 +610,10 @@ describe('final PDF: behaviour', () => {
   });
 
   test('the same input gives the same bytes', async () => {
-    const digest = async (input: FinalDocumentInput) => createHash('sha256').update(await renderFinalPdf(input)).digest('hex');
+    const digest = async (input: FinalDocumentInput) =>
+      createHash('sha256')
+        .update(await renderFinalPdf(input))
+        .digest('hex');
     assert.equal(await digest(arabicInput()), await digest(arabicInput()));
     assert.equal(await digest(englishInput()), await digest(englishInput()));
   });

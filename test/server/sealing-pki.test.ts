@@ -93,7 +93,8 @@ describe('built-in PKI: files, restart, re-issue', () => {
       assert.equal(mode(path.join(dir, key)), 0o600, key);
       assert.match(readFileSync(path.join(dir, key), 'utf8'), /^-----BEGIN PRIVATE KEY-----/, `${key} is PKCS#8 PEM`);
     }
-    for (const cert of ['ca.pem', 'seal.pem', 'tsa.pem', 'ocsp.pem']) assert.match(readFileSync(path.join(dir, cert), 'utf8'), /^-----BEGIN CERTIFICATE-----/, cert);
+    for (const cert of ['ca.pem', 'seal.pem', 'tsa.pem', 'ocsp.pem'])
+      assert.match(readFileSync(path.join(dir, cert), 'utf8'), /^-----BEGIN CERTIFICATE-----/, cert);
     assert.match(readFileSync(path.join(dir, 'evidence.pub.pem'), 'utf8'), /^-----BEGIN PUBLIC KEY-----/);
     assert.equal(readdirSync(dataDir).filter((n) => n.includes('.tmp')).length, 0, 'no temporary folder left behind');
 
@@ -107,7 +108,10 @@ describe('built-in PKI: files, restart, re-issue', () => {
     assert.equal(new Date(seal.validTo).getUTCFullYear(), now.getUTCFullYear() + 3);
     assert.ok(seal.checkIssued(ca) && seal.verify(ca.publicKey));
     assert.equal(pki.seal.builtIn, true);
-    assert.deepEqual(pki.seal.chain.map((c) => Buffer.from(c)), [Buffer.from(ca.raw)]);
+    assert.deepEqual(
+      pki.seal.chain.map((c) => Buffer.from(c)),
+      [Buffer.from(ca.raw)],
+    );
 
     const before = Object.fromEntries(['ca.pem', 'seal.pem', 'tsa.pem', 'ocsp.pem'].map((f) => [f, fingerprint(path.join(dir, f))]));
     clock.advanceSeconds(86400);
@@ -143,10 +147,28 @@ describe('built-in PKI: files, restart, re-issue', () => {
     // Both the superseded and the current seal answer "good".
     const dir = path.join(dataDir, 'pki');
     writeFileSync(path.join(dataDir, 'old-seal.pem'), pem(oldSeal));
-    for (const [name, der] of [['old', oldSeal], ['new', pki.seal.certificate]] as const) {
+    for (const [name, der] of [
+      ['old', oldSeal],
+      ['new', pki.seal.certificate],
+    ] as const) {
       writeFileSync(path.join(dataDir, `${name}.ocsp`), await ocspResponseFor(pki, der));
       writeFileSync(path.join(dataDir, `${name}.pem`), pem(der));
-      const r = openssl(['ocsp', '-respin', `${name}.ocsp`, '-issuer', path.join(dir, 'ca.pem'), '-cert', `${name}.pem`, '-CAfile', path.join(dir, 'ca.pem'), '-attime', String(Math.floor(clock.nowMs() / 1000))], dataDir);
+      const r = openssl(
+        [
+          'ocsp',
+          '-respin',
+          `${name}.ocsp`,
+          '-issuer',
+          path.join(dir, 'ca.pem'),
+          '-cert',
+          `${name}.pem`,
+          '-CAfile',
+          path.join(dir, 'ca.pem'),
+          '-attime',
+          String(Math.floor(clock.nowMs() / 1000)),
+        ],
+        dataDir,
+      );
       assert.match(r.out, /Response verify OK/, r.out);
       assert.match(r.out, new RegExp(`${name}\\.pem: good`), r.out);
     }
@@ -171,7 +193,19 @@ describe('built-in PKI: files, restart, re-issue', () => {
     assert.match(caText, /CA:TRUE/);
     assert.match(caText, /Certificate Sign, CRL Sign/);
     assert.match(caText, /ASN1 OID: prime256v1/);
-    const v = openssl(['verify', '-attime', String(Math.floor(clock.nowMs() / 1000)), '-CAfile', 'pki/ca.pem', 'pki/seal.pem', 'pki/tsa.pem', 'pki/ocsp.pem'], dataDir);
+    const v = openssl(
+      [
+        'verify',
+        '-attime',
+        String(Math.floor(clock.nowMs() / 1000)),
+        '-CAfile',
+        'pki/ca.pem',
+        'pki/seal.pem',
+        'pki/tsa.pem',
+        'pki/ocsp.pem',
+      ],
+      dataDir,
+    );
     assert.equal(v.status, 0, v.out);
 
     const oldTsa = pki.tsa.serialHex;
@@ -204,10 +238,16 @@ describe('built-in PKI: files, restart, re-issue', () => {
     writeFileSync(path.join(dataDir, 'record.sig'), pki.evidence.sign(record));
     writeFileSync(path.join(dataDir, 'evidence.pem'), pki.evidence.publicKeyPem);
     assert.equal(pki.evidence.publicKeyRaw.length, 32);
-    const r = openssl(['pkeyutl', '-verify', '-pubin', '-inkey', 'evidence.pem', '-rawin', '-in', 'record', '-sigfile', 'record.sig'], dataDir);
+    const r = openssl(
+      ['pkeyutl', '-verify', '-pubin', '-inkey', 'evidence.pem', '-rawin', '-in', 'record', '-sigfile', 'record.sig'],
+      dataDir,
+    );
     assert.match(r.out, /Signature Verified Successfully/, r.out);
     writeFileSync(path.join(dataDir, 'record'), new TextEncoder().encode('{"record":"changed"}'));
-    assert.doesNotMatch(openssl(['pkeyutl', '-verify', '-pubin', '-inkey', 'evidence.pem', '-rawin', '-in', 'record', '-sigfile', 'record.sig'], dataDir).out, /Verified Successfully/);
+    assert.doesNotMatch(
+      openssl(['pkeyutl', '-verify', '-pubin', '-inkey', 'evidence.pem', '-rawin', '-in', 'record', '-sigfile', 'record.sig'], dataDir).out,
+      /Verified Successfully/,
+    );
   });
 
   test('a missing CA key stops the start with the file name', async () => {
@@ -361,7 +401,10 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
   });
 
   test('OCSP: openssl ocsp gets "good" for the seal with "Response verify OK", over POST and GET', async () => {
-    let r = await opensslOnline(['ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem', '-resp_text'], work);
+    let r = await opensslOnline(
+      ['ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem', '-resp_text'],
+      work,
+    );
     assert.match(r.out, /Response verify OK/, r.out);
     assert.match(r.out, /seal\.pem: good/, r.out);
     assert.match(r.out, /OCSP Nonce:/, 'the nonce is echoed');
@@ -381,7 +424,10 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
     // Clients that leave '/' and '+' of the base64 unencoded are understood too.
     const raw = await fetch(`${s.url}/pki/ocsp/${b64}`);
     writeFileSync(path.join(work, 'get-raw.ocsp'), new Uint8Array(await raw.arrayBuffer()));
-    assert.match(openssl(['ocsp', '-respin', 'get-raw.ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-CAfile', 'ca.pem'], work).out, /seal\.pem: good/);
+    assert.match(
+      openssl(['ocsp', '-respin', 'get-raw.ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-CAfile', 'ca.pem'], work).out,
+      /seal\.pem: good/,
+    );
 
     // A serial the CA never issued is "unknown"; a malformed request gets malformedRequest.
     r = await opensslOnline(['ocsp', '-issuer', 'ca.pem', '-serial', '0x1234', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'], work);
@@ -393,7 +439,10 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
 
   test('ocspResponseFor(pki, cert) gives a DER response openssl accepts (no HTTP)', async () => {
     writeFileSync(path.join(work, 'direct.ocsp'), await ocspResponseFor(s.ctx.pki, s.ctx.pki.seal.certificate));
-    const r = openssl(['ocsp', '-respin', 'direct.ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-CAfile', 'ca.pem', '-resp_text'], work);
+    const r = openssl(
+      ['ocsp', '-respin', 'direct.ocsp', '-issuer', 'ca.pem', '-cert', 'seal.pem', '-CAfile', 'ca.pem', '-resp_text'],
+      work,
+    );
     assert.match(r.out, /Response verify OK/, r.out);
     assert.match(r.out, /seal\.pem: good/, r.out);
     await assert.rejects(ocspResponseFor(s.ctx.pki, s.ctx.pki.ca.certificate), /not issued by the built-in CA/);
@@ -425,7 +474,10 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
     assert.deepEqual(await revokeCertificate(s.ctx.pki, serial), rev, 'revoking twice keeps the first record');
     await assert.rejects(revokeCertificate(s.ctx.pki, 'abcdef'), /has not issued/);
 
-    let r = await opensslOnline(['ocsp', '-issuer', 'ca.pem', '-cert', 'old-seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'], work);
+    let r = await opensslOnline(
+      ['ocsp', '-issuer', 'ca.pem', '-cert', 'old-seal.pem', '-url', `${s.url}/pki/ocsp`, '-CAfile', 'ca.pem'],
+      work,
+    );
     assert.match(r.out, /Response verify OK/, r.out);
     assert.match(r.out, /old-seal\.pem: revoked/, r.out);
     assert.match(r.out, /Reason: keyCompromise/, r.out);
@@ -486,11 +538,21 @@ describe('server restart with a fixed TAWQI_PUBLIC_URL', () => {
     try {
       const clock = new ManualClock();
       const one = await startServer(config, { clock, manualJobs: true });
-      const first = { ca: one.ctx.pki.ca.serialHex, seal: one.ctx.pki.seal.certificate, tsa: one.ctx.pki.tsa.serialHex, evidence: one.ctx.pki.evidence.keyId };
+      const first = {
+        ca: one.ctx.pki.ca.serialHex,
+        seal: one.ctx.pki.seal.certificate,
+        tsa: one.ctx.pki.tsa.serialHex,
+        evidence: one.ctx.pki.evidence.keyId,
+      };
       await one.close();
       clock.advanceSeconds(3600);
       const two = await startServer(config, { clock, manualJobs: true });
-      const second = { ca: two.ctx.pki.ca.serialHex, seal: two.ctx.pki.seal.certificate, tsa: two.ctx.pki.tsa.serialHex, evidence: two.ctx.pki.evidence.keyId };
+      const second = {
+        ca: two.ctx.pki.ca.serialHex,
+        seal: two.ctx.pki.seal.certificate,
+        tsa: two.ctx.pki.tsa.serialHex,
+        evidence: two.ctx.pki.evidence.keyId,
+      };
       const text = openssl(['x509', '-noout', '-text', '-in', path.join(dataDir, 'pki', 'seal.pem')], dataDir).out;
       await two.close();
       assert.deepEqual(second, first);
@@ -515,9 +577,44 @@ describe('operator replacements', () => {
     ];
     for (const args of steps) assert.equal(openssl(args, work).status, 0, args.join(' '));
     writeFileSync(path.join(work, 'ext.cnf'), 'keyUsage=critical,digitalSignature,nonRepudiation\n');
-    let r = openssl(['x509', '-req', '-in', 'seal.csr', '-CA', 'opca.pem', '-CAkey', 'opca.key', '-CAcreateserial', '-days', '1825', '-extfile', 'ext.cnf', '-out', 'seal.pem'], work);
+    let r = openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        'seal.csr',
+        '-CA',
+        'opca.pem',
+        '-CAkey',
+        'opca.key',
+        '-CAcreateserial',
+        '-days',
+        '1825',
+        '-extfile',
+        'ext.cnf',
+        '-out',
+        'seal.pem',
+      ],
+      work,
+    );
     assert.equal(r.status, 0, r.out);
-    r = openssl(['pkcs12', '-export', '-inkey', 'seal.key', '-in', 'seal.pem', '-certfile', 'opca.pem', '-passout', 'pass:correct horse', '-out', 'seal.p12'], work);
+    r = openssl(
+      [
+        'pkcs12',
+        '-export',
+        '-inkey',
+        'seal.key',
+        '-in',
+        'seal.pem',
+        '-certfile',
+        'opca.pem',
+        '-passout',
+        'pass:correct horse',
+        '-out',
+        'seal.p12',
+      ],
+      work,
+    );
     assert.equal(r.status, 0, r.out);
     tsaServer = await startTestServer();
   });
@@ -530,7 +627,10 @@ describe('operator replacements', () => {
     const p12 = await loadPkcs12(path.join(work, 'seal.p12'), 'correct horse');
     assert.equal(p12.privateKey.asymmetricKeyType, 'rsa');
     assert.equal(new X509Certificate(Buffer.from(p12.certificate)).fingerprint256, fingerprint(path.join(work, 'seal.pem')));
-    assert.deepEqual(p12.chain.map((c) => new X509Certificate(Buffer.from(c)).fingerprint256), [fingerprint(path.join(work, 'opca.pem'))]);
+    assert.deepEqual(
+      p12.chain.map((c) => new X509Certificate(Buffer.from(c)).fingerprint256),
+      [fingerprint(path.join(work, 'opca.pem'))],
+    );
     await assert.rejects(loadPkcs12(path.join(work, 'seal.p12'), 'wrong'), Pkcs12Error);
     await assert.rejects(loadPkcs12(path.join(work, 'missing.p12'), 'x'), Pkcs12Error);
   });
@@ -538,7 +638,14 @@ describe('operator replacements', () => {
   test('TAWQI_SEAL_P12: the server seals with the operator certificate (RSA PKCS#1 v1.5), built_in false', async () => {
     // The operator certificate starts now (real time): run the server's clock from now.
     const dataDir = tempDir('p12-server');
-    const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'correct horse' });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      TAWQI_LOG_LEVEL: 'silent',
+      TAWQI_SEAL_P12: path.join(work, 'seal.p12'),
+      TAWQI_SEAL_P12_PASSWORD: 'correct horse',
+    });
     const s = await startServer(config, { clock: new ManualClock(Date.now()), manualJobs: true });
     try {
       const seal = s.ctx.pki.seal;
@@ -551,7 +658,9 @@ describe('operator replacements', () => {
       writeFileSync(path.join(work, 'seal.pub'), createPublicKey(seal.privateKey).export({ format: 'pem', type: 'spki' }));
       assert.match(openssl(['dgst', '-sha256', '-verify', 'seal.pub', '-signature', 'sig', 'data'], work).out, /Verified OK/);
       assert.equal(s.ctx.pki.builtInSeal.builtIn, true, 'the built-in seal still exists');
-      const info = (await (await fetch(`${s.url}/pki`)).json()) as { seal: { built_in: boolean; publicly_trusted: boolean | null; chain_length: number } };
+      const info = (await (await fetch(`${s.url}/pki`)).json()) as {
+        seal: { built_in: boolean; publicly_trusted: boolean | null; chain_length: number };
+      };
       assert.equal(info.seal.built_in, false);
       assert.equal(info.seal.publicly_trusted, null);
       assert.equal(info.seal.chain_length, 1);
@@ -563,11 +672,24 @@ describe('operator replacements', () => {
   });
 
   test('TAWQI_SEAL_P12 settings are checked at start', async () => {
-    assert.throws(() => loadConfig({ TAWQI_SEAL_P12: path.join(work, 'seal.p12') }), (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12 and TAWQI_SEAL_P12_PASSWORD/.test(e.message));
+    assert.throws(
+      () => loadConfig({ TAWQI_SEAL_P12: path.join(work, 'seal.p12') }),
+      (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12 and TAWQI_SEAL_P12_PASSWORD/.test(e.message),
+    );
     const dataDir = tempDir('p12-wrong');
     try {
-      const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_SEAL_P12: path.join(work, 'seal.p12'), TAWQI_SEAL_P12_PASSWORD: 'wrong' });
-      await assert.rejects(startServer(config, { clock: new ManualClock(Date.now()), manualJobs: true }), (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12: cannot open/.test(e.message));
+      const config = loadConfig({
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        TAWQI_LOG_LEVEL: 'silent',
+        TAWQI_SEAL_P12: path.join(work, 'seal.p12'),
+        TAWQI_SEAL_P12_PASSWORD: 'wrong',
+      });
+      await assert.rejects(
+        startServer(config, { clock: new ManualClock(Date.now()), manualJobs: true }),
+        (e: Error) => e instanceof ConfigError && /TAWQI_SEAL_P12: cannot open/.test(e.message),
+      );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -586,7 +708,10 @@ describe('operator replacements', () => {
       assert.match(r.out, /Verification: OK/, r.out);
       // Signed by the external TSA, not by this server's own.
       writeFileSync(path.join(work, 'own-ca.pem'), s.ctx.pki.ca.pem);
-      assert.match(openssl(['ts', '-verify', '-data', 'ext.txt', '-in', 'ext.tsr', '-CAfile', 'own-ca.pem'], work).out, /Verification: FAILED/);
+      assert.match(
+        openssl(['ts', '-verify', '-data', 'ext.txt', '-in', 'ext.tsr', '-CAfile', 'own-ca.pem'], work).out,
+        /Verification: FAILED/,
+      );
       const info = (await (await fetch(`${s.url}/pki`)).json()) as { tsa: { external_url: string } };
       assert.equal(info.tsa.external_url, `${tsaServer.url}/tsa`);
     } finally {

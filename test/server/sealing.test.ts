@@ -22,8 +22,17 @@ const execFileAsync = promisify(execFile);
 const OWNER = 'owner@example.com';
 const ORIGIN = { ip: '198.51.100.7', user_agent: 'SealTest/1.0' };
 const NDA_FIELDS = {
-  effective_date: '2026-07-01', party_a_name: 'شركة النيل للتجارة', party_a_address: 'القاهرة', party_b_name: 'Delta Trading LLC', party_b_address: 'Giza',
-  purpose: 'تقييم شراكة', term_years: '2', notice_days: '30', confidentiality_years: '3', governing_law: 'القانون المصري', jurisdiction: 'القاهرة',
+  effective_date: '2026-07-01',
+  party_a_name: 'شركة النيل للتجارة',
+  party_a_address: 'القاهرة',
+  party_b_name: 'Delta Trading LLC',
+  party_b_address: 'Giza',
+  purpose: 'تقييم شراكة',
+  term_years: '2',
+  notice_days: '30',
+  confidentiality_years: '3',
+  governing_law: 'القانون المصري',
+  jurisdiction: 'القاهرة',
 };
 
 describe('completion and sealing', () => {
@@ -59,12 +68,21 @@ describe('completion and sealing', () => {
     ].slice(0, opts.signers ?? 2);
     const r = await s.call('POST', '/signature_requests', {
       key,
-      body: { title: 'اتفاقية عدم إفصاح', legal_level: opts.level ?? 'ses', ...(opts.format ? { format: opts.format } : {}), source: { type: 'template', template_id: 'tpl_nda_ar' }, signers },
+      body: {
+        title: 'اتفاقية عدم إفصاح',
+        legal_level: opts.level ?? 'ses',
+        ...(opts.format ? { format: opts.format } : {}),
+        source: { type: 'template', template_id: 'tpl_nda_ar' },
+        signers,
+      },
     });
     assert.equal(r.status, 201, r.text);
     for (const signer of r.body.signers) {
       await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, signer.id, 'otp_verified', ORIGIN));
-      if (opts.level === 'aes') await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, signer.id, 'identity_verified', ORIGIN, { identity: { provider: 'simulation' } }));
+      if (opts.level === 'aes')
+        await s.ctx.store.tx((trx) =>
+          applySignerMove(s.ctx, trx, signer.id, 'identity_verified', ORIGIN, { identity: { provider: 'simulation' } }),
+        );
       await s.ctx.store.db.updateTable('signers').set({ signature_image: pngDataUrl() }).where('id', '=', signer.id).execute();
       await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, signer.id, 'sign', ORIGIN));
     }
@@ -84,9 +102,18 @@ describe('completion and sealing', () => {
     );
 
   test('download: 400 before completion, pending then ready; X-File-Sha256 equals pdf_sha256', async () => {
-    const draft = await s.call('POST', '/signature_requests', { key: keys.secret_live, body: { source: { type: 'template', template_id: 'tpl_nda_ar' }, signers: [{ name: 'A', email: OWNER, fields: NDA_FIELDS }] } });
-    await assertErrorBothLanguages((prefix) => s.call('GET', `/signature_requests/${draft.body.id}/download`, { key: keys.secret_live, prefix }), 'request_not_completed');
-    assertError(await s.call('GET', `/signature_requests/${draft.body.id}/download/pdf`, { key: keys.secret_live }), 'request_not_completed');
+    const draft = await s.call('POST', '/signature_requests', {
+      key: keys.secret_live,
+      body: { source: { type: 'template', template_id: 'tpl_nda_ar' }, signers: [{ name: 'A', email: OWNER, fields: NDA_FIELDS }] },
+    });
+    await assertErrorBothLanguages(
+      (prefix) => s.call('GET', `/signature_requests/${draft.body.id}/download`, { key: keys.secret_live, prefix }),
+      'request_not_completed',
+    );
+    assertError(
+      await s.call('GET', `/signature_requests/${draft.body.id}/download/pdf`, { key: keys.secret_live }),
+      'request_not_completed',
+    );
 
     const id = await complete();
     const req = await s.call('GET', `/signature_requests/${id}`, { key: keys.secret_live });
@@ -95,7 +122,10 @@ describe('completion and sealing', () => {
     const pending = await s.call('GET', `/signature_requests/${id}/download`, { key: keys.secret_live });
     assert.equal(pending.body.pdf_status, 'pending');
     assert.equal(pending.body.pdf_url, null);
-    await assertErrorBothLanguages((prefix) => s.call('GET', `/signature_requests/${id}/download/pdf`, { key: keys.secret_live, prefix }), 'pdf_not_ready');
+    await assertErrorBothLanguages(
+      (prefix) => s.call('GET', `/signature_requests/${id}/download/pdf`, { key: keys.secret_live, prefix }),
+      'pdf_not_ready',
+    );
 
     await s.jobs.runDue();
     const ready = await s.call('GET', `/signature_requests/${id}/download`, { key: keys.secret_live });
@@ -141,9 +171,31 @@ describe('completion and sealing', () => {
     writeFileSync(path.join(work, 'signed.bin'), Buffer.concat([buf.subarray(a, a + b), buf.subarray(c, c + d)]));
     const hex = raw.slice(a + b + 1, c - 1).replace(/0+$/, '');
     writeFileSync(path.join(work, 'sig.der'), Buffer.from(hex.length % 2 ? hex + '0' : hex, 'hex'));
-    const cms = spawnSync('openssl', ['cms', '-verify', '-binary', '-inform', 'DER', '-in', path.join(work, 'sig.der'), '-content', path.join(work, 'signed.bin'), '-CAfile', path.join(work, 'ca.pem'), '-purpose', 'any', '-out', '/dev/null'], { encoding: 'utf8' });
+    const cms = spawnSync(
+      'openssl',
+      [
+        'cms',
+        '-verify',
+        '-binary',
+        '-inform',
+        'DER',
+        '-in',
+        path.join(work, 'sig.der'),
+        '-content',
+        path.join(work, 'signed.bin'),
+        '-CAfile',
+        path.join(work, 'ca.pem'),
+        '-purpose',
+        'any',
+        '-out',
+        '/dev/null',
+      ],
+      { encoding: 'utf8' },
+    );
     assert.match(cms.stderr, /Verification successful/, cms.stderr);
-    const printed = execFileSync('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path.join(work, 'sig.der')], { encoding: 'utf8' });
+    const printed = execFileSync('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', path.join(work, 'sig.der')], {
+      encoding: 'utf8',
+    });
     assert.match(printed, /id-smime-aa-signingCertificateV2/);
     assert.match(printed, /id-smime-aa-timeStampToken/);
     // (No signing-time among the signed attributes: checked structurally in sealing-pades.test.ts;
@@ -168,7 +220,9 @@ describe('completion and sealing', () => {
   test('evidence record (live): Ed25519 over record_raw verifies with openssl; the RFC 3161 token verifies over its SHA-256; events after sealing', async () => {
     const id = await complete();
     assertError(await s.call('GET', `/signature_requests/${id}/evidence`, { key: keys.secret_live }), 'not_found');
-    const typesBefore = (await s.call('GET', `/events?signature_request=${id}`, { key: keys.secret_live })).body.data.map((e: { type: string }) => e.type);
+    const typesBefore = (await s.call('GET', `/events?signature_request=${id}`, { key: keys.secret_live })).body.data.map(
+      (e: { type: string }) => e.type,
+    );
     assert.ok(!typesBefore.includes('document.sealed'));
     await s.jobs.runDue();
     const ev = await s.call('GET', `/signature_requests/${id}/evidence`, { key: keys.secret_live });
@@ -183,16 +237,69 @@ describe('completion and sealing', () => {
     writeFileSync(path.join(work, 'record.json'), ev.body.record_raw);
     writeFileSync(path.join(work, 'record.sig'), Buffer.from(ev.body.signature.value, 'base64'));
     writeFileSync(path.join(work, 'evidence.pub'), ev.body.public_key);
-    const v = spawnSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', path.join(work, 'evidence.pub'), '-rawin', '-in', path.join(work, 'record.json'), '-sigfile', path.join(work, 'record.sig')], { encoding: 'utf8' });
+    const v = spawnSync(
+      'openssl',
+      [
+        'pkeyutl',
+        '-verify',
+        '-pubin',
+        '-inkey',
+        path.join(work, 'evidence.pub'),
+        '-rawin',
+        '-in',
+        path.join(work, 'record.json'),
+        '-sigfile',
+        path.join(work, 'record.sig'),
+      ],
+      { encoding: 'utf8' },
+    );
     assert.match(v.stdout + v.stderr, /Signature Verified Successfully/);
     writeFileSync(path.join(work, 'record.tst'), Buffer.from(ev.body.timestamp.token, 'base64'));
-    writeFileSync(path.join(work, 'tsa.pem'), '-----BEGIN CERTIFICATE-----\n' + Buffer.from(s.ctx.pki.tsa.certificate).toString('base64').replace(/.{64}/g, '$&\n') + '\n-----END CERTIFICATE-----\n');
+    writeFileSync(
+      path.join(work, 'tsa.pem'),
+      '-----BEGIN CERTIFICATE-----\n' +
+        Buffer.from(s.ctx.pki.tsa.certificate).toString('base64').replace(/.{64}/g, '$&\n') +
+        '\n-----END CERTIFICATE-----\n',
+    );
     const digest = createHash('sha256').update(ev.body.record_raw).digest('hex');
-    const ts = spawnSync('openssl', ['ts', '-verify', '-token_in', '-in', path.join(work, 'record.tst'), '-digest', digest, '-CAfile', path.join(work, 'ca.pem'), '-untrusted', path.join(work, 'tsa.pem')], { encoding: 'utf8' });
+    const ts = spawnSync(
+      'openssl',
+      [
+        'ts',
+        '-verify',
+        '-token_in',
+        '-in',
+        path.join(work, 'record.tst'),
+        '-digest',
+        digest,
+        '-CAfile',
+        path.join(work, 'ca.pem'),
+        '-untrusted',
+        path.join(work, 'tsa.pem'),
+      ],
+      { encoding: 'utf8' },
+    );
     assert.match(ts.stdout + ts.stderr, /Verification: OK/, ts.stdout + ts.stderr);
-    const tampered = spawnSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', path.join(work, 'evidence.pub'), '-rawin', '-in', path.join(work, 'sig.der'), '-sigfile', path.join(work, 'record.sig')], { encoding: 'utf8' });
+    const tampered = spawnSync(
+      'openssl',
+      [
+        'pkeyutl',
+        '-verify',
+        '-pubin',
+        '-inkey',
+        path.join(work, 'evidence.pub'),
+        '-rawin',
+        '-in',
+        path.join(work, 'sig.der'),
+        '-sigfile',
+        path.join(work, 'record.sig'),
+      ],
+      { encoding: 'utf8' },
+    );
     assert.doesNotMatch(tampered.stdout, /Verified Successfully/);
-    const types = (await s.call('GET', `/events?signature_request=${id}`, { key: keys.secret_live })).body.data.map((e: { type: string }) => e.type);
+    const types = (await s.call('GET', `/events?signature_request=${id}`, { key: keys.secret_live })).body.data.map(
+      (e: { type: string }) => e.type,
+    );
     assert.deepEqual(types.slice(0, 3), ['verification.created', 'document.sealed', 'signature_request.completed']);
   });
 
@@ -208,7 +315,10 @@ describe('completion and sealing', () => {
     assert.equal(v.body.test, false);
     assert.equal(v.body.document.hash_alg, 'hmac-sha256');
     assert.match(v.body.document.sha256, /^[0-9a-f]{64}$/);
-    assert.deepEqual(v.body.parties.map((p: { name: string }) => p.name), ['ع*** ح***', 'S*** A***']);
+    assert.deepEqual(
+      v.body.parties.map((p: { name: string }) => p.name),
+      ['ع*** ح***', 'S*** A***'],
+    );
     assert.ok(!v.text.includes('Sara Adel') && !v.text.includes(OWNER));
     const page = await fetch(`${s.url}/verify/${reference}?lang=en`);
     const html = await page.text();
@@ -230,7 +340,9 @@ describe('completion and sealing', () => {
     assert.equal(pdf.status, 200);
     assert.match(await pdfToText(pdf.bytes), /TEST|اختبار/);
     assertError(await s.call('GET', `/signature_requests/${id}/evidence`, { key: keys.secret_test }), 'not_found');
-    const types = (await s.call('GET', `/events?signature_request=${id}`, { key: keys.secret_test })).body.data.map((e: { type: string }) => e.type);
+    const types = (await s.call('GET', `/events?signature_request=${id}`, { key: keys.secret_test })).body.data.map(
+      (e: { type: string }) => e.type,
+    );
     assert.ok(!types.includes('document.sealed') && !types.includes('verification.created'));
     const reference = (await s.call('GET', `/signature_requests/${id}`, { key: keys.secret_test })).body.reference;
     assert.equal((await s.call('GET', `/verifications/${reference}`, {})).body.test, true);
@@ -238,14 +350,21 @@ describe('completion and sealing', () => {
 
   test('certificate alone (secret key) and the final document as HTML when the PDF is unavailable', async () => {
     const id = await complete();
-    const cert = await fetch(`${s.url}/api/v1/signature_requests/${id}/certificate`, { headers: { authorization: `Bearer ${keys.secret_live}` } });
+    const cert = await fetch(`${s.url}/api/v1/signature_requests/${id}/certificate`, {
+      headers: { authorization: `Bearer ${keys.secret_live}` },
+    });
     assert.equal(cert.status, 200);
     const certText = await pdfToText(new Uint8Array(await cert.arrayBuffer()));
     assert.ok(certText.includes('198.51.100.7'), 'ip on the certificate');
     assert.ok(certText.includes('SealTest/1.0'), 'user agent on the certificate');
     // The seal job fails for good (its file cannot be written: a directory stands where the
     // temporary file goes) → pdf_status unavailable; final_document_url still serves the document.
-    await s.ctx.store.db.updateTable('jobs').set({ attempts: 9 }).where('kind', '=', 'seal_request').where('state', '=', 'pending').execute();
+    await s.ctx.store.db
+      .updateTable('jobs')
+      .set({ attempts: 9 })
+      .where('kind', '=', 'seal_request')
+      .where('state', '=', 'pending')
+      .execute();
     mkdirSync(path.join(s.dataDir, 'documents', `${id}.pdf.tmp`), { recursive: true });
     await s.jobs.runDue();
     const d = await s.call('GET', `/signature_requests/${id}/download`, { key: keys.secret_live });
@@ -261,6 +380,11 @@ describe('completion and sealing', () => {
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }

@@ -9,7 +9,13 @@ import { after, before, describe, test } from 'node:test';
 import type { ErrorCode } from '../../shared/src/errors.js';
 import { TEMPLATE_LIBRARY } from '../../server/src/domain/templateLibrary.js';
 import { issueKey } from '../../server/src/services/accounts.js';
-import { archiveWorkflow, changeWorkflow, createWorkflow, publishWorkflow, type WorkflowPatch } from '../../server/src/services/workflows.js';
+import {
+  archiveWorkflow,
+  changeWorkflow,
+  createWorkflow,
+  publishWorkflow,
+  type WorkflowPatch,
+} from '../../server/src/services/workflows.js';
 import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
 import { assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
@@ -52,19 +58,41 @@ describe('POST /sessions', () => {
     const team = [owner, `member${n}@acme.test`, `second${n}@acme.test`];
     await updateAccount(s.ctx.store.db, acct.id, { team_emails: team, team_phones: ['+201001234567'], accepted_domains: ['example.com'] });
     const t1 = await s.call('POST', '/templates', { key: acct.keys.secret_test, body: TEMPLATE });
-    const t2 = await s.call('POST', '/templates', { key: acct.keys.secret_test, body: { ...TEMPLATE, title: 'Other contract', body: 'Other for {{client}}.', fields: [TEMPLATE.fields[0]] } });
+    const t2 = await s.call('POST', '/templates', {
+      key: acct.keys.secret_test,
+      body: { ...TEMPLATE, title: 'Other contract', body: 'Other for {{client}}.', fields: [TEMPLATE.fields[0]] },
+    });
     assert.equal(t1.status, 201, t1.text);
     return { ...acct, team, templateId: t1.body.id, otherTemplateId: t2.body.id };
   }
 
   const workflow = async (acct: Acct, patch: WorkflowPatch = {}, publish = true) =>
-    (await createWorkflow(s.ctx.store, s.clock, acct.id, `Flow ${++serial}`, { template_id: acct.templateId, document_mode: 'fixed', ...patch }, publish)).workflow.id;
-  const post = (key: string, body: unknown, prefix = '/api/v1', headers: Record<string, string> = {}) => s.call('POST', '/sessions', { key, body, prefix, headers });
-  const signer = (extra: Record<string, unknown> = {}) => ({ name: 'Layla Hassan', email: 'layla@client.example', fields: { client: 'Acme' }, ...extra });
+    (
+      await createWorkflow(
+        s.ctx.store,
+        s.clock,
+        acct.id,
+        `Flow ${++serial}`,
+        { template_id: acct.templateId, document_mode: 'fixed', ...patch },
+        publish,
+      )
+    ).workflow.id;
+  const post = (key: string, body: unknown, prefix = '/api/v1', headers: Record<string, string> = {}) =>
+    s.call('POST', '/sessions', { key, body, prefix, headers });
+  const signer = (extra: Record<string, unknown> = {}) => ({
+    name: 'Layla Hassan',
+    email: 'layla@client.example',
+    fields: { client: 'Acme' },
+    ...extra,
+  });
   const now = () => Math.floor(s.clock.nowMs() / 1000);
 
   async function count(table: 'signature_requests' | 'ledger' | 'messages' | 'events' | 'sessions', accountId: string): Promise<number> {
-    const row = await s.ctx.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const row = await s.ctx.store.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
   async function snapshot(accountId: string) {
@@ -117,7 +145,11 @@ describe('POST /sessions', () => {
     assert.equal(r.workflow_version, 2);
     assert.equal(r.channel, 'email');
     assert.equal(r.source.template_id, a.templateId, 'the fixed template');
-    const invitation = await s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', v2.body.id).executeTakeFirstOrThrow();
+    const invitation = await s.ctx.store.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('signature_request_id', '=', v2.body.id)
+      .executeTakeFirstOrThrow();
     assert.equal(invitation.kind, 'invitation');
     assert.equal(invitation.recipient, 'layla@client.example');
   });
@@ -132,8 +164,17 @@ describe('POST /sessions', () => {
     assert.equal(sr.legal_level, 'ses');
     assert.equal(sr.language, 'ar');
     assert.equal(sr.signers[0].method, 'draw');
-    const row = await s.ctx.store.db.selectFrom('sessions').selectAll().where('signature_request_id', '=', r.body.id).executeTakeFirstOrThrow();
-    assert.deepEqual(JSON.parse(row.settings), { signature_method: 'simple', cc: [], require_id_attachment: false, require_access_code: false });
+    const row = await s.ctx.store.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('signature_request_id', '=', r.body.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(row.settings), {
+      signature_method: 'simple',
+      cc: [],
+      require_id_attachment: false,
+      require_access_code: false,
+    });
   });
 
   test('every override applies to that request only, within its limits', async () => {
@@ -157,8 +198,17 @@ describe('POST /sessions', () => {
     assert.equal(sr.language, 'en');
     assert.equal(sr.expires_at, now() + 30 * DAY);
     assert.equal(r.body.return_url, 'https://portal.example.com/back');
-    const row = await s.ctx.store.db.selectFrom('sessions').selectAll().where('signature_request_id', '=', r.body.id).executeTakeFirstOrThrow();
-    assert.deepEqual(JSON.parse(row.settings), { signature_method: 'identity', cc: ['a@acme.test', 'b@acme.test'], require_id_attachment: true, require_access_code: false });
+    const row = await s.ctx.store.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('signature_request_id', '=', r.body.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(row.settings), {
+      signature_method: 'identity',
+      cc: ['a@acme.test', 'b@acme.test'],
+      require_id_attachment: true,
+      require_access_code: false,
+    });
 
     // The workflow itself is unchanged for the next request.
     const next = await created(a.keys.secret_live, { workflow_id: wf, signers: [signer()] });
@@ -167,11 +217,22 @@ describe('POST /sessions', () => {
     assert.equal(plain.channel, 'email');
     assert.equal(next.body.return_url, 'https://app.example.com/done', 'the workflow return_url');
     assert.equal(next.body.expires_at, now() + 7 * DAY);
-    const nextRow = await s.ctx.store.db.selectFrom('sessions').selectAll().where('signature_request_id', '=', next.body.id).executeTakeFirstOrThrow();
+    const nextRow = await s.ctx.store.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('signature_request_id', '=', next.body.id)
+      .executeTakeFirstOrThrow();
     assert.deepEqual(JSON.parse(nextRow.settings).cc, ['legal@acme.test']);
 
     // An empty return_url removes the workflow's URL for this request; token → qes with method token.
-    const bare = await created(a.keys.secret_live, { workflow_id: wf, signers: [signer()], return_url: '', signature_method: 'token', expires_in: 1, cc: Array.from({ length: 20 }, (_, i) => `cc${i}@acme.test`) });
+    const bare = await created(a.keys.secret_live, {
+      workflow_id: wf,
+      signers: [signer()],
+      return_url: '',
+      signature_method: 'token',
+      expires_in: 1,
+      cc: Array.from({ length: 20 }, (_, i) => `cc${i}@acme.test`),
+    });
     assert.equal('return_url' in bare.body, false);
     const token = await getRequest(a.keys.secret_live, bare.body.id);
     assert.equal(token.legal_level, 'qes');
@@ -196,7 +257,12 @@ describe('POST /sessions', () => {
     ];
     for (const [field, value] of refusedFields) await refused(a.keys.secret_live, { ...base, [field]: value }, 'invalid_override', field);
     await refused(a.keys.secret_live, { ...base, signers: [signer({ method: 'token' })] }, 'invalid_override', 'signers[0].method');
-    await refused(a.keys.secret_live, { ...base, signers: [signer(), signer({ require_identity: true })] }, 'invalid_override', 'signers[1].require_identity');
+    await refused(
+      a.keys.secret_live,
+      { ...base, signers: [signer(), signer({ require_identity: true })] },
+      'invalid_override',
+      'signers[1].require_identity',
+    );
     const badValues: [string, unknown, string?][] = [
       ['signature_method', 'biometric'],
       ['channel', 'sms'],
@@ -211,28 +277,71 @@ describe('POST /sessions', () => {
       ['return_url', 'http://app.example.com/back'],
       ['return_url', 'not a url'],
     ];
-    for (const [field, value, param] of badValues) await refused(a.keys.secret_live, { ...base, [field]: value }, 'invalid_override', param ?? field);
+    for (const [field, value, param] of badValues)
+      await refused(a.keys.secret_live, { ...base, [field]: value }, 'invalid_override', param ?? field);
   });
 
   test('template and document rules: fixed template, per-request template, default template, document_id (a text contract of the account)', async () => {
     const fixed = await workflow(a);
-    await refused(a.keys.secret_live, { workflow_id: fixed, template_id: a.otherTemplateId, signers: [signer()] }, 'invalid_override', 'template_id');
-    await refused(a.keys.secret_live, { workflow_id: fixed, document_id: a.otherTemplateId, signers: [signer()] }, 'invalid_override', 'document_id');
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: fixed, template_id: a.otherTemplateId, signers: [signer()] },
+      'invalid_override',
+      'template_id',
+    );
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: fixed, document_id: a.otherTemplateId, signers: [signer()] },
+      'invalid_override',
+      'document_id',
+    );
 
     const perRequest = await workflow(a, { document_mode: 'per_request', template_id: null });
     await refused(a.keys.secret_live, { workflow_id: perRequest, signers: [signer()] }, 'parameter_missing', 'template_id');
-    await refused(a.keys.secret_live, { workflow_id: perRequest, template_id: 'tpl_missing', signers: [signer()] }, 'invalid_request', 'template_id');
-    await refused(a.keys.secret_live, { workflow_id: perRequest, document_id: 'tpl_missing', signers: [signer()] }, 'invalid_request', 'document_id');
-    await refused(a.keys.secret_live, { workflow_id: perRequest, document_id: 'tpl_nda_en', signers: [signer()] }, 'invalid_request', 'document_id');
-    await refused(a.keys.secret_live, { workflow_id: perRequest, template_id: a.templateId, document_id: a.otherTemplateId, signers: [signer()] }, 'invalid_request', 'document_id');
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: perRequest, template_id: 'tpl_missing', signers: [signer()] },
+      'invalid_request',
+      'template_id',
+    );
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: perRequest, document_id: 'tpl_missing', signers: [signer()] },
+      'invalid_request',
+      'document_id',
+    );
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: perRequest, document_id: 'tpl_nda_en', signers: [signer()] },
+      'invalid_request',
+      'document_id',
+    );
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: perRequest, template_id: a.templateId, document_id: a.otherTemplateId, signers: [signer()] },
+      'invalid_request',
+      'document_id',
+    );
     const other = await account();
-    await refused(a.keys.secret_live, { workflow_id: perRequest, template_id: other.templateId, signers: [signer()] }, 'invalid_request', 'template_id');
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: perRequest, template_id: other.templateId, signers: [signer()] },
+      'invalid_request',
+      'template_id',
+    );
 
     const byTemplate = await created(a.keys.secret_live, { workflow_id: perRequest, template_id: a.otherTemplateId, signers: [signer()] });
     assert.equal((await getRequest(a.keys.secret_live, byTemplate.body.id)).source.template_id, a.otherTemplateId);
     const nda = TEMPLATE_LIBRARY.find((t) => t.id === 'tpl_nda_en')!;
-    const ndaFields = Object.fromEntries(nda.fields.filter((f) => f.required).map((f) => [f.key, f.type === 'date' ? '2026-09-01' : f.type === 'number' ? '2' : 'Acme']));
-    const library = await created(a.keys.secret_live, { workflow_id: perRequest, template_id: 'tpl_nda_en', signers: [signer({ fields: {} })], fields: ndaFields });
+    const ndaFields = Object.fromEntries(
+      nda.fields.filter((f) => f.required).map((f) => [f.key, f.type === 'date' ? '2026-09-01' : f.type === 'number' ? '2' : 'Acme']),
+    );
+    const library = await created(a.keys.secret_live, {
+      workflow_id: perRequest,
+      template_id: 'tpl_nda_en',
+      signers: [signer({ fields: {} })],
+      fields: ndaFields,
+    });
     assert.equal((await getRequest(a.keys.secret_live, library.body.id)).source.template_id, 'tpl_nda_en');
     const byDocument = await created(a.keys.secret_live, { workflow_id: perRequest, document_id: a.otherTemplateId, signers: [signer()] });
     assert.equal((await getRequest(a.keys.secret_live, byDocument.body.id)).source.template_id, a.otherTemplateId);
@@ -246,13 +355,29 @@ describe('POST /sessions', () => {
 
   test('title, fields and metadata as on signature requests; field values checked against the template', async () => {
     const wf = await workflow(a);
-    const r = await created(a.keys.secret_live, { workflow_id: wf, title: 'Supply 2026', metadata: { order: '77' }, fields: { client: 'Top level', start_date: '2026-09-01' }, signers: [signer({ fields: { note: 'mine' } })] });
+    const r = await created(a.keys.secret_live, {
+      workflow_id: wf,
+      title: 'Supply 2026',
+      metadata: { order: '77' },
+      fields: { client: 'Top level', start_date: '2026-09-01' },
+      signers: [signer({ fields: { note: 'mine' } })],
+    });
     const sr = await getRequest(a.keys.secret_live, r.body.id);
     assert.equal(sr.title, 'Supply 2026');
     assert.deepEqual(sr.metadata, { order: '77' });
     assert.deepEqual(sr.signers[0].fields, { client: 'Top level', start_date: '2026-09-01', note: 'mine' });
-    await refused(a.keys.secret_live, { workflow_id: wf, signers: [signer({ fields: {} })] }, 'parameter_missing', 'signers[0].fields.client');
-    await refused(a.keys.secret_live, { workflow_id: wf, fields: { start_date: '2026-02-30' }, signers: [signer()] }, 'parameter_invalid', 'fields.start_date');
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: wf, signers: [signer({ fields: {} })] },
+      'parameter_missing',
+      'signers[0].fields.client',
+    );
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: wf, fields: { start_date: '2026-02-30' }, signers: [signer()] },
+      'parameter_invalid',
+      'fields.start_date',
+    );
     await refused(a.keys.secret_live, { workflow_id: wf, fields: { nope: 'x' }, signers: [signer()] }, 'parameter_unknown', 'fields.nope');
     await refused(a.keys.secret_live, { workflow_id: wf, title: '', signers: [signer()] }, 'parameter_invalid', 'title');
   });
@@ -261,7 +386,12 @@ describe('POST /sessions', () => {
     const wf = await workflow(a);
     const ok = await created(a.keys.secret_live, { workflow_id: wf, vendor_data: 'v'.repeat(190), signers: [signer()] });
     assert.equal(ok.body.vendor_data, 'v'.repeat(190));
-    await refused(a.keys.secret_live, { workflow_id: wf, vendor_data: 'v'.repeat(191), signers: [signer()] }, 'invalid_request', 'vendor_data');
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: wf, vendor_data: 'v'.repeat(191), signers: [signer()] },
+      'invalid_request',
+      'vendor_data',
+    );
     await refused(a.keys.secret_live, { workflow_id: wf, vendor_data: 42, signers: [signer()] }, 'invalid_request', 'vendor_data');
   });
 
@@ -313,15 +443,40 @@ describe('POST /sessions', () => {
     assert.equal(six.body.error.max_signers, 5);
 
     // WhatsApp needs a number; link needs an email or a number.
-    await refused(a.keys.secret_test, { workflow_id: wf, channel: 'whatsapp', signers: [signer({ email: a.team[1] })] }, 'invalid_signer', 'signers[0].phone');
-    await refused(a.keys.secret_live, { workflow_id: wf, channel: 'link', signers: [{ name: 'Nobody', fields: { client: 'A' } }] }, 'invalid_signer', 'signers[0].email');
+    await refused(
+      a.keys.secret_test,
+      { workflow_id: wf, channel: 'whatsapp', signers: [signer({ email: a.team[1] })] },
+      'invalid_signer',
+      'signers[0].phone',
+    );
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: wf, channel: 'link', signers: [{ name: 'Nobody', fields: { client: 'A' } }] },
+      'invalid_signer',
+      'signers[0].email',
+    );
 
     // A workflow that requires an access code: every signer needs one.
     const coded = await workflow(a, { require_access_code: true });
-    await refused(a.keys.secret_live, { workflow_id: coded, signers: [signer({ access_code: 'abcd' }), signer()] }, 'invalid_signer', 'signers[1].access_code');
-    const ok = await created(a.keys.secret_live, { workflow_id: coded, signers: [signer({ access_code: 'abcd' }), signer({ access_code: 'x'.repeat(32) })] });
-    const stored = await s.ctx.store.db.selectFrom('signers').select('access_code_hash').where('signature_request_id', '=', ok.body.id).execute();
-    assert.ok(stored.every((x) => x.access_code_hash !== null && !x.access_code_hash.includes('abcd')), 'access codes are stored hashed');
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: coded, signers: [signer({ access_code: 'abcd' }), signer()] },
+      'invalid_signer',
+      'signers[1].access_code',
+    );
+    const ok = await created(a.keys.secret_live, {
+      workflow_id: coded,
+      signers: [signer({ access_code: 'abcd' }), signer({ access_code: 'x'.repeat(32) })],
+    });
+    const stored = await s.ctx.store.db
+      .selectFrom('signers')
+      .select('access_code_hash')
+      .where('signature_request_id', '=', ok.body.id)
+      .execute();
+    assert.ok(
+      stored.every((x) => x.access_code_hash !== null && !x.access_code_hash.includes('abcd')),
+      'access codes are stored hashed',
+    );
   });
 
   test('channel_unavailable: WhatsApp in live mode while not enabled (account off, or platform without WhatsApp)', async () => {
@@ -332,18 +487,31 @@ describe('POST /sessions', () => {
     try {
       // The account has it on, but this platform has no WhatsApp settings.
       await refused(a.keys.secret_live, { workflow_id: wf, signers: phoneSigner }, 'channel_unavailable', 'channel');
-      await refused(a.keys.secret_live, { workflow_id: 'wf_default', template_id: a.templateId, channel: 'whatsapp', signers: phoneSigner }, 'channel_unavailable', 'channel');
+      await refused(
+        a.keys.secret_live,
+        { workflow_id: 'wf_default', template_id: a.templateId, channel: 'whatsapp', signers: phoneSigner },
+        'channel_unavailable',
+        'channel',
+      );
     } finally {
       await updateAccount(s.ctx.store.db, a.id, { whatsapp_enabled: false });
     }
     // Test mode: WhatsApp is simulated, so the channel is available (every signer still needs an email).
-    const t = await created(a.keys.secret_test, { workflow_id: wf, signers: [{ name: 'Omar', phone: '+201001234567', email: a.team[1], fields: { client: 'A' } }] });
+    const t = await created(a.keys.secret_test, {
+      workflow_id: wf,
+      signers: [{ name: 'Omar', phone: '+201001234567', email: a.team[1], fields: { client: 'A' } }],
+    });
     assert.equal(t.body.channel, 'whatsapp');
   });
 
   test('domain_not_accepted: a return_url override, or the workflow’s, outside the accepted domains', async () => {
     const wf = await workflow(a, { return_url: 'https://app.example.com/done' });
-    await refused(a.keys.secret_live, { workflow_id: wf, signers: [signer()], return_url: 'https://evil.test/back' }, 'domain_not_accepted', 'return_url');
+    await refused(
+      a.keys.secret_live,
+      { workflow_id: wf, signers: [signer()], return_url: 'https://evil.test/back' },
+      'domain_not_accepted',
+      'return_url',
+    );
     const b = await account();
     const theirs = await workflow(b, { return_url: 'https://app.example.com/done' });
     await updateAccount(s.ctx.store.db, b.id, { accepted_domains: ['other.test'] });
@@ -378,10 +546,20 @@ describe('POST /sessions', () => {
   test('plans in live mode: custom workflows need Business; the default workflow works on every plan; Enterprise features of a workflow; test keys unlock them', async () => {
     const starter = await account({ plan: 'starter' });
     const custom = await workflow(starter);
-    const r = await refused(starter.keys.secret_live, { workflow_id: custom, signers: [signer()] }, 'plan_feature_unavailable', 'workflow_id', starter);
+    const r = await refused(
+      starter.keys.secret_live,
+      { workflow_id: custom, signers: [signer()] },
+      'plan_feature_unavailable',
+      'workflow_id',
+      starter,
+    );
     assert.equal(r.body.error.feature, 'custom_workflows');
     assert.equal(r.body.error.required_plan, 'business');
-    const byDefault = await created(starter.keys.secret_live, { workflow_id: 'wf_default', template_id: starter.templateId, signers: [signer()] });
+    const byDefault = await created(starter.keys.secret_live, {
+      workflow_id: 'wf_default',
+      template_id: starter.templateId,
+      signers: [signer()],
+    });
     assert.equal(byDefault.body.workflow_id, 'wf_default');
     await created(starter.keys.secret_test, { workflow_id: custom, signers: [signer({ email: starter.team[1] })] });
 
@@ -393,7 +571,13 @@ describe('POST /sessions', () => {
       [{ signers: [signer({ access_code: 'abcd' })] }, 'signers[0].access_code', 'access_code'],
     ];
     for (const [extra, param, feature] of enterprise) {
-      const e = await refused(business.keys.secret_live, { workflow_id: wf, signers: [signer()], ...extra }, 'plan_feature_unavailable', param, business);
+      const e = await refused(
+        business.keys.secret_live,
+        { workflow_id: wf, signers: [signer()], ...extra },
+        'plan_feature_unavailable',
+        param,
+        business,
+      );
       assert.equal(e.body.error.feature, feature);
       assert.equal(e.body.error.required_plan, 'enterprise');
     }
@@ -406,13 +590,24 @@ describe('POST /sessions', () => {
 
   test('live gates first: no plan → 402 plan_required', async () => {
     const none = await account({ plan: 'none', planExpiresAt: null });
-    await refused(none.keys.secret_live, { workflow_id: 'wf_default', template_id: none.templateId, signers: [signer()] }, 'plan_required', null, none);
+    await refused(
+      none.keys.secret_live,
+      { workflow_id: 'wf_default', template_id: none.templateId, signers: [signer()] },
+      'plan_required',
+      null,
+      none,
+    );
   });
 
   test('test mode: signers of the account or its team, with an email', async () => {
     const wf = await workflow(a);
     await refused(a.keys.secret_test, { workflow_id: wf, signers: [signer()] }, 'test_recipient_not_allowed', 'signers[0].email');
-    await refused(a.keys.secret_test, { workflow_id: wf, channel: 'link', signers: [{ name: 'Phone only', phone: '+201001234567', fields: { client: 'A' } }] }, 'test_email_required', 'signers[0].email');
+    await refused(
+      a.keys.secret_test,
+      { workflow_id: wf, channel: 'link', signers: [{ name: 'Phone only', phone: '+201001234567', fields: { client: 'A' } }] },
+      'test_email_required',
+      'signers[0].email',
+    );
     const ok = await created(a.keys.secret_test, { workflow_id: wf, signers: [signer({ email: a.team[1] })] });
     assert.equal(ok.body.livemode, false);
     assert.equal(ok.body.cost.amount, 0);
@@ -430,7 +625,11 @@ describe('POST /sessions', () => {
     assert.deepEqual(again.body, first.body);
     assert.equal(await count('sessions', acct.id), 1);
     assert.equal((await getAccount(s.ctx.store.db, acct.id))!.wallet_minor, 10_000 - 600, 'charged once (one overage send)');
-    const reused = await s.call('POST', '/signature_requests', { key: acct.keys.secret_live, headers: { 'idempotency-key': 'sess-1' }, body: {} });
+    const reused = await s.call('POST', '/signature_requests', {
+      key: acct.keys.secret_live,
+      headers: { 'idempotency-key': 'sess-1' },
+      body: {},
+    });
     assert.equal(reused.body.error.code, 'idempotency_key_reused');
   });
 });

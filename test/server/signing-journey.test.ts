@@ -10,7 +10,15 @@ const TEAM = ['owner@example.com', 'sara@example.com', 'omar@example.com'];
 async function makeTemplate(s: TestServer, key: string): Promise<string> {
   const r = await s.call('POST', '/templates', {
     key,
-    body: { title: `Agreement ${Math.random()}`, language: 'en', body: 'Agreement with {{client}} for {{amount}}.', fields: [{ key: 'client', label: 'Client', required: true }, { key: 'amount', label: 'Amount', type: 'number' }] },
+    body: {
+      title: `Agreement ${Math.random()}`,
+      language: 'en',
+      body: 'Agreement with {{client}} for {{amount}}.',
+      fields: [
+        { key: 'client', label: 'Client', required: true },
+        { key: 'amount', label: 'Amount', type: 'number' },
+      ],
+    },
   });
   assert.equal(r.status, 201, r.text);
   return r.body.id;
@@ -31,8 +39,15 @@ describe('the signer journey over the page API', () => {
   });
   after(() => s.close());
 
-  const create = async (extra: Record<string, unknown> = {}, signers: Record<string, unknown>[] = [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme', amount: '100' } }], key = keys.secret_test) => {
-    const r = await s.call('POST', '/signature_requests', { key, body: { title: 'Service <b>deal</b>', source: { type: 'template', template_id: template }, signers, ...extra } });
+  const create = async (
+    extra: Record<string, unknown> = {},
+    signers: Record<string, unknown>[] = [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme', amount: '100' } }],
+    key = keys.secret_test,
+  ) => {
+    const r = await s.call('POST', '/signature_requests', {
+      key,
+      body: { title: 'Service <b>deal</b>', source: { type: 'template', template_id: template }, signers, ...extra },
+    });
     assert.equal(r.status, 201, r.text);
     return r.body;
   };
@@ -79,7 +94,10 @@ describe('the signer journey over the page API', () => {
 
     const noConsent = await page.call('POST', '/sign', { signature: pngDataUrl(), consent: false });
     assert.equal(noConsent.body.error.code, 'parameter_invalid');
-    const notPng = await page.call('POST', '/sign', { signature: 'data:image/png;base64,' + Buffer.from('<svg/>').toString('base64'), consent: true });
+    const notPng = await page.call('POST', '/sign', {
+      signature: 'data:image/png;base64,' + Buffer.from('<svg/>').toString('base64'),
+      consent: true,
+    });
     assert.equal(notPng.body.error.code, 'parameter_invalid');
     assert.equal(notPng.body.error.param, 'signature');
 
@@ -112,7 +130,11 @@ describe('the signer journey over the page API', () => {
     const locked = await page.call('POST', '/otp/verify', { code: bad });
     assert.equal(locked.status, 403);
     assert.equal(locked.body.error.code, 'otp_locked');
-    assert.equal((await page.call('POST', '/otp/verify', { code })).body.error.code, 'otp_locked', 'even the right code is refused once locked');
+    assert.equal(
+      (await page.call('POST', '/otp/verify', { code })).body.error.code,
+      'otp_locked',
+      'even the right code is refused once locked',
+    );
     s.clock.advanceSeconds(60);
     await page.call('POST', '/otp/send');
     const fresh = await lastOtp(s, sr.signers[0].id);
@@ -132,7 +154,9 @@ describe('the signer journey over the page API', () => {
     assert.equal(wrong.body.error.attempts_left, 4);
     const ok = await page.call('POST', '/access_code', { code: 'Secret-42' });
     assert.equal(ok.body.step, 'otp');
-    const dump = JSON.stringify(await s.ctx.store.db.selectFrom('messages').selectAll().execute()) + JSON.stringify(await s.ctx.store.db.selectFrom('signers').selectAll().execute());
+    const dump =
+      JSON.stringify(await s.ctx.store.db.selectFrom('messages').selectAll().execute()) +
+      JSON.stringify(await s.ctx.store.db.selectFrom('signers').selectAll().execute());
     assert.ok(!dump.includes('Secret-42'));
     // A new page load asks again; five wrong codes lock it.
     const other = await PageClient.open(sr.signers[0].signing_url);
@@ -148,9 +172,23 @@ describe('the signer journey over the page API', () => {
     const page = await PageClient.open(sr.signers[0].signing_url);
     const guesses = await Promise.all(Array.from({ length: 8 }, (_, i) => page.call('POST', '/access_code', { code: `wrong-${i}` })));
     const codes = guesses.map((g) => g.body.error.code).sort();
-    assert.deepEqual(codes, [...Array(4).fill('access_code_invalid'), ...Array(4).fill('access_code_locked')], 'four refused with attempts left, the fifth locks, the rest find it locked');
-    assert.deepEqual(guesses.filter((g) => g.body.error.code === 'access_code_invalid').map((g) => g.body.error.attempts_left).sort(), [1, 2, 3, 4]);
-    assert.equal((await page.call('POST', '/access_code', { code: 'Secret-42' })).body.error.code, 'access_code_locked', 'the right code comes too late');
+    assert.deepEqual(
+      codes,
+      [...Array(4).fill('access_code_invalid'), ...Array(4).fill('access_code_locked')],
+      'four refused with attempts left, the fifth locks, the rest find it locked',
+    );
+    assert.deepEqual(
+      guesses
+        .filter((g) => g.body.error.code === 'access_code_invalid')
+        .map((g) => g.body.error.attempts_left)
+        .sort(),
+      [1, 2, 3, 4],
+    );
+    assert.equal(
+      (await page.call('POST', '/access_code', { code: 'Secret-42' })).body.error.code,
+      'access_code_locked',
+      'the right code comes too late',
+    );
 
     const other = await create();
     const otpPage = await PageClient.open(other.signers[0].signing_url);
@@ -167,7 +205,11 @@ describe('the signer journey over the page API', () => {
     const page = await PageClient.open(sr.signers[0].signing_url);
     assert.equal((await page.call('POST', '/access_code', { code: 'nope' })).body.error.attempts_left, 4);
     assert.equal((await page.call('POST', '/access_code', { code: 'Secret-42' })).body.step, 'otp');
-    const row = await s.ctx.store.db.selectFrom('signers').select('access_attempts').where('id', '=', sr.signers[0].id).executeTakeFirstOrThrow();
+    const row = await s.ctx.store.db
+      .selectFrom('signers')
+      .select('access_attempts')
+      .where('id', '=', sr.signers[0].id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.access_attempts, 1);
   });
 
@@ -270,10 +312,16 @@ describe('the signer journey over the page API', () => {
     assert.equal((await framed.call('GET', '/state')).status, 401);
     assert.equal((await fetch(sess.body.signing_url)).status, 404);
 
-    const bad = await s.call('POST', `/signers/${signer}/signing_session`, { key: keys.secret_test, body: { return_url: 'https://evil.example.net/' } });
+    const bad = await s.call('POST', `/signers/${signer}/signing_session`, {
+      key: keys.secret_test,
+      body: { return_url: 'https://evil.example.net/' },
+    });
     assert.equal(bad.status, 409, 'a finished signer gets no session');
     const sr2 = await create();
-    const dom = await s.call('POST', `/signers/${sr2.signers[0].id}/signing_session`, { key: keys.secret_test, body: { return_url: 'https://evil.example.net/' } });
+    const dom = await s.call('POST', `/signers/${sr2.signers[0].id}/signing_session`, {
+      key: keys.secret_test,
+      body: { return_url: 'https://evil.example.net/' },
+    });
     assertError(dom, 'domain_not_accepted');
     const s2 = await s.call('POST', `/signers/${sr2.signers[0].id}/signing_session`, { key: keys.secret_test, body: {} });
     s.clock.advanceSeconds(1801);
@@ -285,7 +333,11 @@ describe('the signer journey over the page API', () => {
     const signer = sr.signers[0].id;
     const sess = await s.call('POST', `/signers/${signer}/signing_session`, {
       key: keys.secret_test,
-      body: { mode: 'redirect', success_url: 'https://app.example.com/ok/{signature_request}', cancel_url: 'https://app.example.com/no/{signature_request}' },
+      body: {
+        mode: 'redirect',
+        success_url: 'https://app.example.com/ok/{signature_request}',
+        cancel_url: 'https://app.example.com/no/{signature_request}',
+      },
     });
     const p = await PageClient.open(sess.body.signing_url);
     const declined = await p.call('POST', '/decline', { reason: 'no' });
@@ -296,10 +348,19 @@ describe('the signer journey over the page API', () => {
     const starter = await s.account({ ownerEmail: TEAM[0], plan: 'starter', balanceSends: 10 });
     await updateAccount(s.ctx.store.db, starter.id, { accepted_domains: ['example.com'] });
     const tpl = await makeTemplate(s, starter.keys.secret_live);
-    const r = await s.call('POST', '/signature_requests', { key: starter.keys.secret_live, body: { source: { type: 'template', template_id: tpl }, signers: [{ name: 'Z', email: 'z@example.com', fields: { client: 'x' } }] } });
-    const gated = await s.call('POST', `/signers/${r.body.signers[0].id}/signing_session`, { key: starter.keys.secret_live, body: { mode: 'redirect', return_url: 'https://app.example.com/x' } });
+    const r = await s.call('POST', '/signature_requests', {
+      key: starter.keys.secret_live,
+      body: { source: { type: 'template', template_id: tpl }, signers: [{ name: 'Z', email: 'z@example.com', fields: { client: 'x' } }] },
+    });
+    const gated = await s.call('POST', `/signers/${r.body.signers[0].id}/signing_session`, {
+      key: starter.keys.secret_live,
+      body: { mode: 'redirect', return_url: 'https://app.example.com/x' },
+    });
     assertError(gated, 'plan_feature_unavailable');
     assert.equal(gated.body.error.required_plan, 'business');
-    assert.equal((await s.call('POST', `/signers/${r.body.signers[0].id}/signing_session`, { key: starter.keys.secret_live, body: {} })).status, 200);
+    assert.equal(
+      (await s.call('POST', `/signers/${r.body.signers[0].id}/signing_session`, { key: starter.keys.secret_live, body: {} })).status,
+      200,
+    );
   });
 });

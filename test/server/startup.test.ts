@@ -75,7 +75,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string, child?: C
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`timed out after ${ms} ms waiting for ${what}` + (child ? `\nstdout: ${child.stdout}\nstderr: ${child.stderr}` : ''))),
+      () =>
+        reject(
+          new Error(`timed out after ${ms} ms waiting for ${what}` + (child ? `\nstdout: ${child.stdout}\nstderr: ${child.stderr}` : '')),
+        ),
       ms,
     );
   });
@@ -194,7 +197,11 @@ describe('npm start: the entry point as a real process', () => {
     { name: 'PORT=notaport', env: { PORT: 'notaport' }, names: ['PORT'] },
     { name: 'PORT=70000', env: { PORT: '70000' }, names: ['PORT'] },
     { name: 'TAWQI_LOG_LEVEL=loud', env: { TAWQI_LOG_LEVEL: 'loud' }, names: ['TAWQI_LOG_LEVEL'] },
-    { name: 'TAWQI_TLS_CERT without TAWQI_TLS_KEY', env: { TAWQI_TLS_CERT: '/nowhere/cert.pem' }, names: ['TAWQI_TLS_CERT', 'TAWQI_TLS_KEY'] },
+    {
+      name: 'TAWQI_TLS_CERT without TAWQI_TLS_KEY',
+      env: { TAWQI_TLS_CERT: '/nowhere/cert.pem' },
+      names: ['TAWQI_TLS_CERT', 'TAWQI_TLS_KEY'],
+    },
     { name: 'HOST=0.0.0.0 over plain HTTP', env: { HOST: '0.0.0.0' }, names: ['HOST'] },
   ];
   for (const c of refused) {
@@ -269,9 +276,14 @@ describe('config: one zod schema for every setting', () => {
   });
 
   test('transport: plain HTTP only on loopback unless TLS, trusted proxies or an explicit override', () => {
-    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1']) assert.doesNotThrow(() => checkTransport(loadConfig({ HOST: host })), host);
+    for (const host of ['127.0.0.1', '127.0.0.2', 'localhost', '::1'])
+      assert.doesNotThrow(() => checkTransport(loadConfig({ HOST: host })), host);
     for (const host of ['0.0.0.0', '::', '192.168.1.10']) {
-      assert.throws(() => checkTransport(loadConfig({ HOST: host })), (err: unknown) => err instanceof ConfigError && err.message.includes('HOST'), host);
+      assert.throws(
+        () => checkTransport(loadConfig({ HOST: host })),
+        (err: unknown) => err instanceof ConfigError && err.message.includes('HOST'),
+        host,
+      );
     }
     const open = { HOST: '0.0.0.0' };
     assert.doesNotThrow(() => checkTransport(loadConfig({ ...open, TAWQI_TLS_CERT: '/c.pem', TAWQI_TLS_KEY: '/k.pem' })));
@@ -319,7 +331,23 @@ describe('HTTPS served by the server itself (TLS 1.2 minimum)', () => {
     const keyFile = path.join(certDir, 'key.pem');
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
       { stdio: 'ignore', timeout: 30_000 },
     );
     cert = readFileSync(certFile);
@@ -336,7 +364,11 @@ describe('HTTPS served by the server itself (TLS 1.2 minimum)', () => {
     assert.equal(r.status, 200, r.body);
     assert.equal(JSON.parse(r.body).object, 'service');
     assert.ok(r.protocol === 'TLSv1.2' || r.protocol === 'TLSv1.3', `negotiated ${r.protocol}`);
-    const twelve = await httpsGet(`${s.url}/api/v1/`, { ca: cert, maxVersion: 'TLSv1.2', headers: { authorization: `Bearer ${s.keys.secret_live}` } });
+    const twelve = await httpsGet(`${s.url}/api/v1/`, {
+      ca: cert,
+      maxVersion: 'TLSv1.2',
+      headers: { authorization: `Bearer ${s.keys.secret_live}` },
+    });
     assert.equal(twelve.status, 200);
     assert.equal(twelve.protocol, 'TLSv1.2', 'TLS 1.2 is accepted');
   });
@@ -403,7 +435,10 @@ describe('X-Forwarded-For/-Proto: believed only from TAWQI_TRUSTED_PROXIES', () 
     assertError(await direct.call('GET', '/', { key: k.secret }), 'ip_not_allowed');
     const log = await listRequestLog(direct.ctx.store.db, k.accountId);
     assert.ok(log.length >= 1);
-    assert.ok(log.every((e) => e.ip === '127.0.0.1'), 'the real peer address is recorded, not the claimed one');
+    assert.ok(
+      log.every((e) => e.ip === '127.0.0.1'),
+      'the real peer address is recorded, not the claimed one',
+    );
   });
 
   test('with no trusted proxies, X-Forwarded-Proto is ignored: plain HTTP from loopback is allowed whatever it claims', async () => {
@@ -419,22 +454,36 @@ describe('X-Forwarded-For/-Proto: believed only from TAWQI_TRUSTED_PROXIES', () 
     assert.equal(r.status, 200, r.text);
     // The right-most address that is not a trusted proxy is the client: a spoofed left part does not help.
     assertError(
-      await proxied.call('GET', '/', { key: k.secret, headers: { 'x-forwarded-for': '10.9.9.9, 203.0.113.5', 'x-forwarded-proto': 'https' } }),
+      await proxied.call('GET', '/', {
+        key: k.secret,
+        headers: { 'x-forwarded-for': '10.9.9.9, 203.0.113.5', 'x-forwarded-proto': 'https' },
+      }),
       'ip_not_allowed',
     );
-    assertError(await proxied.call('GET', '/', { key: k.secret, headers: { 'x-forwarded-for': '10.9.9.8', 'x-forwarded-proto': 'https' } }), 'ip_not_allowed');
+    assertError(
+      await proxied.call('GET', '/', { key: k.secret, headers: { 'x-forwarded-for': '10.9.9.8', 'x-forwarded-proto': 'https' } }),
+      'ip_not_allowed',
+    );
     const log = await listRequestLog(proxied.ctx.store.db, k.accountId);
     assert.deepEqual(log.map((e) => e.ip).sort(), ['10.9.9.8', '203.0.113.5']);
   });
 
   test('from a trusted proxy, X-Forwarded-Proto: http gives 403 https_required; https passes', async () => {
     await assertErrorBothLanguages(
-      (prefix) => proxied.call('GET', '/', { key: proxied.keys.secret_live, prefix, headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'http' } }),
+      (prefix) =>
+        proxied.call('GET', '/', {
+          key: proxied.keys.secret_live,
+          prefix,
+          headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'http' },
+        }),
       'https_required',
     );
     // Refused before authentication: the same holds without any key.
     assertError(await proxied.call('GET', '/usage', { headers: { 'x-forwarded-proto': 'http' } }), 'https_required');
-    const ok = await proxied.call('GET', '/', { key: proxied.keys.secret_live, headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' } });
+    const ok = await proxied.call('GET', '/', {
+      key: proxied.keys.secret_live,
+      headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' },
+    });
     assert.equal(ok.status, 200, ok.text);
   });
 

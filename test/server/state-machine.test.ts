@@ -26,7 +26,17 @@ import {
   type SignerView,
 } from '../../server/src/domain/requestStates.js';
 
-const TRIGGERS: RequestTrigger[] = ['create_draft', 'create_sent', 'send', 'first_view', 'signer_signed', 'all_signed', 'signer_declined', 'expire', 'cancel'];
+const TRIGGERS: RequestTrigger[] = [
+  'create_draft',
+  'create_sent',
+  'send',
+  'first_view',
+  'signer_signed',
+  'all_signed',
+  'signer_declined',
+  'expire',
+  'cancel',
+];
 const NON_FINAL_SIGNABLE: RequestStatus[] = ['sent', 'viewed', 'partially_signed'];
 
 /** Spec 3.1, row by row: the source states each trigger accepts, the result and the events it names. */
@@ -42,7 +52,11 @@ const EXPECTED: Record<RequestTrigger, { from: (RequestStatus | 'new')[]; to: Re
   cancel: { from: ['draft', ...NON_FINAL_SIGNABLE], to: 'canceled', events: ['signature_request.canceled'] },
 };
 
-const signer = (status: SignerStatus, order = 1, identity_status: IdentityStatus = 'not_required'): SignerView => ({ status, order, identity_status });
+const signer = (status: SignerStatus, order = 1, identity_status: IdentityStatus = 'not_required'): SignerView => ({
+  status,
+  order,
+  identity_status,
+});
 const open = (ordered = false) => ({ status: 'sent' as RequestStatus, ordered });
 
 describe('request moves (spec 3.1)', () => {
@@ -92,7 +106,8 @@ describe('request moves (spec 3.1)', () => {
     assert.deepEqual([...OPEN_STATUSES].sort(), ['partially_signed', 'sent', 'viewed']);
     for (const status of REQUEST_STATUSES) {
       assert.equal(isFinal(status), FINAL_STATUSES.includes(status));
-      if (isFinal(status)) for (const trigger of TRIGGERS) assert.equal(canMove(status, trigger), false, `${status} must be final (${trigger})`);
+      if (isFinal(status))
+        for (const trigger of TRIGGERS) assert.equal(canMove(status, trigger), false, `${status} must be final (${trigger})`);
     }
     for (const trigger of TRIGGERS) {
       assert.equal(REQUEST_MOVES[trigger].from.includes('new'), trigger === 'create_draft' || trigger === 'create_sent');
@@ -138,14 +153,19 @@ describe('signer rules (spec 3.2)', () => {
     assert.equal(signerRefusal(open(), signer('viewed'), [], 'otp_verified'), null);
     assert.equal(signerRefusal(open(), signer('sent'), [], 'otp_verified'), null);
     assert.equal(signerRefusal(open(), signer('otp_verified'), [], 'sign'), null);
-    for (const status of ['sent', 'viewed', 'otp_verified'] as const) assert.equal(signerRefusal(open(), signer(status), [], 'decline'), null);
+    for (const status of ['sent', 'viewed', 'otp_verified'] as const)
+      assert.equal(signerRefusal(open(), signer(status), [], 'decline'), null);
     assert.equal(signerRefusal({ status: 'draft', ordered: false }, signer('pending'), [], 'invite'), null);
   });
 
   test('request_not_open: no signer move on a draft or a final request', () => {
     for (const status of ['draft', ...FINAL_STATUSES] as RequestStatus[]) {
       for (const trigger of ['view', 'otp_verified', 'sign', 'decline', 'identity_verified'] as const) {
-        assert.equal(signerRefusal({ status, ordered: false }, signer('otp_verified', 1, 'required'), [], trigger), 'request_not_open', `${status} ${trigger}`);
+        assert.equal(
+          signerRefusal({ status, ordered: false }, signer('otp_verified', 1, 'required'), [], trigger),
+          'request_not_open',
+          `${status} ${trigger}`,
+        );
       }
     }
     for (const status of OPEN_STATUSES) assert.equal(signerRefusal({ status, ordered: false }, signer('otp_verified'), [], 'sign'), null);
@@ -168,7 +188,10 @@ describe('signer rules (spec 3.2)', () => {
   test('already_finished: a signer who signed or declined cannot act again', () => {
     for (const status of ['signed', 'declined'] as const) {
       for (const trigger of ['view', 'otp_verified', 'sign', 'decline'] as const) {
-        assert.equal(signerRefusal({ status: 'partially_signed', ordered: false }, signer(status), [signer('sent', 2)], trigger), 'already_finished');
+        assert.equal(
+          signerRefusal({ status: 'partially_signed', ordered: false }, signer(status), [signer('sent', 2)], trigger),
+          'already_finished',
+        );
       }
     }
   });
@@ -197,13 +220,17 @@ describe('signer rules (spec 3.2)', () => {
   });
 
   test('identity moves only from the identity states the table names', () => {
-    const from = (id: IdentityStatus, trigger: SignerTrigger, status: SignerStatus = 'otp_verified') => signerRefusal(open(), signer(status, 1, id), [], trigger);
+    const from = (id: IdentityStatus, trigger: SignerTrigger, status: SignerStatus = 'otp_verified') =>
+      signerRefusal(open(), signer(status, 1, id), [], trigger);
     // Verified: from required, in review, resubmission requested, and declined ("unless a later verification is approved").
-    for (const id of ['required', 'in_review', 'resubmission_requested', 'declined'] as const) assert.equal(from(id, 'identity_verified'), null, id);
-    for (const id of ['match_hold', 'match_rejected', 'approved'] as const) assert.equal(from(id, 'identity_verified'), 'move_not_allowed', id);
+    for (const id of ['required', 'in_review', 'resubmission_requested', 'declined'] as const)
+      assert.equal(from(id, 'identity_verified'), null, id);
+    for (const id of ['match_hold', 'match_rejected', 'approved'] as const)
+      assert.equal(from(id, 'identity_verified'), 'move_not_allowed', id);
     // In review: from required or after a resubmission request.
     for (const id of ['required', 'resubmission_requested'] as const) assert.equal(from(id, 'identity_in_review'), null);
-    for (const id of ['in_review', 'match_hold', 'match_rejected', 'approved'] as const) assert.equal(from(id, 'identity_in_review'), 'move_not_allowed', id);
+    for (const id of ['in_review', 'match_hold', 'match_rejected', 'approved'] as const)
+      assert.equal(from(id, 'identity_in_review'), 'move_not_allowed', id);
     assert.equal(from('declined', 'identity_in_review'), null, 'a later verification may go to review after a decline');
     // Resubmission: only a reviewer in review asks for it.
     assert.equal(from('in_review', 'identity_resubmission_requested'), null);
@@ -212,16 +239,26 @@ describe('signer rules (spec 3.2)', () => {
     }
     // Declined: not twice in a row, not after approval or a name decision.
     for (const id of ['required', 'in_review', 'resubmission_requested'] as const) assert.equal(from(id, 'identity_declined'), null);
-    for (const id of ['declined', 'match_hold', 'match_rejected', 'approved'] as const) assert.equal(from(id, 'identity_declined'), 'move_not_allowed', id);
+    for (const id of ['declined', 'match_hold', 'match_rejected', 'approved'] as const)
+      assert.equal(from(id, 'identity_declined'), 'move_not_allowed', id);
     // Match hold, then one decision.
-    for (const id of ['required', 'in_review', 'resubmission_requested', 'declined'] as const) assert.equal(from(id, 'identity_match_hold'), null);
-    for (const id of ['match_hold', 'match_rejected', 'approved'] as const) assert.equal(from(id, 'identity_match_hold'), 'move_not_allowed', id);
+    for (const id of ['required', 'in_review', 'resubmission_requested', 'declined'] as const)
+      assert.equal(from(id, 'identity_match_hold'), null);
+    for (const id of ['match_hold', 'match_rejected', 'approved'] as const)
+      assert.equal(from(id, 'identity_match_hold'), 'move_not_allowed', id);
     for (const trigger of ['identity_match_approved', 'identity_match_rejected'] as const) {
       assert.equal(from('match_hold', trigger), null);
-      for (const id of ['required', 'in_review', 'declined', 'match_rejected', 'approved'] as const) assert.equal(from(id, trigger), 'move_not_allowed', `${trigger} from ${id}`);
+      for (const id of ['required', 'in_review', 'declined', 'match_rejected', 'approved'] as const)
+        assert.equal(from(id, trigger), 'move_not_allowed', `${trigger} from ${id}`);
     }
     // A signer who needs no identity has no identity moves at all.
-    for (const trigger of ['identity_verified', 'identity_in_review', 'identity_declined', 'identity_match_hold', 'identity_match_approved'] as const) {
+    for (const trigger of [
+      'identity_verified',
+      'identity_in_review',
+      'identity_declined',
+      'identity_match_hold',
+      'identity_match_approved',
+    ] as const) {
       assert.equal(from('not_required', trigger), 'move_not_allowed', trigger);
     }
   });

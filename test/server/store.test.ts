@@ -99,7 +99,11 @@ describe('store.tx: group commit', () => {
   test('a constraint violation inside a member undoes that member only', async () => {
     const key = 'dedupe-1';
     const dup = sql`INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('dup', 0, '{}', ${key}, 0)`;
-    const results = await Promise.allSettled([store.tx((trx) => dup.execute(trx)), store.tx(async (trx) => (await insertJob('mid').execute(trx), await dup.execute(trx))), store.tx((trx) => insertJob('after').execute(trx))]);
+    const results = await Promise.allSettled([
+      store.tx((trx) => dup.execute(trx)),
+      store.tx(async (trx) => (await insertJob('mid').execute(trx), await dup.execute(trx))),
+      store.tx((trx) => insertJob('after').execute(trx)),
+    ]);
     assert.deepEqual(
       results.map((r) => r.status),
       ['fulfilled', 'rejected', 'fulfilled'],
@@ -176,14 +180,26 @@ describe('prepared statements and precompiled queries', () => {
   });
 
   test('a precompiled query runs with new arguments each time, constants kept, in the caller’s transaction', async () => {
-    const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: $(1), payload: '{}', dedupe_key: null, last_error: null, created_at: $(1) }));
-    const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
+    const insert = precompile((db, $) =>
+      db.insertInto('jobs').values({ kind: $(0), run_at: $(1), payload: '{}', dedupe_key: null, last_error: null, created_at: $(1) }),
+    );
+    const count = precompile((db, $) =>
+      db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('kind', '=', $(0)),
+    );
     await store.tx(async (trx) => {
       await insert.run(trx, ['pre', 5]);
       await insert.run(trx, ['pre', 6]);
       assert.equal((await count.run(trx, ['pre'])).rows[0]!.n, 2);
     });
-    const rows = await store.db.selectFrom('jobs').select(['run_at', 'created_at', 'payload']).where('kind', '=', 'pre').orderBy('run_at').execute();
+    const rows = await store.db
+      .selectFrom('jobs')
+      .select(['run_at', 'created_at', 'payload'])
+      .where('kind', '=', 'pre')
+      .orderBy('run_at')
+      .execute();
     assert.deepEqual(rows, [
       { run_at: 5, created_at: 5, payload: '{}' },
       { run_at: 6, created_at: 6, payload: '{}' },
@@ -191,8 +207,15 @@ describe('prepared statements and precompiled queries', () => {
   });
 
   test('inside a group, precompiled queries run on the held connection: results, insert ids, and a failure that undoes its member only', async () => {
-    const insert = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: $(1), last_error: null, created_at: 0 }));
-    const insertReturning = precompile((db, $) => db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: null, last_error: null, created_at: 0 }).returning('id'));
+    const insert = precompile((db, $) =>
+      db.insertInto('jobs').values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: $(1), last_error: null, created_at: 0 }),
+    );
+    const insertReturning = precompile((db, $) =>
+      db
+        .insertInto('jobs')
+        .values({ kind: $(0), run_at: 0, payload: '{}', dedupe_key: null, last_error: null, created_at: 0 })
+        .returning('id'),
+    );
     const results = await Promise.allSettled([
       store.tx(async (trx) => {
         const plain = await insert.run(trx, ['held-a', null]);
@@ -205,7 +228,10 @@ describe('prepared statements and precompiled queries', () => {
       }),
       store.tx((trx) => insert.run(trx, ['held-c', null])),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.deepEqual((results[0] as PromiseFulfilledResult<unknown>).value, { affected: 1n, insertId: 'bigint', returnedId: 'number' });
     assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE/);
     const file = databasePath(dir);
@@ -216,7 +242,16 @@ describe('prepared statements and precompiled queries', () => {
   });
 
   test('insertRecord encodes JSON and boolean fields, leaves undefined ones to their defaults, and keeps each shape apart when shapes alternate', async () => {
-    interface Row { id: string; account_id: string; livemode: boolean; type: string; signature_request_id: string | null; data: { object: unknown }; request_info?: unknown; created_at: number }
+    interface Row {
+      id: string;
+      account_id: string;
+      livemode: boolean;
+      type: string;
+      signature_request_id: string | null;
+      data: { object: unknown };
+      request_info?: unknown;
+      created_at: number;
+    }
     const codec = { json: ['data', 'request_info'], bool: ['livemode'] } as const;
     const base = { account_id: 'acct_x', type: 't', signature_request_id: null, created_at: 1 };
     const rows: Row[] = [
@@ -227,7 +262,12 @@ describe('prepared statements and precompiled queries', () => {
     await store.tx(async (trx) => {
       for (const r of rows) await insertRecord(trx, 'events', { json: [...codec.json], bool: [...codec.bool] }, r);
     });
-    const stored = await store.db.selectFrom('events').select(['id', 'livemode', 'data', 'request_info']).where('id', 'in', ['evt_a', 'evt_b', 'evt_c']).orderBy('id').execute();
+    const stored = await store.db
+      .selectFrom('events')
+      .select(['id', 'livemode', 'data', 'request_info'])
+      .where('id', 'in', ['evt_a', 'evt_b', 'evt_c'])
+      .orderBy('id')
+      .execute();
     assert.deepEqual(stored, [
       { id: 'evt_a', livemode: 1, data: '{"object":{"n":1}}', request_info: '{"ip":"1.2.3.4"}' },
       { id: 'evt_b', livemode: 0, data: '{"object":{"n":2}}', request_info: null },
@@ -236,7 +276,12 @@ describe('prepared statements and precompiled queries', () => {
   });
 
   test('a precompiled read outside any transaction runs at once, and while a group is open it waits: it never sees uncommitted writes', async () => {
-    const count = precompile((db, $) => db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', $(0)));
+    const count = precompile((db, $) =>
+      db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('kind', '=', $(0)),
+    );
     assert.equal((await count.run(store.db, ['none-yet'])).rows[0]!.n, 0);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -259,7 +304,8 @@ describe('windowed counters', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
     const store = openStore(dir);
     try {
-      const count = async (scope: string) => (await store.db.selectFrom('counters').select('count').where('scope', '=', scope).executeTakeFirst())?.count ?? null;
+      const count = async (scope: string) =>
+        (await store.db.selectFrom('counters').select('count').where('scope', '=', scope).executeTakeFirst())?.count ?? null;
       assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'big', 0, 6, 5)), false, 'a fresh window past the limit');
       assert.equal(await count('big'), null, 'no row written');
       assert.equal(await store.tx((trx) => incrementCounterWithin(trx, 'w', 0, 3, 5)), true);
@@ -287,15 +333,35 @@ describe('migration 9: messages become their own delivery queue', () => {
         old.exec(m.sql);
         old.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.id, m.name);
       }
-      old.prepare(`INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at, html) VALUES (7, 'acct_x', 0, 'email', 'a@example.com', 'invitation', 'S', 'B', 'queued', 100, '<p>old</p>')`).run();
-      old.prepare(`INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at) VALUES (8, 'acct_x', 0, 'email', 'b@example.com', 'invitation', 'S', 'B', 'sent', 100)`).run();
-      old.prepare(`INSERT INTO jobs (kind, run_at, payload, attempts, created_at) VALUES ('deliver_message', 160, '{"message_id":7}', 2, 100)`).run();
-      old.prepare(`INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('expire_request', 999, '{}', 'expire:sr_x', 100)`).run();
+      old
+        .prepare(
+          `INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at, html) VALUES (7, 'acct_x', 0, 'email', 'a@example.com', 'invitation', 'S', 'B', 'queued', 100, '<p>old</p>')`,
+        )
+        .run();
+      old
+        .prepare(
+          `INSERT INTO messages (id, account_id, livemode, channel, recipient, kind, subject, body, state, created_at) VALUES (8, 'acct_x', 0, 'email', 'b@example.com', 'invitation', 'S', 'B', 'sent', 100)`,
+        )
+        .run();
+      old
+        .prepare(
+          `INSERT INTO jobs (kind, run_at, payload, attempts, created_at) VALUES ('deliver_message', 160, '{"message_id":7}', 2, 100)`,
+        )
+        .run();
+      old
+        .prepare(
+          `INSERT INTO jobs (kind, run_at, payload, dedupe_key, created_at) VALUES ('expire_request', 999, '{}', 'expire:sr_x', 100)`,
+        )
+        .run();
       old.close();
 
       const store = openStore(dir);
       try {
-        const rows = await store.db.selectFrom('messages').select(['id', 'state', 'deliver_at', 'attempts', 'html', 'blocks']).orderBy('id').execute();
+        const rows = await store.db
+          .selectFrom('messages')
+          .select(['id', 'state', 'deliver_at', 'attempts', 'html', 'blocks'])
+          .orderBy('id')
+          .execute();
         assert.deepEqual(rows, [
           { id: 7, state: 'queued', deliver_at: 160, attempts: 2, html: '<p>old</p>', blocks: null },
           { id: 8, state: 'sent', deliver_at: null, attempts: 0, html: null, blocks: null },
@@ -303,7 +369,11 @@ describe('migration 9: messages become their own delivery queue', () => {
         const jobs = await store.db.selectFrom('jobs').select('kind').execute();
         assert.deepEqual(jobs, [{ kind: 'expire_request' }]);
         const due = await dueMessages(store.db, 200, 10);
-        assert.deepEqual(due.map((m) => m.id), [7], 'the moved message is due');
+        assert.deepEqual(
+          due.map((m) => m.id),
+          [7],
+          'the moved message is due',
+        );
         const plan = store.raw.prepare(`EXPLAIN QUERY PLAN ${DUE_MESSAGES_SQL}`).all(200, 10) as { detail: string }[];
         assert.match(plan.map((p) => p.detail).join(' '), /messages_due/, 'the due query reads the partial index');
       } finally {
@@ -320,7 +390,11 @@ describe('durability of commits', () => {
     assert.equal(loadConfig({}).TAWQI_SQLITE_SYNCHRONOUS, 'full');
     assert.equal(loadConfig({ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }).TAWQI_SQLITE_SYNCHRONOUS, 'normal');
     assert.throws(() => loadConfig({ TAWQI_SQLITE_SYNCHRONOUS: 'off' }), /TAWQI_SQLITE_SYNCHRONOUS/);
-    for (const [option, pragma] of [[undefined, 2], ['full', 2], ['normal', 1]] as const) {
+    for (const [option, pragma] of [
+      [undefined, 2],
+      ['full', 2],
+      ['normal', 1],
+    ] as const) {
       const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
       const store = openStore(dir, option ? { synchronous: option } : {});
       try {
@@ -331,10 +405,17 @@ describe('durability of commits', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     }
-    for (const [env, pragma] of [[{}, 2], [{ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }, 1]] as const) {
+    for (const [env, pragma] of [
+      [{}, 2],
+      [{ TAWQI_SQLITE_SYNCHRONOUS: 'normal' }, 1],
+    ] as const) {
       const s = await startTestServer(env);
       try {
-        assert.equal(s.ctx.store.raw.pragma('synchronous', { simple: true }), pragma, 'the server opens its store with the configured setting');
+        assert.equal(
+          s.ctx.store.raw.pragma('synchronous', { simple: true }),
+          pragma,
+          'the server opens its store with the configured setting',
+        );
       } finally {
         await s.close();
       }
@@ -351,7 +432,8 @@ describe('WAL checkpoints from a worker thread', () => {
       const file = databasePath(dir);
       const before = statSync(file).size;
       await store.tx(async (trx) => {
-        for (let i = 0; i < 400; i++) await sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES ('bulk', 0, ${'x'.repeat(2000)}, 0)`.execute(trx);
+        for (let i = 0; i < 400; i++)
+          await sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES ('bulk', 0, ${'x'.repeat(2000)}, 0)`.execute(trx);
       });
       assert.equal(statSync(file).size, before, 'the commit wrote the WAL only');
       const deadline = Date.now() + 5000;

@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { LIBRARY_DIR, LIBRARY_LANGUAGES, LIBRARY_TEMPLATE_KEYS, loadLibraryTemplate, TEMPLATE_LIBRARY } from '../../server/src/domain/templateLibrary.js';
+import {
+  LIBRARY_DIR,
+  LIBRARY_LANGUAGES,
+  LIBRARY_TEMPLATE_KEYS,
+  loadLibraryTemplate,
+  TEMPLATE_LIBRARY,
+} from '../../server/src/domain/templateLibrary.js';
 
 describe('template library files', () => {
   test('the folder holds exactly one file per contract and language', () => {
@@ -37,7 +43,12 @@ describe('template library files', () => {
   describe('an invalid file is refused with its path', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-library-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
-    const good = { title: 'Loan', language: 'en', fields: [{ key: 'amount', label: 'Amount', type: 'number', required: true }], body: ['LOAN', '', 'Amount: {{amount}}'] };
+    const good = {
+      title: 'Loan',
+      language: 'en',
+      fields: [{ key: 'amount', label: 'Amount', type: 'number', required: true }],
+      body: ['LOAN', '', 'Amount: {{amount}}'],
+    };
     const refused = (name: string, content: unknown, reason: RegExp) => {
       writeFileSync(path.join(dir, `${name}.en.json`), typeof content === 'string' ? content : JSON.stringify(content));
       assert.throws(
@@ -72,7 +83,10 @@ describe('template library files', () => {
     });
 
     test('a missing file', () => {
-      assert.throws(() => loadLibraryTemplate('absent', 'ar', pathToFileURL(dir + path.sep)), (err: Error) => err.message.includes(path.join(dir, 'absent.ar.json')));
+      assert.throws(
+        () => loadLibraryTemplate('absent', 'ar', pathToFileURL(dir + path.sep)),
+        (err: Error) => err.message.includes(path.join(dir, 'absent.ar.json')),
+      );
     });
   });
 });

@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '../../shared/src/errors.js';
 import { hashSecret } from '../../server/src/domain/keys.js';
-import { FEATURES, IDENTITY_PRICE_MINOR, missingPlanFor, PLAN_NAMES, PLANS, priceSend, type Feature, type PlanName } from '../../server/src/domain/plans.js';
+import {
+  FEATURES,
+  IDENTITY_PRICE_MINOR,
+  missingPlanFor,
+  PLAN_NAMES,
+  PLANS,
+  priceSend,
+  type Feature,
+  type PlanName,
+} from '../../server/src/domain/plans.js';
 import { ApiError } from '../../server/src/errors.js';
 import type { AuthState } from '../../server/src/http/context.js';
 import { checkFeature } from '../../server/src/http/gates.js';
@@ -75,13 +84,17 @@ describe('GET /usage and GET /balance', () => {
   });
 
   test('the overage price follows the plan; the identity price is 1.50 on every plan', async () => {
-    const expected: Record<Exclude<PlanName, 'none'>, [number, number]> = { starter: [100, 12], business: [1000, 9], enterprise: [10000, 6] };
+    const expected: Record<Exclude<PlanName, 'none'>, [number, number]> = {
+      starter: [100, 12],
+      business: [1000, 9],
+      enterprise: [10000, 6],
+    };
     for (const [plan, [sends, overage]] of Object.entries(expected)) {
       const acct = await s.account({ plan: plan as PlanName });
       const r = await s.call('GET', '/usage', { key: acct.keys.secret_live });
       assert.equal(r.body.plan.name, plan);
       assert.equal(r.body.plan.sends_per_year, sends);
-      assert.equal(r.body.balance.sends, sends, 'the balance defaults to the plan\'s yearly sends');
+      assert.equal(r.body.balance.sends, sends, "the balance defaults to the plan's yearly sends");
       assert.deepEqual(r.body.prices.send_overage, { amount: overage, currency: 'EGP' });
       assert.deepEqual(r.body.prices.identity_verification, { amount: 1.5, currency: 'EGP' });
     }
@@ -171,10 +184,30 @@ describe('live gates (POST /templates with a live secret key)', () => {
   };
 
   const cases = [
-    { name: 'no paid plan → 402 plan_required', account: () => ({ plan: 'none' as const, planExpiresAt: null }), code: 'plan_required' as const, url: ['upgrade_url', '/console/billing'] },
-    { name: 'subscription year ended → 402 plan_expired', account: (now: number) => ({ planExpiresAt: now - 60 }), code: 'plan_expired' as const, url: ['upgrade_url', '/console/billing'] },
-    { name: 'company verification pending → 403 kyb_required', account: () => ({ kyb: 'pending' as const }), code: 'kyb_required' as const, url: ['verify_url', '/console/verification'] },
-    { name: 'company never verified → 403 kyb_required', account: () => ({ kyb: 'none' as const }), code: 'kyb_required' as const, url: ['verify_url', '/console/verification'] },
+    {
+      name: 'no paid plan → 402 plan_required',
+      account: () => ({ plan: 'none' as const, planExpiresAt: null }),
+      code: 'plan_required' as const,
+      url: ['upgrade_url', '/console/billing'],
+    },
+    {
+      name: 'subscription year ended → 402 plan_expired',
+      account: (now: number) => ({ planExpiresAt: now - 60 }),
+      code: 'plan_expired' as const,
+      url: ['upgrade_url', '/console/billing'],
+    },
+    {
+      name: 'company verification pending → 403 kyb_required',
+      account: () => ({ kyb: 'pending' as const }),
+      code: 'kyb_required' as const,
+      url: ['verify_url', '/console/verification'],
+    },
+    {
+      name: 'company never verified → 403 kyb_required',
+      account: () => ({ kyb: 'none' as const }),
+      code: 'kyb_required' as const,
+      url: ['verify_url', '/console/verification'],
+    },
   ];
   for (const c of cases) {
     test(`${c.name} (with ${c.url[0]}); the test key is not gated; nothing is created by the refusal`, async () => {
@@ -189,7 +222,14 @@ describe('live gates (POST /templates with a live secret key)', () => {
       const other = field === 'upgrade_url' ? 'verify_url' : 'upgrade_url';
       assert.equal(other in refused.body.error, false, `${c.code} carries no ${other}`);
       // An Idempotency-Key does not change the refusal and nothing is stored.
-      assertError(await s.call('POST', '/templates', { key: acct.keys.secret_live, body: template('Gated'), headers: { 'idempotency-key': 'gate-1' } }), c.code);
+      assertError(
+        await s.call('POST', '/templates', {
+          key: acct.keys.secret_live,
+          body: template('Gated'),
+          headers: { 'idempotency-key': 'gate-1' },
+        }),
+        c.code,
+      );
       assert.equal(await countTemplates(acct.id), 0, 'the refused requests created nothing');
 
       const test = await s.call('POST', '/templates', { key: acct.keys.secret_test, body: template('Gated') });
@@ -256,7 +296,7 @@ describe('plan features (spec 4.1 rule 3): checkFeature and missingPlanFor', () 
   const ORDER: readonly PlanName[] = ['none', 'starter', 'business', 'enterprise'];
   const covers = (plan: PlanName, required: PlanName) => ORDER.indexOf(plan) >= ORDER.indexOf(required);
 
-  test('the feature table is the spec\'s, plus the custom domain', () => {
+  test("the feature table is the spec's, plus the custom domain", () => {
     assert.deepEqual(Object.keys(FEATURES).sort(), [...Object.keys(TABLE), 'custom_domain'].sort());
     for (const [feature, plan] of Object.entries(TABLE)) assert.equal(FEATURES[feature as Feature], plan, feature);
     assert.deepEqual([...PLAN_NAMES], [...ORDER]);
@@ -268,7 +308,11 @@ describe('plan features (spec 4.1 rule 3): checkFeature and missingPlanFor', () 
         assert.equal(missingPlanFor(feature, plan, true), covers(plan, required) ? null : required, `live ${plan} ${feature}`);
         assert.equal(missingPlanFor(feature, plan, false), null, `test ${plan} ${feature}`);
       }
-      assert.equal(missingPlanFor('custom_domain', plan, false), missingPlanFor('custom_domain', plan, true), `custom_domain is not unlocked by test keys (${plan})`);
+      assert.equal(
+        missingPlanFor('custom_domain', plan, false),
+        missingPlanFor('custom_domain', plan, true),
+        `custom_domain is not unlocked by test keys (${plan})`,
+      );
     }
     assert.notEqual(missingPlanFor('custom_domain', 'starter', false), null);
     assert.equal(missingPlanFor('custom_domain', 'enterprise', false), null);
@@ -311,7 +355,10 @@ describe('plan features (spec 4.1 rule 3): checkFeature and missingPlanFor', () 
     }
     // none and starter miss all 10; business misses the 5 enterprise features.
     assert.equal(refusals, 10 + 10 + 5);
-    assert.throws(() => checkFeature(s.ctx, auths.starter.test, 'custom_domain'), (err: unknown) => err instanceof ApiError && err.code === 'plan_feature_unavailable');
+    assert.throws(
+      () => checkFeature(s.ctx, auths.starter.test, 'custom_domain'),
+      (err: unknown) => err instanceof ApiError && err.code === 'plan_feature_unavailable',
+    );
     assert.doesNotThrow(() => checkFeature(s.ctx, auths.business.test, 'custom_domain'));
   });
 });
@@ -326,7 +373,7 @@ describe('send pricing (spec 4.1 rule 2): priceSend', () => {
     assert.deepEqual(priceSend(PLANS.business, 3, 3, 0), { sendsFromBalance: 3, walletMinor: 0, source: 'plan' });
   });
 
-  test('beyond the balance each send is charged at the plan\'s overage rate', () => {
+  test("beyond the balance each send is charged at the plan's overage rate", () => {
     assert.deepEqual(priceSend(PLANS.business, 1, 3, 0), { sendsFromBalance: 1, walletMinor: 2 * 900, source: 'overage' });
     assert.deepEqual(priceSend(PLANS.starter, 0, 2, 0), { sendsFromBalance: 0, walletMinor: 2 * 1200, source: 'overage' });
     assert.deepEqual(priceSend(PLANS.enterprise, 0, 5, 0), { sendsFromBalance: 0, walletMinor: 5 * 600, source: 'overage' });

@@ -31,7 +31,10 @@ function matchingSignatures(r: Received, secret: string): number {
   const expected = createHmac('sha256', secret).update(`${t}.${r.rawBody}`).digest('hex');
   return parts.filter((p) => p === `v1=${expected}`).length;
 }
-const v1Count = (r: Received) => String(r.headers['svc-signature']).split(',').filter((p) => p.startsWith('v1=')).length;
+const v1Count = (r: Received) =>
+  String(r.headers['svc-signature'])
+    .split(',')
+    .filter((p) => p.startsWith('v1=')).length;
 
 describe('tawqi webhook and events commands', () => {
   let ca: TestCa;
@@ -53,8 +56,11 @@ describe('tawqi webhook and events commands', () => {
     const e: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env };
     delete e.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env: e, encoding: 'utf8' }, (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args],
+        { cwd: ROOT, env: e, encoding: 'utf8' },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
       );
     });
   }
@@ -65,11 +71,29 @@ describe('tawqi webhook and events commands', () => {
     return JSON.parse(r.stdout);
   }
   const emit = (accountId: string, livemode: boolean) =>
-    s.ctx.store.tx((trx) => emitEvent(trx, s.clock, { accountId, livemode, type: 'signature_request.completed', object: { object: 'signature_request', id: 'sr_cli' } }));
+    s.ctx.store.tx((trx) =>
+      emitEvent(trx, s.clock, {
+        accountId,
+        livemode,
+        type: 'signature_request.completed',
+        object: { object: 'signature_request', id: 'sr_cli' },
+      }),
+    );
 
   test('add (live, secret once), list, show; refusals name the problem', async () => {
     const a = await s.account();
-    const added = await cliJson('webhook', 'add', '--account', a.id, '--url', rx.url('/cli'), '--events', 'signature_request.completed, signer.signed', '--description', 'ERP');
+    const added = await cliJson(
+      'webhook',
+      'add',
+      '--account',
+      a.id,
+      '--url',
+      rx.url('/cli'),
+      '--events',
+      'signature_request.completed, signer.signed',
+      '--description',
+      'ERP',
+    );
     assert.match(added.secret, /^whsec_[0-9A-Za-z]{43}$/);
     assert.equal(added.endpoint.livemode, true, 'operator endpoints are live');
     assert.equal(added.endpoint.created_via, 'cli');
@@ -77,7 +101,10 @@ describe('tawqi webhook and events commands', () => {
     assert.equal(added.endpoint.status, 'enabled');
 
     const listed = await cliJson('webhook', 'list', '--account', a.id);
-    assert.deepEqual(listed.endpoints.map((e: Json) => e.id), [added.endpoint.id]);
+    assert.deepEqual(
+      listed.endpoints.map((e: Json) => e.id),
+      [added.endpoint.id],
+    );
     const shown = await cli(['webhook', 'show', added.endpoint.id]);
     assert.equal(shown.code, 0);
     assert.match(shown.stdout, new RegExp(`${added.endpoint.id}  enabled  live  ${rx.url('/cli').replace(/[.]/g, '\\.')}`));
@@ -94,7 +121,9 @@ describe('tawqi webhook and events commands', () => {
     assert.equal(JSON.parse(got.rawBody).id, live.id);
     assert.equal(matchingSignatures(got, added.secret), 1);
 
-    const refused = await cli(['webhook', 'add', '--account', a.id, '--url', rx.url(), '--events', '*'], { TAWQI_WEBHOOK_ALLOW_PRIVATE: 'false' });
+    const refused = await cli(['webhook', 'add', '--account', a.id, '--url', rx.url(), '--events', '*'], {
+      TAWQI_WEBHOOK_ALLOW_PRIVATE: 'false',
+    });
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /url must be publicly reachable: localhost resolves to .*not a public address \(loopback\)/);
     const http = await cli(['webhook', 'add', '--account', a.id, '--url', 'http://hooks.example.com/', '--events', '*']);
@@ -168,7 +197,10 @@ describe('tawqi webhook and events commands', () => {
     const d = shown.deliveries[0];
     assert.equal(d.endpoint, added.endpoint.id);
     assert.equal(d.status, 'succeeded');
-    assert.deepEqual(d.attempts.map((x: Json) => x.response_status), [500, 200]);
+    assert.deepEqual(
+      d.attempts.map((x: Json) => x.response_status),
+      [500, 200],
+    );
     const text = await cli(['events', 'show', e.id]);
     assert.equal(text.code, 0);
     assert.match(text.stdout, new RegExp(`${d.id}  ${added.endpoint.id}  succeeded  2 attempt\\(s\\)`));

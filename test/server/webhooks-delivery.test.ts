@@ -33,7 +33,12 @@ type Json = any;
  * server): split t and v1, signed payload = t + '.' + raw body, HMAC-SHA256 hex with the endpoint
  * secret, constant-time compare, reject when |now − t| > 300 s.
  */
-function verify(header: string | undefined, rawBody: string, secret: string, nowSeconds: number): 'ok' | 'malformed' | 'signature' | 'timestamp' {
+function verify(
+  header: string | undefined,
+  rawBody: string,
+  secret: string,
+  nowSeconds: number,
+): 'ok' | 'malformed' | 'signature' | 'timestamp' {
   if (!header) return 'malformed';
   const pairs = header.split(',').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)] as const);
   const t = pairs.find(([k]) => k === 't')?.[1];
@@ -49,7 +54,10 @@ function verify(header: string | undefined, rawBody: string, secret: string, now
   return 'ok';
 }
 
-const v1Count = (r: Received) => String(r.headers['svc-signature']).split(',').filter((p) => p.startsWith('v1=')).length;
+const v1Count = (r: Received) =>
+  String(r.headers['svc-signature'])
+    .split(',')
+    .filter((p) => p.startsWith('v1=')).length;
 const eventOf = (r: Received): Json => JSON.parse(r.rawBody);
 
 describe('webhook delivery', () => {
@@ -89,7 +97,12 @@ describe('webhook delivery', () => {
     await s.ctx.store.tx((trx) => updateAccount(trx, acct.id, { team_emails: TEAM }));
     const tpl = await s.call('POST', '/templates', {
       key: acct.keys.secret_live,
-      body: { title: `Hooks ${++n}`, language: 'en', body: 'Agreed by {{party}}.', fields: [{ key: 'party', label: 'Party', required: false }] },
+      body: {
+        title: `Hooks ${++n}`,
+        language: 'en',
+        body: 'Agreed by {{party}}.',
+        fields: [{ key: 'party', label: 'Party', required: false }],
+      },
     });
     assert.equal(tpl.status, 201, tpl.text);
     return { ...acct, template: tpl.body.id as string };
@@ -107,14 +120,23 @@ describe('webhook delivery', () => {
   async function sendRequest(key: string, a: Acct, signers = 1): Promise<Json> {
     const r = await s.call('POST', '/signature_requests', {
       key,
-      body: { title: 'Supply', source: { type: 'template', template_id: a.template }, signers: TEAM.slice(0, signers).map((email, i) => ({ name: `Signer ${i + 1}`, email })) },
+      body: {
+        title: 'Supply',
+        source: { type: 'template', template_id: a.template },
+        signers: TEAM.slice(0, signers).map((email, i) => ({ name: `Signer ${i + 1}`, email })),
+      },
     });
     assert.equal(r.status, 201, r.text);
     return r.body;
   }
 
   /** One event of the given type through the same path services use (emitEvent in a transaction). */
-  async function emit(a: { id: string }, livemode: boolean, object: Record<string, unknown> = { object: 'signature_request', id: 'sr_x' }, type = 'signature_request.sent') {
+  async function emit(
+    a: { id: string },
+    livemode: boolean,
+    object: Record<string, unknown> = { object: 'signature_request', id: 'sr_x' },
+    type = 'signature_request.sent',
+  ) {
     return s.ctx.store.tx((trx) => emitEvent(trx, s.clock, { accountId: a.id, livemode, type, object }));
   }
 
@@ -163,7 +185,10 @@ describe('webhook delivery', () => {
     assert.equal(rx.received.length, 5);
     const list = (await s.call('GET', `/events?signature_request=${sr.id}&limit=100`, { key: k })).body.data as Json[];
     assert.deepEqual(new Set(rx.eventIds()), new Set(list.map((e) => e.id)), 'every event of the request, once each');
-    assert.deepEqual(new Set(list.map((e) => e.type)), new Set(['signature_request.sent', 'signer.sent', 'signature_request.viewed', 'signer.viewed']));
+    assert.deepEqual(
+      new Set(list.map((e) => e.type)),
+      new Set(['signature_request.sent', 'signer.sent', 'signature_request.viewed', 'signer.viewed']),
+    );
 
     for (const r of rx.received) {
       assert.equal(r.path, '/hook');
@@ -191,18 +216,37 @@ describe('webhook delivery', () => {
     assert.equal(d[0].status, 'succeeded');
     assert.equal(d[0].next_attempt_at, null);
     assert.equal(d[0].attempts.length, 1);
-    assert.deepEqual({ ...d[0].attempts[0], duration_ms: 0 }, { attempt: 1, created_at: now(), response_status: 200, duration_ms: 0, error: null, next_retry_at: null });
+    assert.deepEqual(
+      { ...d[0].attempts[0], duration_ms: 0 },
+      { attempt: 1, created_at: now(), response_status: 200, duration_ms: 0, error: null, next_retry_at: null },
+    );
     assert.ok(Number.isInteger(d[0].attempts[0].duration_ms) && d[0].attempts[0].duration_ms >= 0);
     assert.equal(await s.webhooks.runDue(), 0, 'a succeeded delivery is not sent again');
 
     // A replayed delivery fails the receiver's timestamp check once more than 300 s have passed.
     const old = rx.received[0]!;
     s.clock.advanceSeconds(TOLERANCE_SECONDS);
-    assert.equal(verify(old.headers['svc-signature'] as string, old.rawBody, ep.secret, now()), 'ok', 'exactly 300 s is within the tolerance');
+    assert.equal(
+      verify(old.headers['svc-signature'] as string, old.rawBody, ep.secret, now()),
+      'ok',
+      'exactly 300 s is within the tolerance',
+    );
     s.clock.advanceSeconds(1);
-    assert.equal(verify(old.headers['svc-signature'] as string, old.rawBody, ep.secret, now()), 'timestamp', 'a replay after 301 s is refused');
-    assert.equal(verify(old.headers['svc-signature'] as string, old.rawBody.replace('"livemode":false', '"livemode":true'), ep.secret, now()), 'signature', 'a changed body is refused');
-    assert.equal(verify(old.headers['svc-signature'] as string, old.rawBody, `${ep.secret}x`, now() - 301), 'signature', 'another secret is refused');
+    assert.equal(
+      verify(old.headers['svc-signature'] as string, old.rawBody, ep.secret, now()),
+      'timestamp',
+      'a replay after 301 s is refused',
+    );
+    assert.equal(
+      verify(old.headers['svc-signature'] as string, old.rawBody.replace('"livemode":false', '"livemode":true'), ep.secret, now()),
+      'signature',
+      'a changed body is refused',
+    );
+    assert.equal(
+      verify(old.headers['svc-signature'] as string, old.rawBody, `${ep.secret}x`, now() - 301),
+      'signature',
+      'another secret is refused',
+    );
 
     // The account's pinned version is sent instead of the default.
     await s.ctx.store.tx((trx) => updateAccount(trx, a.id, { version_pin: '2026-01-01' }));
@@ -226,20 +270,33 @@ describe('webhook delivery', () => {
     let eventId = '';
     await assert.rejects(
       s.ctx.store.tx(async (trx) => {
-        const e = await emitEvent(trx, s.clock, { accountId: a.id, livemode: false, type: 'signature_request.sent', object: { id: 'sr_rollback' } });
+        const e = await emitEvent(trx, s.clock, {
+          accountId: a.id,
+          livemode: false,
+          type: 'signature_request.sent',
+          object: { id: 'sr_rollback' },
+        });
         eventId = e.id;
         seen = await rows(trx, e.id);
         throw new Error('the state change fails after its event');
       }),
       /state change fails/,
     );
-    assert.deepEqual(seen, [{ endpoint_id: ep.id, status: 'pending', next_attempt_at: now() }], 'inside the transaction: one pending delivery, due now');
+    assert.deepEqual(
+      seen,
+      [{ endpoint_id: ep.id, status: 'pending', next_attempt_at: now() }],
+      'inside the transaction: one pending delivery, due now',
+    );
     assert.deepEqual(await rows(s.ctx.store.db, eventId), [], 'rolled back with the event');
     assert.equal(await s.webhooks.runDue(), 0);
     assert.equal(rx.received.length, 0);
 
     const kept = await emit(a, false);
-    assert.deepEqual(await rows(s.ctx.store.db, kept.id), [{ endpoint_id: ep.id, status: 'pending', next_attempt_at: now() }], 'committed with the event, before any attempt');
+    assert.deepEqual(
+      await rows(s.ctx.store.db, kept.id),
+      [{ endpoint_id: ep.id, status: 'pending', next_attempt_at: now() }],
+      'committed with the event, before any attempt',
+    );
     // A type the endpoint does not subscribe to makes no delivery.
     const other = await emit(a, false, { object: 'signer', id: 'sgr_x' }, 'signer.sent');
     assert.deepEqual(await rows(s.ctx.store.db, other.id), []);
@@ -250,7 +307,15 @@ describe('webhook delivery', () => {
     const k = a.keys.secret_test;
     const rx = await receiver();
     await endpoint(k, rx.url(), ['signer.signed']);
-    const object = { id: 'sgr_w', object: 'signer', status: 'signed', signature_request: 'sr_w', workflow_id: 'wf_x', workflow_version: 3, vendor_data: 'order-77 «ط»' };
+    const object = {
+      id: 'sgr_w',
+      object: 'signer',
+      status: 'signed',
+      signature_request: 'sr_w',
+      workflow_id: 'wf_x',
+      workflow_version: 3,
+      vendor_data: 'order-77 «ط»',
+    };
     const e = await emit(a, false, object, 'signer.signed');
     await emit(a, false, { object: 'signature_request', id: 'sr_w' }, 'signature_request.sent');
     assert.equal(await s.webhooks.runDue(), 1, 'only the subscribed type is delivered');
@@ -262,10 +327,20 @@ describe('webhook delivery', () => {
 
     // A real request from a published workflow (POST /sessions): its events carry workflow_id,
     // workflow_version, vendor_data (and channel on the request), byte for byte as GET /events/{id}.
-    const { workflow } = await createWorkflow(s.ctx.store, s.clock, a.id, `Flow ${++n}`, { document_mode: 'fixed', template_id: a.template }, true);
+    const { workflow } = await createWorkflow(
+      s.ctx.store,
+      s.clock,
+      a.id,
+      `Flow ${++n}`,
+      { document_mode: 'fixed', template_id: a.template },
+      true,
+    );
     const wfRx = await receiver();
     await endpoint(k, wfRx.url('/wf'), ['signature_request.sent', 'signer.sent']);
-    const session = await s.call('POST', '/sessions', { key: k, body: { workflow_id: workflow.id, vendor_data: 'order-88', signers: [{ name: 'Amira', email: TEAM[0] }] } });
+    const session = await s.call('POST', '/sessions', {
+      key: k,
+      body: { workflow_id: workflow.id, vendor_data: 'order-88', signers: [{ name: 'Amira', email: TEAM[0] }] },
+    });
     assert.equal(session.status, 201, session.text);
     await s.webhooks.runDue();
     assert.equal(wfRx.received.length, 2);
@@ -305,10 +380,13 @@ describe('webhook delivery', () => {
     assert.equal(rx.received.length, 2);
     [d] = await deliveries(k, e.id);
     assert.equal(d.status, 'succeeded');
-    assert.deepEqual(d.attempts.map((x: Json) => [x.attempt, x.created_at, x.response_status, x.next_retry_at]), [
-      [1, t0, 500, t0 + 60],
-      [2, t0 + 60, 200, null],
-    ]);
+    assert.deepEqual(
+      d.attempts.map((x: Json) => [x.attempt, x.created_at, x.response_status, x.next_retry_at]),
+      [
+        [1, t0, 500, t0 + 60],
+        [2, t0 + 60, 200, null],
+      ],
+    );
     // Both carried the same event, each signed at its own time.
     assert.equal(rx.received[0]!.rawBody, rx.received[1]!.rawBody);
     assert.equal(verify(rx.received[1]!.headers['svc-signature'] as string, rx.received[1]!.rawBody, ep.secret, now()), 'ok');
@@ -343,7 +421,8 @@ describe('webhook delivery', () => {
     assert.equal(MAX_ATTEMPTS, 10);
     const total = RETRY_SCHEDULE_SECONDS.reduce((x, y) => x + y, 0);
     assert.ok(total >= 45 * 3600 && total <= 47 * 3600, `${total / 3600} h`);
-    for (let i = 1; i < RETRY_SCHEDULE_SECONDS.length; i++) assert.ok(RETRY_SCHEDULE_SECONDS[i]! > RETRY_SCHEDULE_SECONDS[i - 1]!, 'backoff grows');
+    for (let i = 1; i < RETRY_SCHEDULE_SECONDS.length; i++)
+      assert.ok(RETRY_SCHEDULE_SECONDS[i]! > RETRY_SCHEDULE_SECONDS[i - 1]!, 'backoff grows');
 
     const a = await account();
     const k = a.keys.secret_test;
@@ -371,7 +450,10 @@ describe('webhook delivery', () => {
       [t0, ...RETRY_SCHEDULE_SECONDS.map((_, i) => t0 + RETRY_SCHEDULE_SECONDS.slice(0, i + 1).reduce((x, y) => x + y, 0))],
     );
     assert.equal(d.attempts.at(-1).created_at, at);
-    assert.deepEqual(d.attempts.map((x: Json) => x.response_status), [500, 302, 500, 302, 500, 302, 500, 302, 500, 302]);
+    assert.deepEqual(
+      d.attempts.map((x: Json) => x.response_status),
+      [500, 302, 500, 302, 500, 302, 500, 302, 500, 302],
+    );
     assert.equal(d.attempts.at(-1).next_retry_at, null);
     s.clock.advanceSeconds(30 * 86400);
     assert.equal(await s.webhooks.runDue(), 0, 'a failed delivery is not tried again');
@@ -453,15 +535,27 @@ describe('webhook delivery', () => {
     const testSr = await sendRequest(a.keys.secret_test, a);
     const liveSr = await sendRequest(a.keys.secret_live, a);
     assert.equal(await s.webhooks.runDue(), 4);
-    assert.deepEqual(testRx.received.map((r) => [r.path, eventOf(r).livemode, eventOf(r).data.object.id ?? eventOf(r).data.object.signature_request]).sort(), [
-      ['/test', false, testSr.id],
-      ['/test', false, testSr.signers[0].id],
-    ].sort());
-    assert.deepEqual(liveRx.received.map((r) => eventOf(r).livemode), [true, true]);
+    assert.deepEqual(
+      testRx.received
+        .map((r) => [r.path, eventOf(r).livemode, eventOf(r).data.object.id ?? eventOf(r).data.object.signature_request])
+        .sort(),
+      [
+        ['/test', false, testSr.id],
+        ['/test', false, testSr.signers[0].id],
+      ].sort(),
+    );
+    assert.deepEqual(
+      liveRx.received.map((r) => eventOf(r).livemode),
+      [true, true],
+    );
     assert.ok(liveRx.received.every((r) => JSON.stringify(eventOf(r)).includes(liveSr.id)));
     assert.equal(otherRx.received.length, 0);
     assert.equal(verify(liveRx.received[0]!.headers['svc-signature'] as string, liveRx.received[0]!.rawBody, liveEp.secret, now()), 'ok');
-    assert.equal(verify(testRx.received[0]!.headers['svc-signature'] as string, testRx.received[0]!.rawBody, liveEp.secret, now()), 'signature', 'each endpoint has its own secret');
+    assert.equal(
+      verify(testRx.received[0]!.headers['svc-signature'] as string, testRx.received[0]!.rawBody, liveEp.secret, now()),
+      'signature',
+      'each endpoint has its own secret',
+    );
   });
 
   test('secret rotation: both secrets sign during the overlap (two v1 values), then only the new one', async () => {
@@ -477,8 +571,16 @@ describe('webhook delivery', () => {
     await s.webhooks.runDue();
     const during = rx.received.at(-1)!;
     assert.equal(v1Count(during), 2, 'two signatures during the overlap');
-    assert.equal(verify(during.headers['svc-signature'] as string, during.rawBody, ep.secret, now()), 'ok', 'a receiver still on the old secret verifies');
-    assert.equal(verify(during.headers['svc-signature'] as string, during.rawBody, rotated.secret, now()), 'ok', 'a receiver on the new secret verifies');
+    assert.equal(
+      verify(during.headers['svc-signature'] as string, during.rawBody, ep.secret, now()),
+      'ok',
+      'a receiver still on the old secret verifies',
+    );
+    assert.equal(
+      verify(during.headers['svc-signature'] as string, during.rawBody, rotated.secret, now()),
+      'ok',
+      'a receiver on the new secret verifies',
+    );
 
     s.clock.advanceSeconds(24 * 3600 - 1);
     await emit(a, false);
@@ -491,7 +593,11 @@ describe('webhook delivery', () => {
     const afterOverlap = rx.received.at(-1)!;
     assert.equal(v1Count(afterOverlap), 1);
     assert.equal(verify(afterOverlap.headers['svc-signature'] as string, afterOverlap.rawBody, rotated.secret, now()), 'ok');
-    assert.equal(verify(afterOverlap.headers['svc-signature'] as string, afterOverlap.rawBody, ep.secret, now()), 'signature', 'the old secret no longer signs');
+    assert.equal(
+      verify(afterOverlap.headers['svc-signature'] as string, afterOverlap.rawBody, ep.secret, now()),
+      'signature',
+      'the old secret no longer signs',
+    );
     // The secret is never shown again by the API.
     const shown = await s.call('GET', `/webhook_endpoints/${ep.id}`, { key: k });
     assert.ok(!shown.text.includes(rotated.secret) && !shown.text.includes(ep.secret) && !('secret' in shown.body));
@@ -516,31 +622,55 @@ describe('webhook delivery', () => {
     assert.equal(again.body.data.length, 1);
     assert.deepEqual(
       { ...again.body.data[0], id: 'x' },
-      { id: 'x', object: 'webhook_delivery', event: e.id, endpoint: ep1.id, trigger: 'redeliver', status: 'pending', attempt_count: 0, next_attempt_at: now(), attempts: [], created_at: now() },
+      {
+        id: 'x',
+        object: 'webhook_delivery',
+        event: e.id,
+        endpoint: ep1.id,
+        trigger: 'redeliver',
+        status: 'pending',
+        attempt_count: 0,
+        next_attempt_at: now(),
+        attempts: [],
+        created_at: now(),
+      },
     );
     assert.equal(await s.webhooks.runDue(), 1);
     assert.equal(rx1.received.length, 2);
     assert.equal(rx1.received[1]!.rawBody, rx1.received[0]!.rawBody, 'the same event');
-    assert.equal(verify(rx1.received[1]!.headers['svc-signature'] as string, rx1.received[1]!.rawBody, ep1.secret, now()), 'ok', 'signed anew, at the time of sending');
+    assert.equal(
+      verify(rx1.received[1]!.headers['svc-signature'] as string, rx1.received[1]!.rawBody, ep1.secret, now()),
+      'ok',
+      'signed anew, at the time of sending',
+    );
 
     // Named endpoint: delivered even though it does not subscribe to the type.
     const named = await s.call('POST', `/events/${e.id}/redeliver`, { key: k, body: { endpoint: ep2.id } });
     assert.equal(named.status, 200, named.text);
-    assert.deepEqual(named.body.data.map((d: Json) => d.endpoint), [ep2.id]);
+    assert.deepEqual(
+      named.body.data.map((d: Json) => d.endpoint),
+      [ep2.id],
+    );
     assert.equal(await s.webhooks.runDue(), 1);
     assert.equal(eventOf(rx2.received[0]!).id, e.id);
     assert.equal(verify(rx2.received[0]!.headers['svc-signature'] as string, rx2.received[0]!.rawBody, ep2.secret, now()), 'ok');
 
     const all = await deliveries(k, e.id);
-    assert.deepEqual(all.map((d) => [d.endpoint, d.trigger, d.status]), [
-      [ep2.id, 'redeliver', 'succeeded'],
-      [ep1.id, 'redeliver', 'succeeded'],
-      [ep1.id, 'event', 'succeeded'],
-    ]);
+    assert.deepEqual(
+      all.map((d) => [d.endpoint, d.trigger, d.status]),
+      [
+        [ep2.id, 'redeliver', 'succeeded'],
+        [ep1.id, 'redeliver', 'succeeded'],
+        [ep1.id, 'event', 'succeeded'],
+      ],
+    );
     const page = await s.call('GET', `/events/${e.id}/deliveries?limit=2`, { key: k });
     assert.equal(page.body.has_more, true);
     const rest = await s.call('GET', `/events/${e.id}/deliveries?limit=2&starting_after=${page.body.next_cursor}`, { key: k });
-    assert.deepEqual(rest.body.data.map((d: Json) => d.id), [all[2].id]);
+    assert.deepEqual(
+      rest.body.data.map((d: Json) => d.id),
+      [all[2].id],
+    );
 
     // Refusals.
     assertError(await s.call('POST', '/events/evt_nope/redeliver', { key: k }), 'not_found');
@@ -554,7 +684,10 @@ describe('webhook delivery', () => {
     assertError(disabled, 'parameter_invalid');
     assert.equal(disabled.body.error.param, 'endpoint');
     assertError(await s.call('POST', `/events/${e.id}/redeliver`, { key: k, body: { endpoints: [] } }), 'parameter_unknown');
-    assertError(await s.call('POST', `/events/${e.id}/redeliver`, { key: a.keys.publishable_test, headers: { origin: 'https://x.example' } }), 'forbidden');
+    assertError(
+      await s.call('POST', `/events/${e.id}/redeliver`, { key: a.keys.publishable_test, headers: { origin: 'https://x.example' } }),
+      'forbidden',
+    );
   });
 
   test('a slow endpoint does not delay a fast one', async () => {
@@ -593,17 +726,36 @@ describe('webhook delivery', () => {
       // Registered while the address was allowed (as if DNS pointed elsewhere then): written directly.
       const { createEndpoint } = await import('../../server/src/webhooks/endpoints.js');
       const { endpoint: ep } = await strict.ctx.store.tx((trx) =>
-        createEndpoint(trx, strict.clock, { accountId: acct.id, livemode: false, url: rx.url(), enabledEvents: ['*'], description: null, via: 'api' }),
+        createEndpoint(trx, strict.clock, {
+          accountId: acct.id,
+          livemode: false,
+          url: rx.url(),
+          enabledEvents: ['*'],
+          description: null,
+          via: 'api',
+        }),
       );
       const literal = await strict.ctx.store.tx((trx) =>
-        createEndpoint(trx, strict.clock, { accountId: acct.id, livemode: false, url: rx.url('/ip', '127.0.0.1'), enabledEvents: ['*'], description: null, via: 'api' }),
+        createEndpoint(trx, strict.clock, {
+          accountId: acct.id,
+          livemode: false,
+          url: rx.url('/ip', '127.0.0.1'),
+          enabledEvents: ['*'],
+          description: null,
+          via: 'api',
+        }),
       );
-      const e = await strict.ctx.store.tx((trx) => emitEvent(trx, strict.clock, { accountId: acct.id, livemode: false, type: 'signature_request.sent', object: { id: 'sr_y' } }));
+      const e = await strict.ctx.store.tx((trx) =>
+        emitEvent(trx, strict.clock, { accountId: acct.id, livemode: false, type: 'signature_request.sent', object: { id: 'sr_y' } }),
+      );
       assert.equal(await strict.webhooks.runDue(), 2);
       assert.equal(rx.received.length, 0, 'no connection was made');
       const d = (await strict.call('GET', `/events/${e.id}/deliveries`, { key: acct.keys.secret_test })).body.data as Json[];
       const byEndpoint = new Map(d.map((x) => [x.endpoint, x]));
-      assert.match(byEndpoint.get(ep.id).attempts[0].error, /^localhost resolves to (127\.0\.0\.1|::1), which is not a public address \(loopback\)$/);
+      assert.match(
+        byEndpoint.get(ep.id).attempts[0].error,
+        /^localhost resolves to (127\.0\.0\.1|::1), which is not a public address \(loopback\)$/,
+      );
       assert.match(byEndpoint.get(literal.endpoint.id).attempts[0].error, /^127\.0\.0\.1 is not a public address \(loopback\)$/);
       assert.ok(d.every((x) => x.status === 'pending' && x.attempts[0].response_status === null));
     } finally {

@@ -10,7 +10,14 @@ import { after, before, describe, test } from 'node:test';
 import { issueKey } from '../../server/src/services/accounts.js';
 import { checkEndpointUrl, EndpointUrlProblem } from '../../server/src/webhooks/endpoints.js';
 import { EVENT_TYPES } from '../../server/src/domain/eventTypes.js';
-import { addressProblem, checkedLookup, ipv6Groups, resolveTarget, TargetRefused, type Resolver } from '../../server/src/webhooks/reachability.js';
+import {
+  addressProblem,
+  checkedLookup,
+  ipv6Groups,
+  resolveTarget,
+  TargetRefused,
+  type Resolver,
+} from '../../server/src/webhooks/reachability.js';
 import { signatureHeader, signPayload } from '../../server/src/webhooks/signing.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -32,7 +39,11 @@ describe('webhook endpoints API', () => {
 
   test('create answers 201 with the whsec_ secret, once; retrieve and list never show it', async () => {
     const a = await s.account();
-    const r = await create(a.keys.secret_test, { url: PUBLIC_URL, enabled_events: ['signature_request.completed', 'signer.signed', 'signer.signed'], description: ' ERP ' });
+    const r = await create(a.keys.secret_test, {
+      url: PUBLIC_URL,
+      enabled_events: ['signature_request.completed', 'signer.signed', 'signer.signed'],
+      description: ' ERP ',
+    });
     assert.equal(r.status, 201, r.text);
     const { secret, ...rest } = r.body;
     assert.match(rest.id, /^we_[0-9A-Za-z]{24}$/);
@@ -58,13 +69,20 @@ describe('webhook endpoints API', () => {
     const list = await s.call('GET', '/webhook_endpoints', { key: a.keys.secret_test });
     assert.equal(list.status, 200);
     assert.ok(!list.text.includes('whsec_') && !got.text.includes('whsec_'), 'the secret is never shown again');
-    assert.deepEqual(list.body.data.map((e: Json) => e.id), [other.body.id, rest.id], 'newest first');
+    assert.deepEqual(
+      list.body.data.map((e: Json) => e.id),
+      [other.body.id, rest.id],
+      'newest first',
+    );
 
     const live = await create(a.keys.secret_live, { url: PUBLIC_URL, enabled_events: ['*'] });
     assert.equal(live.body.livemode, true, 'a live key makes a live endpoint');
     // Each mode sees its own endpoints only.
     assertError(await s.call('GET', `/webhook_endpoints/${live.body.id}`, { key: a.keys.secret_test }), 'not_found');
-    assert.deepEqual((await s.call('GET', '/webhook_endpoints', { key: a.keys.secret_live })).body.data.map((e: Json) => e.id), [live.body.id]);
+    assert.deepEqual(
+      (await s.call('GET', '/webhook_endpoints', { key: a.keys.secret_live })).body.data.map((e: Json) => e.id),
+      [live.body.id],
+    );
     // And each account its own.
     const b = await s.account();
     assertError(await s.call('GET', `/webhook_endpoints/${rest.id}`, { key: b.keys.secret_test }), 'not_found');
@@ -74,15 +92,25 @@ describe('webhook endpoints API', () => {
   test('list pages with limit, has_more, next_cursor and starting_after', async () => {
     const a = await s.account();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.unshift((await create(a.keys.secret_live, { url: `${PUBLIC_URL}/${i}`, enabled_events: ['*'] })).body.id);
+    for (let i = 0; i < 5; i++)
+      ids.unshift((await create(a.keys.secret_live, { url: `${PUBLIC_URL}/${i}`, enabled_events: ['*'] })).body.id);
     const first = await s.call('GET', '/webhook_endpoints?limit=2', { key: a.keys.secret_live });
-    assert.deepEqual(first.body.data.map((e: Json) => e.id), ids.slice(0, 2));
+    assert.deepEqual(
+      first.body.data.map((e: Json) => e.id),
+      ids.slice(0, 2),
+    );
     assert.equal(first.body.has_more, true);
     assert.equal(first.body.next_cursor, ids[1]);
     const second = await s.call('GET', `/webhook_endpoints?limit=2&starting_after=${first.body.next_cursor}`, { key: a.keys.secret_live });
-    assert.deepEqual(second.body.data.map((e: Json) => e.id), ids.slice(2, 4));
+    assert.deepEqual(
+      second.body.data.map((e: Json) => e.id),
+      ids.slice(2, 4),
+    );
     const third = await s.call('GET', `/webhook_endpoints?limit=2&starting_after=${second.body.next_cursor}`, { key: a.keys.secret_live });
-    assert.deepEqual(third.body.data.map((e: Json) => e.id), ids.slice(4));
+    assert.deepEqual(
+      third.body.data.map((e: Json) => e.id),
+      ids.slice(4),
+    );
     assert.equal(third.body.has_more, false);
     assert.equal(third.body.next_cursor, null);
     assertError(await s.call('GET', '/webhook_endpoints?limit=0', { key: a.keys.secret_live }), 'parameter_invalid');
@@ -158,9 +186,18 @@ describe('webhook endpoints API', () => {
       assert.ok(r.body.error.message.includes(`${why})`), `${url}: ${r.body.error.message}`);
     }
     // The message is Arabic by default, and names the rule.
-    await assertErrorBothLanguages((prefix) => create(k, { url: 'https://10.0.0.7/x', enabled_events: ['*'] }, prefix), 'parameter_invalid');
+    await assertErrorBothLanguages(
+      (prefix) => create(k, { url: 'https://10.0.0.7/x', enabled_events: ['*'] }, prefix),
+      'parameter_invalid',
+    );
     // Public addresses pass (not contacted).
-    for (const url of ['https://93.184.215.14/x', 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/x', 'https://[::ffff:5db8:d70e]/x', 'https://100.128.0.1/x', 'https://172.32.0.1/x']) {
+    for (const url of [
+      'https://93.184.215.14/x',
+      'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/x',
+      'https://[::ffff:5db8:d70e]/x',
+      'https://100.128.0.1/x',
+      'https://172.32.0.1/x',
+    ]) {
       const r = await create(k, { url, enabled_events: ['*'] });
       assert.equal(r.status, 201, `${url}: ${r.text}`);
     }
@@ -170,7 +207,10 @@ describe('webhook endpoints API', () => {
     const a = await s.account();
     const k = a.keys.secret_live;
     const e = (await create(k, { url: PUBLIC_URL, enabled_events: ['signer.signed'], description: 'one' })).body;
-    const up = await s.call('POST', `/webhook_endpoints/${e.id}`, { key: k, body: { url: `${PUBLIC_URL}/v2`, enabled_events: ['*'], description: 'two' } });
+    const up = await s.call('POST', `/webhook_endpoints/${e.id}`, {
+      key: k,
+      body: { url: `${PUBLIC_URL}/v2`, enabled_events: ['*'], description: 'two' },
+    });
     assert.equal(up.status, 200, up.text);
     const { secret: _secret, ...shown } = e;
     assert.deepEqual(up.body, { ...shown, url: `${PUBLIC_URL}/v2`, enabled_events: ['*'], description: 'two' });
@@ -198,7 +238,11 @@ describe('webhook endpoints API', () => {
     assertError(await s.call('DELETE', `/webhook_endpoints/${e.id}`, { key: k }), 'not_found');
     assertError(await s.call('POST', `/webhook_endpoints/${e.id}`, { key: k, body: { disabled: false } }), 'not_found');
     assert.ok(!(await s.call('GET', '/webhook_endpoints', { key: k })).body.data.some((x: Json) => x.id === e.id));
-    const stored = await s.ctx.store.db.selectFrom('webhook_endpoints').select(['secret', 'previous_secret', 'deleted_at']).where('id', '=', e.id).executeTakeFirstOrThrow();
+    const stored = await s.ctx.store.db
+      .selectFrom('webhook_endpoints')
+      .select(['secret', 'previous_secret', 'deleted_at'])
+      .where('id', '=', e.id)
+      .executeTakeFirstOrThrow();
     assert.equal(stored.secret, null, 'a deleted endpoint keeps no secret');
     assert.ok(stored.deleted_at !== null);
   });
@@ -281,11 +325,13 @@ describe('reachability rules', () => {
     assert.deepEqual(ipv6Groups('::ffff:1.2.3.4'), [0, 0, 0, 0, 0, 0xffff, 0x102, 0x304]);
   });
 
-  const fake = (table: Record<string, string[]>): Resolver => async (host) => {
-    const list = table[host];
-    if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-    return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-  };
+  const fake =
+    (table: Record<string, string[]>): Resolver =>
+    async (host) => {
+      const list = table[host];
+      if (!list) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      return list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
   const resolver = fake({
     'hooks.example.com': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
     'inside.example.com': ['10.0.0.5'],
@@ -296,9 +342,16 @@ describe('reachability rules', () => {
   test('names are resolved and every address must be public; unresolvable names are refused', async () => {
     assert.equal(await checkEndpointUrl('https://hooks.example.com/x', false, resolver), 'https://hooks.example.com/x');
     const refusal = async (url: string, allowPrivate: boolean, pattern: RegExp) => {
-      await assert.rejects(checkEndpointUrl(url, allowPrivate, resolver), (err: unknown) => err instanceof EndpointUrlProblem && pattern.test(err.en) && /[\u0600-\u06FF]/.test(err.ar));
+      await assert.rejects(
+        checkEndpointUrl(url, allowPrivate, resolver),
+        (err: unknown) => err instanceof EndpointUrlProblem && pattern.test(err.en) && /[\u0600-\u06FF]/.test(err.ar),
+      );
     };
-    await refusal('https://inside.example.com/x', false, /inside\.example\.com resolves to 10\.0\.0\.5, which is not a public address \(private\)/);
+    await refusal(
+      'https://inside.example.com/x',
+      false,
+      /inside\.example\.com resolves to 10\.0\.0\.5, which is not a public address \(private\)/,
+    );
     await refusal('https://mixed.example.com/x', false, /resolves to 127\.0\.0\.1, which is not a public address \(loopback\)/);
     await refusal('https://mapped.example.com/x', false, /IPv4-mapped link-local/);
     await refusal('https://nowhere.example.com/x', false, /nowhere\.example\.com could not be resolved/);
@@ -311,15 +364,22 @@ describe('reachability rules', () => {
   test('the connection lookup hands the socket exactly the addresses it checked', async () => {
     const lookup = (host: string, allowPrivate: boolean, options: { all?: boolean; family?: number }) =>
       new Promise<unknown>((resolve, reject) =>
-        checkedLookup(allowPrivate, resolver)(host, options as never, ((err: Error | null, address: unknown, family?: number) =>
-          err ? reject(err) : resolve(options.all ? address : [address, family])) as never),
+        checkedLookup(allowPrivate, resolver)(
+          host,
+          options as never,
+          ((err: Error | null, address: unknown, family?: number) =>
+            err ? reject(err) : resolve(options.all ? address : [address, family])) as never,
+        ),
       );
     assert.deepEqual(await lookup('hooks.example.com', false, { all: true }), [
       { address: '93.184.215.14', family: 4 },
       { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 },
     ]);
     assert.deepEqual(await lookup('hooks.example.com', false, { family: 6 }), ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', 6]);
-    await assert.rejects(lookup('mixed.example.com', false, { all: true }), (err: unknown) => err instanceof TargetRefused && err.reason === 'not_public');
+    await assert.rejects(
+      lookup('mixed.example.com', false, { all: true }),
+      (err: unknown) => err instanceof TargetRefused && err.reason === 'not_public',
+    );
     await assert.rejects(lookup('inside.example.com', false, {}), TargetRefused);
     assert.deepEqual(await lookup('inside.example.com', true, {}), ['10.0.0.5', 4]);
     // A name whose answer changes between checks (DNS rebinding) is checked on every connection.
@@ -327,7 +387,13 @@ describe('reachability rules', () => {
     const rebinding: Resolver = async () => [{ address: calls++ === 0 ? '93.184.215.14' : '127.0.0.1', family: 4 }];
     assert.deepEqual(await resolveTarget('rebind.example.com', false, rebinding), [{ address: '93.184.215.14', family: 4 }]);
     await assert.rejects(
-      new Promise((resolve, reject) => checkedLookup(false, rebinding)('rebind.example.com', {} as never, ((err: Error | null, a: string) => (err ? reject(err) : resolve(a))) as never)),
+      new Promise((resolve, reject) =>
+        checkedLookup(false, rebinding)(
+          'rebind.example.com',
+          {} as never,
+          ((err: Error | null, a: string) => (err ? reject(err) : resolve(a))) as never,
+        ),
+      ),
       /not a public address \(loopback\)/,
     );
   });

@@ -66,7 +66,11 @@ describe('webhook deliveries survive kill -9', () => {
 
   /** Start `server/src/main.ts` and resolve with its API base once it prints the listening line. */
   function startServerProcess(extra: Record<string, string> = {}): Promise<{ proc: ChildProcess; api: string }> {
-    const proc = spawn(process.execPath, [...NODE_ARGS, 'server/src/main.ts'], { cwd: ROOT, env: env(extra), stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [...NODE_ARGS, 'server/src/main.ts'], {
+      cwd: ROOT,
+      env: env(extra),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     child = proc;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), READY_MS);
@@ -83,8 +87,11 @@ describe('webhook deliveries survive kill -9', () => {
 
   function cli(...args: string[]): Promise<Json> {
     return new Promise((resolve, reject) => {
-      execFile(process.execPath, [...NODE_ARGS, 'server/src/cli/main.ts', ...args, '--json'], { cwd: ROOT, env: env(), encoding: 'utf8' }, (err, stdout, stderr) =>
-        err ? reject(new Error(`tawqi ${args.join(' ')}: ${stderr}`)) : resolve(JSON.parse(stdout)),
+      execFile(
+        process.execPath,
+        [...NODE_ARGS, 'server/src/cli/main.ts', ...args, '--json'],
+        { cwd: ROOT, env: env(), encoding: 'utf8' },
+        (err, stdout, stderr) => (err ? reject(new Error(`tawqi ${args.join(' ')}: ${stderr}`)) : resolve(JSON.parse(stdout))),
       );
     });
   }
@@ -113,7 +120,10 @@ describe('webhook deliveries survive kill -9', () => {
     assert.equal(ep.status, 201, ep.text);
 
     const createOne = () =>
-      call(server.api, 'POST', '/signature_requests', { key, body: { title: 'Crash', source: { type: 'template', template_id: tpl.body.id }, signers: [{ name: 'Owner', email: OWNER }] } });
+      call(server.api, 'POST', '/signature_requests', {
+        key,
+        body: { title: 'Crash', source: { type: 'template', template_id: tpl.body.id }, signers: [{ name: 'Owner', email: OWNER }] },
+      });
     // Half the requests first; their deliveries are claimed and hang at the receiver.
     for (let i = 0; i < REQUESTS / 2; i++) assert.equal((await createOne()).status, 201);
     const deadline = Date.now() + 15_000;
@@ -128,7 +138,10 @@ describe('webhook deliveries survive kill -9', () => {
     await Promise.all(racing);
     const inFlightAtKill = new Set(rx.eventIds());
     assert.ok(inFlightAtKill.size >= 8);
-    assert.ok(rx.received.every((r) => r.answered === undefined), 'no delivery had been answered before the kill');
+    assert.ok(
+      rx.received.every((r) => r.answered === undefined),
+      'no delivery had been answered before the kill',
+    );
 
     // The receiver recovers; the server restarts on the same data directory.
     rx.answer = () => ({ status: 200 });
@@ -144,7 +157,10 @@ describe('webhook deliveries survive kill -9', () => {
     assert.deepEqual(missing, [], 'every committed event reached the receiver after the restart');
     const afterRestart = new Set(rx.eventIds().slice(receivedBeforeRestart));
     for (const id of inFlightAtKill) assert.ok(afterRestart.has(id), `${id}, claimed by the killed process, was sent again`);
-    assert.ok(rx.eventIds().every((id) => ids.includes(id)), 'nothing but committed events was delivered');
+    assert.ok(
+      rx.eventIds().every((id) => ids.includes(id)),
+      'nothing but committed events was delivered',
+    );
 
     // Each delivery is recorded as succeeded.
     for (const id of ids) {

@@ -40,13 +40,25 @@ describe('WhatsApp Cloud API', () => {
     const team = [`owner${k}@acme.test`, `amira${k}@acme.test`];
     const acct = await server.account({ ownerEmail: team[0], plan: 'enterprise', balanceSends: 100, walletMinor: 100_000 });
     await updateAccount(server.ctx.store.db, acct.id, { team_emails: team, team_phones: [OMAR], whatsapp_enabled: whatsapp });
-    const tpl = await server.call('POST', '/templates', { key: acct.keys.secret_test, body: { title: `Rental ${k}`, language: 'en', body: 'Rental for {{tenant}}.', fields: [{ key: 'tenant', label: 'Tenant' }] } });
+    const tpl = await server.call('POST', '/templates', {
+      key: acct.keys.secret_test,
+      body: { title: `Rental ${k}`, language: 'en', body: 'Rental for {{tenant}}.', fields: [{ key: 'tenant', label: 'Tenant' }] },
+    });
     assert.equal(tpl.status, 201, tpl.text);
     return { ...acct, team, template: tpl.body.id as string };
   }
   type Acct = Awaited<ReturnType<typeof account>>;
   const workflow = async (a: Acct, patch: WorkflowPatch = {}, server: TestServer = s) =>
-    (await createWorkflow(server.ctx.store, server.clock, a.id, `WA ${++n}`, { document_mode: 'fixed', template_id: a.template, channel: 'whatsapp', language: 'en', ...patch }, true)).workflow.id;
+    (
+      await createWorkflow(
+        server.ctx.store,
+        server.clock,
+        a.id,
+        `WA ${++n}`,
+        { document_mode: 'fixed', template_id: a.template, channel: 'whatsapp', language: 'en', ...patch },
+        true,
+      )
+    ).workflow.id;
   async function session(key: string, body: Record<string, unknown>, server: TestServer = s): Promise<Json> {
     const r = await server.call('POST', '/sessions', { key, body });
     assert.equal(r.status, 201, r.text);
@@ -55,9 +67,24 @@ describe('WhatsApp Cloud API', () => {
   const since = (count: number) => peer.messages.slice(count);
 
   test('the peer is not vacuous: it refuses a body that is not a template message', () => {
-    assert.deepEqual(templateProblems({ messaging_product: 'whatsapp', to: '201001234567', type: 'template', template: { name: 'x', language: { code: 'en' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'a' }] }] } }), []);
+    assert.deepEqual(
+      templateProblems({
+        messaging_product: 'whatsapp',
+        to: '201001234567',
+        type: 'template',
+        template: { name: 'x', language: { code: 'en' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'a' }] }] },
+      }),
+      [],
+    );
     assert.ok(templateProblems({ messaging_product: 'whatsapp', to: '201001234567', type: 'text', text: { body: 'hi' } }).length > 0);
-    assert.ok(templateProblems({ messaging_product: 'sms', to: '0100', type: 'template', template: { name: 'X Y', language: {}, components: [{ type: 'body', parameters: [{ type: 'text' }] }] } }).length >= 5);
+    assert.ok(
+      templateProblems({
+        messaging_product: 'sms',
+        to: '0100',
+        type: 'template',
+        template: { name: 'X Y', language: {}, components: [{ type: 'body', parameters: [{ type: 'text' }] }] },
+      }).length >= 5,
+    );
   });
 
   test('live: the invitation is a template message (name, title, link) sent before the 201; its link opens the signer’s page', async () => {
@@ -70,13 +97,22 @@ describe('WhatsApp Cloud API', () => {
     assert.ok(m, 'delivered synchronously');
     assert.deepEqual(peer.problems, []);
     assert.equal(m.to, '201001234567');
-    assert.deepEqual(m.template, { name: 'tawqi_signing_invitation', language: 'en', body: ['Omar Said', 'Flat 4B', sess.sign_url], button: null });
+    assert.deepEqual(m.template, {
+      name: 'tawqi_signing_invitation',
+      language: 'en',
+      body: ['Omar Said', 'Flat 4B', sess.sign_url],
+      button: null,
+    });
     assert.equal(m.raw.messaging_product, 'whatsapp');
     assert.equal(m.raw.recipient_type, 'individual');
     assert.equal(m.raw.type, 'template');
     const page = await PageClient.open(m.template.body[2]!);
     assert.equal((await page.call('GET', '/state')).body.request.id, sess.id);
-    const stored = await s.ctx.store.db.selectFrom('messages').selectAll().where('signature_request_id', '=', sess.id).executeTakeFirstOrThrow();
+    const stored = await s.ctx.store.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('signature_request_id', '=', sess.id)
+      .executeTakeFirstOrThrow();
     assert.equal(stored.channel, 'whatsapp');
     assert.equal(stored.state, 'sent');
     assert.ok(!(stored.template ?? '').includes('/sign/'), 'the stored template holds the link token, not the link');
@@ -93,7 +129,10 @@ describe('WhatsApp Cloud API', () => {
   test('the code goes by WhatsApp (authentication template, copy-code button), is accepted, and is not kept', async () => {
     const a = await account();
     const wf = await workflow(a, { language: 'ar' });
-    const sess = await session(a.keys.secret_live, { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR, email: 'omar@client.example' }] });
+    const sess = await session(a.keys.secret_live, {
+      workflow_id: wf,
+      signers: [{ name: 'Omar', phone: OMAR, email: 'omar@client.example' }],
+    });
     const page = await PageClient.open(sess.sign_url);
     assert.equal((await page.call('GET', '/state')).body.otp.destination, '*********4567', 'the page names the number');
     const before = peer.messages.length;
@@ -108,11 +147,21 @@ describe('WhatsApp Cloud API', () => {
     assert.equal(m.template.button, m.template.body[0], 'the copy-code button carries the code');
     const verified = await page.call('POST', '/otp/verify', { code: m.template.body[0] });
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
-    const stored = await s.ctx.store.db.selectFrom('messages').selectAll().where('signer_id', '=', sess.signers[0].id).where('kind', '=', 'otp').executeTakeFirstOrThrow();
+    const stored = await s.ctx.store.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('signer_id', '=', sess.signers[0].id)
+      .where('kind', '=', 'otp')
+      .executeTakeFirstOrThrow();
     assert.equal(stored.channel, 'whatsapp');
     assert.equal(stored.body, SCRUBBED_NOTE);
     assert.equal(stored.template, null, 'no code at rest');
-    const emails = await s.ctx.store.db.selectFrom('messages').select('id').where('signer_id', '=', sess.signers[0].id).where('channel', '=', 'email').execute();
+    const emails = await s.ctx.store.db
+      .selectFrom('messages')
+      .select('id')
+      .where('signer_id', '=', sess.signers[0].id)
+      .where('channel', '=', 'email')
+      .execute();
     assert.deepEqual(emails, [], 'nothing by email');
     assert.equal((await page.call('POST', '/sign', { signature: pngDataUrl(), consent: true })).status, 200);
   });
@@ -120,7 +169,13 @@ describe('WhatsApp Cloud API', () => {
   test('link channel: the code goes to the email when there is one, else to the number; no invitation either way', async () => {
     const a = await account();
     const wf = await workflow(a, { channel: 'link' });
-    const sess = await session(a.keys.secret_live, { workflow_id: wf, signers: [{ name: 'Email Too', phone: NOUR, email: 'both@client.example' }, { name: 'Number Only', phone: OMAR }] });
+    const sess = await session(a.keys.secret_live, {
+      workflow_id: wf,
+      signers: [
+        { name: 'Email Too', phone: NOUR, email: 'both@client.example' },
+        { name: 'Number Only', phone: OMAR },
+      ],
+    });
     const before = peer.messages.length;
     assert.equal(since(before).length, 0);
     const p1 = await PageClient.open(sess.signers[0].sign_url);
@@ -128,19 +183,35 @@ describe('WhatsApp Cloud API', () => {
     const p2 = await PageClient.open(sess.signers[1].sign_url);
     await p2.call('POST', '/otp/send');
     await s.jobs.runDue();
-    const msgs = await s.ctx.store.db.selectFrom('messages').select(['kind', 'channel', 'recipient']).where('signature_request_id', '=', sess.id).orderBy('id').execute();
+    const msgs = await s.ctx.store.db
+      .selectFrom('messages')
+      .select(['kind', 'channel', 'recipient'])
+      .where('signature_request_id', '=', sess.id)
+      .orderBy('id')
+      .execute();
     assert.deepEqual(msgs, [
       { kind: 'otp', channel: 'email', recipient: 'both@client.example' },
       { kind: 'otp', channel: 'whatsapp', recipient: OMAR },
     ]);
-    assert.deepEqual(since(before).map((m) => [m.to, m.template.name]), [['201001234567', 'tawqi_code']]);
+    assert.deepEqual(
+      since(before).map((m) => [m.to, m.template.name]),
+      [['201001234567', 'tawqi_code']],
+    );
   });
 
   test('channel_unavailable: live WhatsApp while the account has it off', async () => {
     const a = await account(s, false);
     const wf = await workflow(a);
     const before = peer.messages.length;
-    const r = await assertErrorBothLanguages((prefix) => s.call('POST', '/sessions', { key: a.keys.secret_live, body: { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR }] }, prefix }), 'channel_unavailable');
+    const r = await assertErrorBothLanguages(
+      (prefix) =>
+        s.call('POST', '/sessions', {
+          key: a.keys.secret_live,
+          body: { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR }] },
+          prefix,
+        }),
+      'channel_unavailable',
+    );
     assert.equal(r.body.error.param, 'channel');
     assert.equal(peer.messages.length, before);
     assert.equal((await s.ctx.store.db.selectFrom('signature_requests').select('id').where('account_id', '=', a.id).execute()).length, 0);
@@ -150,7 +221,11 @@ describe('WhatsApp Cloud API', () => {
     const a = await account();
     const wf = await workflow(a);
     for (const phone of ['01001234567', '+0201001234567', '+20-100-123-4567', '+2010012345678901']) {
-      const r = await assertErrorBothLanguages((prefix) => s.call('POST', '/sessions', { key: a.keys.secret_live, body: { workflow_id: wf, signers: [{ name: 'Omar', phone }] }, prefix }), 'invalid_signer');
+      const r = await assertErrorBothLanguages(
+        (prefix) =>
+          s.call('POST', '/sessions', { key: a.keys.secret_live, body: { workflow_id: wf, signers: [{ name: 'Omar', phone }] }, prefix }),
+        'invalid_signer',
+      );
       assert.equal(r.body.error.param, 'signers[0].phone');
     }
   });
@@ -172,7 +247,12 @@ describe('WhatsApp Cloud API', () => {
     assert.equal(o.kind, 'invitation');
     assert.equal(o.signer, sess.signers[0].id);
     assert.doesNotMatch(JSON.stringify(ev.body), /1001234567/, 'the full number is nowhere in the event');
-    const otp = await s.ctx.store.db.selectFrom('messages').select(['channel', 'recipient']).where('signer_id', '=', sess.signers[0].id).where('kind', '=', 'otp').executeTakeFirstOrThrow();
+    const otp = await s.ctx.store.db
+      .selectFrom('messages')
+      .select(['channel', 'recipient'])
+      .where('signer_id', '=', sess.signers[0].id)
+      .where('kind', '=', 'otp')
+      .executeTakeFirstOrThrow();
     assert.deepEqual(otp, { channel: 'email', recipient: a.team[1] });
     assert.match(await lastOtp(s, sess.signers[0].id), /^\d{6}$/);
   });
@@ -184,7 +264,15 @@ describe('WhatsApp Cloud API', () => {
     peer.refuse = true;
     let failed: Json;
     try {
-      failed = await assertErrorBothLanguages((prefix) => s.call('POST', '/sessions', { key: a.keys.secret_live, body: { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR }] }, prefix }), 'delivery_failed');
+      failed = await assertErrorBothLanguages(
+        (prefix) =>
+          s.call('POST', '/sessions', {
+            key: a.keys.secret_live,
+            body: { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR }] },
+            prefix,
+          }),
+        'delivery_failed',
+      );
     } finally {
       peer.refuse = false;
     }
@@ -196,18 +284,41 @@ describe('WhatsApp Cloud API', () => {
     peer.refuseTo.add('971501234567');
     let sess: Json;
     try {
-      sess = await session(a.keys.secret_live, { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR }, { name: 'Nour', phone: NOUR }] });
+      sess = await session(a.keys.secret_live, {
+        workflow_id: wf,
+        signers: [
+          { name: 'Omar', phone: OMAR },
+          { name: 'Nour', phone: NOUR },
+        ],
+      });
     } finally {
       peer.refuseTo.clear();
     }
     assert.equal(sess.status, 'sent');
-    const states = async () => (await s.ctx.store.db.selectFrom('messages').select(['recipient', 'state']).where('signature_request_id', '=', sess.id).orderBy('id').execute()).map((m) => [m.recipient, m.state]);
-    assert.deepEqual(await states(), [[OMAR, 'sent'], [NOUR, 'queued']]);
+    const states = async () =>
+      (
+        await s.ctx.store.db
+          .selectFrom('messages')
+          .select(['recipient', 'state'])
+          .where('signature_request_id', '=', sess.id)
+          .orderBy('id')
+          .execute()
+      ).map((m) => [m.recipient, m.state]);
+    assert.deepEqual(await states(), [
+      [OMAR, 'sent'],
+      [NOUR, 'queued'],
+    ]);
     const before = peer.messages.length;
     s.clock.advanceSeconds(301);
     await s.jobs.runDue();
-    assert.deepEqual(await states(), [[OMAR, 'sent'], [NOUR, 'sent']]);
-    assert.deepEqual(since(before).map((m) => m.to), ['971501234567']);
+    assert.deepEqual(await states(), [
+      [OMAR, 'sent'],
+      [NOUR, 'sent'],
+    ]);
+    assert.deepEqual(
+      since(before).map((m) => m.to),
+      ['971501234567'],
+    );
   });
 
   test('a live WhatsApp message waits (held) while the account has WhatsApp switched off', async () => {
@@ -220,7 +331,12 @@ describe('WhatsApp Cloud API', () => {
     assert.equal((await s.call('POST', `/signature_requests/${sess.id}/reminders`, { key: a.keys.secret_live, body: {} })).status, 200);
     await s.jobs.runDue();
     assert.equal(peer.messages.length, before);
-    const reminder = await s.ctx.store.db.selectFrom('messages').select('state').where('signature_request_id', '=', sess.id).where('kind', '=', 'reminder').executeTakeFirstOrThrow();
+    const reminder = await s.ctx.store.db
+      .selectFrom('messages')
+      .select('state')
+      .where('signature_request_id', '=', sess.id)
+      .where('kind', '=', 'reminder')
+      .executeTakeFirstOrThrow();
     assert.equal(reminder.state, 'held');
   });
 
@@ -229,16 +345,33 @@ describe('WhatsApp Cloud API', () => {
     try {
       const a = await account(other);
       const wf = await workflow(a, {}, other);
-      const sess = await session(a.keys.secret_live, { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR, email: 'omar@client.example' }] }, other);
+      const sess = await session(
+        a.keys.secret_live,
+        { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR, email: 'omar@client.example' }] },
+        other,
+      );
       const page = await PageClient.open(sess.sign_url);
       assert.equal((await page.call('GET', '/state')).body.otp.destination, 'o***@client.example');
       const before = peer.messages.length;
       await page.call('POST', '/otp/send');
       await other.jobs.runDue();
       assert.equal(peer.messages.length, before, 'no code by WhatsApp');
-      const otp = await other.ctx.store.db.selectFrom('messages').select(['channel', 'recipient']).where('signer_id', '=', sess.signers[0].id).where('kind', '=', 'otp').executeTakeFirstOrThrow();
+      const otp = await other.ctx.store.db
+        .selectFrom('messages')
+        .select(['channel', 'recipient'])
+        .where('signer_id', '=', sess.signers[0].id)
+        .where('kind', '=', 'otp')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(otp, { channel: 'email', recipient: 'omar@client.example' });
-      const r = await assertErrorBothLanguages((prefix) => other.call('POST', '/sessions', { key: a.keys.secret_live, body: { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR }] }, prefix }), 'invalid_signer');
+      const r = await assertErrorBothLanguages(
+        (prefix) =>
+          other.call('POST', '/sessions', {
+            key: a.keys.secret_live,
+            body: { workflow_id: wf, signers: [{ name: 'Omar', phone: OMAR }] },
+            prefix,
+          }),
+        'invalid_signer',
+      );
       assert.equal(r.body.error.param, 'signers[0].email');
     } finally {
       await other.close();

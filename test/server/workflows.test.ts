@@ -30,8 +30,11 @@ describe('workflows', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir };
     delete env.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args],
+        { cwd: ROOT, env, encoding: 'utf8' },
+        (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
       );
     });
   }
@@ -51,7 +54,15 @@ describe('workflows', () => {
   async function account(overrides: Parameters<TestServer['account']>[0] = {}) {
     const acct = await s.account({ ownerEmail: 'owner@acme.test', plan: 'enterprise', ...overrides });
     await updateAccount(s.ctx.store.db, acct.id, { accepted_domains: ['example.com'] });
-    const tpl = await s.call('POST', '/templates', { key: acct.keys.secret_test, body: { title: `Onboarding ${Math.random()}`, language: 'en', body: 'Welcome {{employee}}.', fields: [{ key: 'employee', label: 'Employee', required: true }] } });
+    const tpl = await s.call('POST', '/templates', {
+      key: acct.keys.secret_test,
+      body: {
+        title: `Onboarding ${Math.random()}`,
+        language: 'en',
+        body: 'Welcome {{employee}}.',
+        fields: [{ key: 'employee', label: 'Employee', required: true }],
+      },
+    });
     assert.equal(tpl.status, 201, tpl.text);
     return { ...acct, template: tpl.body.id as string };
   }
@@ -60,12 +71,47 @@ describe('workflows', () => {
   test('tawqi workflow create, publish, update, publish, show, archive; GET /flows shows only published versions', async () => {
     const a = await account();
     const listed = await cliJson('workflow', 'list', '--account', a.id);
-    assert.deepEqual(listed.workflows.map((w: Json) => [w.id, w.status, w.version, w.default]), [['wf_default', 'published', 1, true]], 'the default workflow exists on every account');
+    assert.deepEqual(
+      listed.workflows.map((w: Json) => [w.id, w.status, w.version, w.default]),
+      [['wf_default', 'published', 1, true]],
+      'the default workflow exists on every account',
+    );
 
     const created = await cliJson(
-      'workflow', 'create', '--account', a.id, '--name', 'Employee onboarding', '--document', 'fixed', '--template', a.template, '--signature-method', 'identity',
-      '--channel', 'link', '--cc', 'hr@acme.test', '--cc', 'legal@acme.test', '--require-access-code', 'on', '--expires-in', '14', '--language', 'en',
-      '--return-url', 'https://app.example.com/done', '--ordered', 'on', '--reminders', 'on', '--reminder-interval', '24', '--reminder-max', '2',
+      'workflow',
+      'create',
+      '--account',
+      a.id,
+      '--name',
+      'Employee onboarding',
+      '--document',
+      'fixed',
+      '--template',
+      a.template,
+      '--signature-method',
+      'identity',
+      '--channel',
+      'link',
+      '--cc',
+      'hr@acme.test',
+      '--cc',
+      'legal@acme.test',
+      '--require-access-code',
+      'on',
+      '--expires-in',
+      '14',
+      '--language',
+      'en',
+      '--return-url',
+      'https://app.example.com/done',
+      '--ordered',
+      'on',
+      '--reminders',
+      'on',
+      '--reminder-interval',
+      '24',
+      '--reminder-max',
+      '2',
     );
     const wf = created.workflow;
     assert.match(wf.id, /^wf_[0-9A-Za-z]{24}$/);
@@ -84,7 +130,11 @@ describe('workflows', () => {
       ordered: true,
       reminders: { enabled: true, interval_hours: 24, max: 2 },
     });
-    assert.deepEqual((await flows(a.keys.secret_live)).body.data.map((w: Json) => w.id), ['wf_default'], 'a draft is not shown');
+    assert.deepEqual(
+      (await flows(a.keys.secret_live)).body.data.map((w: Json) => w.id),
+      ['wf_default'],
+      'a draft is not shown',
+    );
     await assertErrorBothLanguages((prefix) => s.call('GET', `/flows/${wf.id}`, { key: a.keys.secret_live, prefix }), 'not_found');
 
     const v1 = await cliJson('workflow', 'publish', wf.id);
@@ -128,21 +178,36 @@ describe('workflows', () => {
     assert.deepEqual([now2.version, now2.expires_in, now2.cc, now2.name], [2, 20, [], 'Onboarding v2']);
 
     const show = await cliJson('workflow', 'show', wf.id);
-    assert.deepEqual(show.workflow.versions.map((v: Json) => [v.version, v.settings.expires_in]), [[2, 20], [1, 14]]);
+    assert.deepEqual(
+      show.workflow.versions.map((v: Json) => [v.version, v.settings.expires_in]),
+      [
+        [2, 20],
+        [1, 14],
+      ],
+    );
     const text = await cli('workflow', 'list', '--account', a.id);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, new RegExp(`${wf.id} +published +v2 +link +identity +"Onboarding v2"`));
 
     const all = (await flows(a.keys.secret_live)).body;
-    assert.deepEqual(all.data.map((w: Json) => w.id), ['wf_default', wf.id]);
+    assert.deepEqual(
+      all.data.map((w: Json) => w.id),
+      ['wf_default', wf.id],
+    );
     assert.equal(all.has_more, false);
     const paged = (await flows(a.keys.secret_live, '/flows?limit=1')).body;
     assert.deepEqual([paged.data.length, paged.has_more, paged.next_cursor], [1, true, 'wf_default']);
-    assert.deepEqual((await flows(a.keys.secret_live, '/flows?limit=1&starting_after=wf_default')).body.data.map((w: Json) => w.id), [wf.id]);
+    assert.deepEqual(
+      (await flows(a.keys.secret_live, '/flows?limit=1&starting_after=wf_default')).body.data.map((w: Json) => w.id),
+      [wf.id],
+    );
 
     const archived = await cliJson('workflow', 'archive', wf.id);
     assert.equal(archived.workflow.status, 'archived');
-    assert.deepEqual((await flows(a.keys.secret_live)).body.data.map((w: Json) => w.id), ['wf_default']);
+    assert.deepEqual(
+      (await flows(a.keys.secret_live)).body.data.map((w: Json) => w.id),
+      ['wf_default'],
+    );
     await assertErrorBothLanguages((prefix) => s.call('GET', `/flows/${wf.id}`, { key: a.keys.secret_live, prefix }), 'not_found');
     const back = await cliJson('workflow', 'publish', wf.id);
     assert.deepEqual([back.workflow.status, back.workflow.version], ['published', 3]);
@@ -157,7 +222,18 @@ describe('workflows', () => {
       cliFails(['workflow', 'create', '--account', a.id, '--name', 'X', '--channel', 'sms'], /Allowed choices are email, whatsapp, link/),
       cliFails(['workflow', 'create', '--account', a.id, '--name', 'X', '--return-url', 'http://app.example.com'], /https URL/),
       cliFails(['workflow', 'create', '--account', 'acct_nope', '--name', 'X'], /No account acct_nope/),
-      cliFails(['workflow', 'create', '--account', a.id, '--name', 'X', ...Array.from({ length: 21 }, (_, i) => ['--cc', `c${i}@acme.test`]).flat()], /cc/),
+      cliFails(
+        [
+          'workflow',
+          'create',
+          '--account',
+          a.id,
+          '--name',
+          'X',
+          ...Array.from({ length: 21 }, (_, i) => ['--cc', `c${i}@acme.test`]).flat(),
+        ],
+        /cc/,
+      ),
       ...['publish', 'archive'].map((verb) => cliFails(['workflow', verb, 'wf_default'], /built in/)),
       cliFails(['workflow', 'update', 'wf_default', '--language', 'en'], /built in/),
       cliFails(['workflow', 'show', 'wf_default'], /--account/),
@@ -192,14 +268,23 @@ describe('workflows', () => {
     const one = await flows(pk.secret, `/flows/${r.body.data[1].id}`, { origin: ORIGIN });
     assert.equal(one.status, 200);
     for (const method of ['POST', 'DELETE']) {
-      await assertErrorBothLanguages((prefix) => s.call(method, `/flows/${r.body.data[1].id}`, { key: pk.secret, prefix, headers: { origin: ORIGIN }, body: {} }), 'forbidden');
+      await assertErrorBothLanguages(
+        (prefix) => s.call(method, `/flows/${r.body.data[1].id}`, { key: pk.secret, prefix, headers: { origin: ORIGIN }, body: {} }),
+        'forbidden',
+      );
     }
-    await assertErrorBothLanguages((prefix) => s.call('POST', '/flows', { key: pk.secret, prefix, headers: { origin: ORIGIN }, body: { name: 'x' } }), 'forbidden');
+    await assertErrorBothLanguages(
+      (prefix) => s.call('POST', '/flows', { key: pk.secret, prefix, headers: { origin: ORIGIN }, body: { name: 'x' } }),
+      'forbidden',
+    );
   });
 
   test('workflow_id: default on POST /signature_requests applies the default workflow where the request sets nothing, on every plan', async () => {
     const a = await account({ plan: 'starter' });
-    const body = { source: { type: 'template', template_id: a.template }, signers: [{ name: 'Layla', email: 'layla@client.example', fields: { employee: 'Layla' } }] };
+    const body = {
+      source: { type: 'template', template_id: a.template },
+      signers: [{ name: 'Layla', email: 'layla@client.example', fields: { employee: 'Layla' } }],
+    };
     const plain = await s.call('POST', '/signature_requests', { key: a.keys.secret_live, body });
     assert.equal(plain.body.language, 'en', 'without a workflow: the template’s language');
     const now = Math.floor(s.clock.nowMs() / 1000);
@@ -216,10 +301,16 @@ describe('workflows', () => {
     assert.equal(session.status, 200);
     assert.equal(session.body.workflow_id, 'wf_default');
 
-    const explicit = await s.call('POST', '/signature_requests', { key: a.keys.secret_live, body: { ...body, workflow_id: 'default', language: 'en', expires_at: now + 3 * DAY } });
+    const explicit = await s.call('POST', '/signature_requests', {
+      key: a.keys.secret_live,
+      body: { ...body, workflow_id: 'default', language: 'en', expires_at: now + 3 * DAY },
+    });
     assert.equal(explicit.body.language, 'en', 'what the request sets wins');
     assert.equal(explicit.body.expires_at, now + 3 * DAY);
-    const r = await assertErrorBothLanguages((prefix) => s.call('POST', '/signature_requests', { key: a.keys.secret_live, body: { ...body, workflow_id: 'wf_custom' }, prefix }), 'workflow_not_found');
+    const r = await assertErrorBothLanguages(
+      (prefix) => s.call('POST', '/signature_requests', { key: a.keys.secret_live, body: { ...body, workflow_id: 'wf_custom' }, prefix }),
+      'workflow_not_found',
+    );
     assert.equal(r.body.error.param, 'workflow_id');
   });
 });

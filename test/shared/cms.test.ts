@@ -58,7 +58,8 @@ const sha256 = (data: Uint8Array): Buffer => createHash('sha256').update(data).d
 const pem2der = (pem: string): Buffer => Buffer.from(pem.replace(/-----[^-]+-----|\s/g, ''), 'base64');
 
 /** An attribute through DER and back, as a reader sees it. */
-const reparse = (attribute: pkijs.Attribute): pkijs.Attribute => new pkijs.Attribute({ schema: asn1js.fromBER(der(attribute.toSchema())).result });
+const reparse = (attribute: pkijs.Attribute): pkijs.Attribute =>
+  new pkijs.Attribute({ schema: asn1js.fromBER(der(attribute.toSchema())).result });
 
 let dir: string;
 let cert: Buffer;
@@ -69,8 +70,41 @@ let rsaKey: KeyObject;
 before(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'tawqi-shared-cms-'));
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ec.key', '-out', 'ec.pem', '-subj', '/CN=CMS Module Test/O=مؤسسة', '-utf8', '-days', '3', '-set_serial', '0x00ff02');
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'rsa.key', '-out', 'rsa.pem', '-subj', '/CN=CMS Module RSA', '-days', '3');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'ec.key',
+    '-out',
+    'ec.pem',
+    '-subj',
+    '/CN=CMS Module Test/O=مؤسسة',
+    '-utf8',
+    '-days',
+    '3',
+    '-set_serial',
+    '0x00ff02',
+  );
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'rsa.key',
+    '-out',
+    'rsa.pem',
+    '-subj',
+    '/CN=CMS Module RSA',
+    '-days',
+    '3',
+  );
   cert = pem2der(readFileSync(path.join(dir, 'ec.pem'), 'utf8'));
   key = createPrivateKey(readFileSync(path.join(dir, 'ec.key')));
   rsaCert = pem2der(readFileSync(path.join(dir, 'rsa.pem'), 'utf8'));
@@ -100,13 +134,20 @@ describe('attributes: build → DER → read', () => {
     assert.deepEqual(Buffer.from(read.certHash), sha256(cert));
     assert.deepEqual(Buffer.from(read.serialNumber ?? []).toString('hex'), '020300ff02');
     assert.deepEqual(read.serialNumber, issuerAndSerialOf(cert).serial);
-    assert.throws(() => signingCertificateV2Attribute(cert, new Uint8Array(20)), (e: unknown) => e instanceof CmsError && e.code === 'invalid_certificate');
-    assert.throws(() => signingCertificateV2Attribute(Buffer.from([0x30, 0x00]), sha256(cert)), (e: unknown) => e instanceof CmsError && e.code === 'invalid_certificate');
+    assert.throws(
+      () => signingCertificateV2Attribute(cert, new Uint8Array(20)),
+      (e: unknown) => e instanceof CmsError && e.code === 'invalid_certificate',
+    );
+    assert.throws(
+      () => signingCertificateV2Attribute(Buffer.from([0x30, 0x00]), sha256(cert)),
+      (e: unknown) => e instanceof CmsError && e.code === 'invalid_certificate',
+    );
   });
 
   test('signing-certificate-v2 read by pkijs as its IssuerSerial: issuer and serial copied from the certificate', () => {
     const attribute = reparse(signingCertificateV2Attribute(cert, sha256(cert)));
-    const essCertId = ((attribute.values[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence;
+    const essCertId = ((attribute.values[0] as asn1js.Sequence).valueBlock.value[0] as asn1js.Sequence).valueBlock
+      .value[0] as asn1js.Sequence;
     const issuerSerial = new pkijs.IssuerSerial({ schema: essCertId.valueBlock.value[1] });
     const parsed = pkijs.Certificate.fromBER(cert);
     assert.ok(issuerSerial.serialNumber.isEqual(parsed.serialNumber));
@@ -118,7 +159,12 @@ describe('attributes: build → DER → read', () => {
   });
 
   test('signed attributes: a DER SET OF in DER order, read back as the same attributes', () => {
-    const attributes = [contentTypeAttribute(OID_DATA), signingTimeAttribute(new Date()), messageDigestAttribute(sha256(cert)), signingCertificateV2Attribute(cert, sha256(cert))];
+    const attributes = [
+      contentTypeAttribute(OID_DATA),
+      signingTimeAttribute(new Date()),
+      messageDigestAttribute(sha256(cert)),
+      signingCertificateV2Attribute(cert, sha256(cert)),
+    ];
     const set = signedAttributesDer(attributes);
     assert.equal(set[0], 0x31);
     const read = readSignedAttributes(set);
@@ -129,17 +175,31 @@ describe('attributes: build → DER → read', () => {
       attributes.map((a) => Buffer.from(der(a.toSchema())).toString('hex')).sort(),
     );
     assert.deepEqual(Buffer.from(signedAttributesDer(read)), Buffer.from(set), 'reading and building again gives the same bytes');
-    assert.throws(() => readSignedAttributes(Buffer.from([0x30, 0x00])), (e: unknown) => e instanceof CmsError && e.code === 'invalid_cms');
+    assert.throws(
+      () => readSignedAttributes(Buffer.from([0x30, 0x00])),
+      (e: unknown) => e instanceof CmsError && e.code === 'invalid_cms',
+    );
   });
 
   test('the PAdES set: content-type id-data, message-digest, signing-certificate-v2, no signing-time', () => {
     const digest = sha256(Buffer.from('%PDF byte range'));
     const set = padesSignedAttributes(cert, sha256(cert), digest);
-    assert.deepEqual(readSignedAttributes(set).map((a) => a.type).sort(), [OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_CERTIFICATE_V2].sort());
+    assert.deepEqual(
+      readSignedAttributes(set)
+        .map((a) => a.type)
+        .sort(),
+      [OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_CERTIFICATE_V2].sort(),
+    );
     assert.deepEqual(Buffer.from(messageDigestOf(set)), digest);
     assert.deepEqual(Buffer.from(signingCertificateHashOf(set)), sha256(cert));
-    assert.throws(() => padesSignedAttributes(cert, sha256(cert), new Uint8Array(20)), (e: unknown) => e instanceof CmsError && e.code === 'digest_mismatch');
-    assert.throws(() => signingCertificateHashOf(signedAttributesDer([contentTypeAttribute(OID_DATA)])), /signing-certificate-v2 is missing or malformed/);
+    assert.throws(
+      () => padesSignedAttributes(cert, sha256(cert), new Uint8Array(20)),
+      (e: unknown) => e instanceof CmsError && e.code === 'digest_mismatch',
+    );
+    assert.throws(
+      () => signingCertificateHashOf(signedAttributesDer([contentTypeAttribute(OID_DATA)])),
+      /signing-certificate-v2 is missing or malformed/,
+    );
     assert.throws(() => messageDigestOf(signedAttributesDer([contentTypeAttribute(OID_DATA)])), /no message-digest/);
   });
 });
@@ -148,18 +208,29 @@ describe('SignedData: build → DER → read', () => {
   test('detached, id-data, v1: signer, certificates, algorithms and the signed bytes kept', () => {
     const signedAttributes = padesSignedAttributes(rsaCert, sha256(rsaCert), sha256(Buffer.from('doc')));
     const signature = sign('sha256', signedAttributes, rsaKey);
-    const cms = signedData({ signerCertificate: rsaCert, certificates: [rsaCert, cert], signedAttributes, signatureAlgorithm: sha256SignatureAlgorithm('rsa'), signature });
+    const cms = signedData({
+      signerCertificate: rsaCert,
+      certificates: [rsaCert, cert],
+      signedAttributes,
+      signatureAlgorithm: sha256SignatureAlgorithm('rsa'),
+      signature,
+    });
     const sd = readSignedData(cms);
     assert.equal(sd.version, 1);
     assert.equal(sd.encapContentInfo.eContentType, OID_DATA);
     assert.equal(sd.encapContentInfo.eContent, undefined);
-    assert.deepEqual((sd.certificates as pkijs.Certificate[]).map((c) => Buffer.from(der(c.toSchema()))), [rsaCert, cert]);
+    assert.deepEqual(
+      (sd.certificates as pkijs.Certificate[]).map((c) => Buffer.from(der(c.toSchema()))),
+      [rsaCert, cert],
+    );
     const si = sd.signerInfos[0]!;
     assert.equal(sd.signerInfos.length, 1);
     assert.equal(si.digestAlgorithm.algorithmId, OID_SHA256);
     assert.equal(si.signatureAlgorithm.algorithmId, OID_SHA256_RSA);
     assert.ok(si.signatureAlgorithm.algorithmParams instanceof asn1js.Null);
-    assert.ok(si.sid instanceof pkijs.IssuerAndSerialNumber && si.sid.serialNumber.isEqual(pkijs.Certificate.fromBER(rsaCert).serialNumber));
+    assert.ok(
+      si.sid instanceof pkijs.IssuerAndSerialNumber && si.sid.serialNumber.isEqual(pkijs.Certificate.fromBER(rsaCert).serialNumber),
+    );
     const embedded = Buffer.from(si.signedAttrs!.encodedValue);
     embedded[0] = 0x31;
     assert.deepEqual(embedded, Buffer.from(signedAttributes));
@@ -192,9 +263,20 @@ describe('SignedData: build → DER → read', () => {
   });
 
   test('refuses signed attributes that are not a DER SET OF, and what is not a SignedData', () => {
-    assert.throws(() => signedData({ signerCertificate: rsaCert, certificates: [], signedAttributes: Buffer.from([0x30, 0x00]), signatureAlgorithm: sha256SignatureAlgorithm('rsa'), signature: new Uint8Array(256) }));
+    assert.throws(() =>
+      signedData({
+        signerCertificate: rsaCert,
+        certificates: [],
+        signedAttributes: Buffer.from([0x30, 0x00]),
+        signatureAlgorithm: sha256SignatureAlgorithm('rsa'),
+        signature: new Uint8Array(256),
+      }),
+    );
     assert.throws(() => readSignedData(cert), /ContentInfo/);
-    assert.throws(() => readSignedData(cert.subarray(0, 40)), (e: unknown) => e instanceof CmsError && e.code === 'invalid_cms');
+    assert.throws(
+      () => readSignedData(cert.subarray(0, 40)),
+      (e: unknown) => e instanceof CmsError && e.code === 'invalid_cms',
+    );
   });
 });
 
@@ -203,12 +285,19 @@ describe('timestamp token', () => {
     const tstInfo = new pkijs.TSTInfo({
       version: 1,
       policy: TSA_POLICY_OID,
-      messageImprint: new pkijs.MessageImprint({ hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID_SHA256 }), hashedMessage: new asn1js.OctetString({ valueHex: imprint }) }),
+      messageImprint: new pkijs.MessageImprint({
+        hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: OID_SHA256 }),
+        hashedMessage: new asn1js.OctetString({ valueHex: imprint }),
+      }),
       serialNumber: new asn1js.Integer({ value: 7 }),
       genTime,
     });
     const content = der(tstInfo.toSchema());
-    const signedAttributes = signedAttributesDer([contentTypeAttribute(OID_CT_TST_INFO), messageDigestAttribute(sha256(content)), signingCertificateV2Attribute(cert, sha256(cert))]);
+    const signedAttributes = signedAttributesDer([
+      contentTypeAttribute(OID_CT_TST_INFO),
+      messageDigestAttribute(sha256(content)),
+      signingCertificateV2Attribute(cert, sha256(cert)),
+    ]);
     return signedData({
       contentType: OID_CT_TST_INFO,
       content,
@@ -225,9 +314,18 @@ describe('timestamp token', () => {
     const genTime = new Date('2026-01-02T03:04:05Z');
     const info = checkTimestampToken(tokenOver(digest, genTime), digest);
     assert.equal(info.genTime.toISOString(), genTime.toISOString());
-    assert.deepEqual(info.certificates.map((c) => Buffer.from(c)), [cert]);
-    assert.throws(() => checkTimestampToken(tokenOver(digest, genTime), sha256(Buffer.from('other'))), (e: unknown) => e instanceof CmsError && e.code === 'invalid_timestamp' && /imprint does not match/.test(e.message));
-    assert.throws(() => checkTimestampToken(cert, digest), (e: unknown) => e instanceof CmsError && e.code === 'invalid_timestamp');
+    assert.deepEqual(
+      info.certificates.map((c) => Buffer.from(c)),
+      [cert],
+    );
+    assert.throws(
+      () => checkTimestampToken(tokenOver(digest, genTime), sha256(Buffer.from('other'))),
+      (e: unknown) => e instanceof CmsError && e.code === 'invalid_timestamp' && /imprint does not match/.test(e.message),
+    );
+    assert.throws(
+      () => checkTimestampToken(cert, digest),
+      (e: unknown) => e instanceof CmsError && e.code === 'invalid_timestamp',
+    );
   });
 });
 
@@ -264,8 +362,10 @@ describe('DER helpers and OIDs', () => {
 
 describe('browser-safe', () => {
   test('no Node modules or globals in shared/src, and the main entry does not load the CMS module', () => {
-    const files = (sub: string): string[] => readdirSync(path.join(ROOT, 'shared/src', sub), { withFileTypes: true })
-      .flatMap((e) => (e.isDirectory() ? files(path.join(sub, e.name)) : [path.join(ROOT, 'shared/src', sub, e.name)]));
+    const files = (sub: string): string[] =>
+      readdirSync(path.join(ROOT, 'shared/src', sub), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(path.join(sub, e.name)) : [path.join(ROOT, 'shared/src', sub, e.name)],
+      );
     for (const file of files('')) {
       const source = readFileSync(file, 'utf8');
       assert.doesNotMatch(source, /from ['"]node:|require\(|\bBuffer\b|\bprocess\./, file);

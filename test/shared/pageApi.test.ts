@@ -20,7 +20,14 @@ const state: PageState = {
   request: { id: 'sr_1', title: 'عقد', status: 'sent', legal_level: 'qes' },
   signer: { id: 'sgn_1', name: 'Amal', status: 'otp_verified', order: 1, method: 'token', identity_status: 'not_required' },
   access: null,
-  otp: { sent: true, destination: 'a•••@example.com', expires_at: 1_800_000_600, attempts_left: 5, locked: false, resend_at: 1_800_000_060 },
+  otp: {
+    sent: true,
+    destination: 'a•••@example.com',
+    expires_at: 1_800_000_600,
+    attempts_left: 5,
+    locked: false,
+    resend_at: 1_800_000_060,
+  },
   document: { text: 'the document' },
   branding: { brand_name: null, logo_url: null, brand_color: '#123456', button_color: null, hide_powered: false, welcome: null },
   embed: null,
@@ -45,14 +52,22 @@ describe('page API schemas', () => {
     assert.equal(TokenPrepareBodySchema.safeParse({ certificate: 'MA==', chain: Array(9).fill('MA==') }).success, false);
     assert.equal(TokenCompleteBodySchema.safeParse({ cms: 'MA==', ticket: 't' }).success, true);
     assert.equal(TokenCompleteBodySchema.safeParse({ ticket: 't' }).success, false);
-    const prepared = { ticket: 't.u', preview_url: 'https://sign.example/sign/api/token/preview', digest: 'ab'.repeat(32), cert_sha256: 'cd'.repeat(32), expires_at: 1_800_000_300 };
+    const prepared = {
+      ticket: 't.u',
+      preview_url: 'https://sign.example/sign/api/token/preview',
+      digest: 'ab'.repeat(32),
+      cert_sha256: 'cd'.repeat(32),
+      expires_at: 1_800_000_300,
+    };
     assert.deepEqual(TokenPreparedSchema.parse(prepared), prepared);
     assert.equal(TokenPreparedSchema.safeParse({ ...prepared, expires_at: 'soon' }).success, false);
   });
 
   test('the signing page imports @tawqi/shared for types only', () => {
     const files = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)],
+      );
     for (const file of files(path.join(ROOT, 'signing-page/src')).filter((f) => f.endsWith('.ts'))) {
       for (const m of readFileSync(file, 'utf8').matchAll(/^import ([^;]*?) from ['"]@tawqi\/shared[^'"]*['"]/gm)) {
         assert.match(m[1]!, /^type\s/, `${path.relative(ROOT, file)}: ${m[0]}`);

@@ -6,7 +6,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CertificateInfo, TokenInfo } from '@tawqi/shared';
-import { initialState, listsOnTokenChange, stateName, transition, type TokenEvent, type TokenState } from '../../signing-page/src/views/tokenMachine.js';
+import {
+  initialState,
+  listsOnTokenChange,
+  stateName,
+  transition,
+  type TokenEvent,
+  type TokenState,
+} from '../../signing-page/src/views/tokenMachine.js';
 
 function token(locked = false): TokenInfo {
   return { label: 'Token', model: 'SoftHSM', pin: { locked, final_try: false } } as unknown as TokenInfo;
@@ -81,7 +88,15 @@ describe('token panel state machine', () => {
       s = transition(s, e);
       names.push(stateName(s.phase));
     }
-    assert.deepEqual(names, ['choose', 'working-preparing', 'working-awaiting_consent', 'working-awaiting_pin', 'working-signing', 'working-completing', 'done']);
+    assert.deepEqual(names, [
+      'choose',
+      'working-preparing',
+      'working-awaiting_consent',
+      'working-awaiting_pin',
+      'working-signing',
+      'working-completing',
+      'done',
+    ]);
   });
 
   test('a server refusal: back to the list with its note', () => {

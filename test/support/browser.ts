@@ -73,7 +73,11 @@ export class PageWatch {
   assertClean(label = this.page.url()): void {
     const unexpected = this.problems.filter((p) => !this.expected.some((re) => re.test(p.text)));
     assert.deepEqual(unexpected, [], `console errors, page errors or CSP violations on ${label}`);
-    for (const re of this.expected) assert.ok(this.problems.some((p) => re.test(p.text)), `expected a browser report matching ${re} on ${label}`);
+    for (const re of this.expected)
+      assert.ok(
+        this.problems.some((p) => re.test(p.text)),
+        `expected a browser report matching ${re} on ${label}`,
+      );
   }
 }
 
@@ -107,7 +111,11 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const watches = new WeakMap<Page, PageWatch>();
   await context.exposeBinding(CSP_BINDING, (source, payload: string) => {
     const v = JSON.parse(payload) as { directive: string; blocked: string; source: string; line: number; document: string };
-    watches.get(source.page)?.problems.push({ kind: 'csp', text: `CSP ${v.directive} blocked ${v.blocked || '(inline)'} (${v.source}:${v.line})`, url: v.document });
+    watches.get(source.page)?.problems.push({
+      kind: 'csp',
+      text: `CSP ${v.directive} blocked ${v.blocked || '(inline)'} (${v.source}:${v.line})`,
+      url: v.document,
+    });
   });
   await context.addInitScript({ content: CSP_LISTENER });
   // The persistent context opens with one blank tab; close it so every page is the test's own.
@@ -151,8 +159,19 @@ export async function drawSignature(page: Page, canvas: Locator): Promise<void> 
   assert.ok(box && box.width > 40 && box.height > 20, 'the signature pad has a size');
   const at = (fx: number, fy: number) => [box.x + box.width * fx, box.y + box.height * fy] as const;
   const strokes: [number, number][][] = [
-    [[0.15, 0.6], [0.25, 0.3], [0.35, 0.65], [0.45, 0.35], [0.55, 0.6]],
-    [[0.6, 0.55], [0.7, 0.4], [0.8, 0.6], [0.88, 0.45]],
+    [
+      [0.15, 0.6],
+      [0.25, 0.3],
+      [0.35, 0.65],
+      [0.45, 0.35],
+      [0.55, 0.6],
+    ],
+    [
+      [0.6, 0.55],
+      [0.7, 0.4],
+      [0.8, 0.6],
+      [0.88, 0.45],
+    ],
   ];
   for (const stroke of strokes) {
     const [first, ...rest] = stroke;

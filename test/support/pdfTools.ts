@@ -74,7 +74,9 @@ export async function qpdfCheck(pdf: Uint8Array): Promise<{ ok: boolean; out: st
 export async function renderPagePng(pdf: Uint8Array, out: string, options: { page?: number; dpi?: number } = {}): Promise<string> {
   const page = String(options.page ?? 1);
   const prefix = out.replace(/\.png$/i, '');
-  await withPdfFile(pdf, (file) => mustRun('pdftoppm', ['-png', '-r', String(options.dpi ?? 60), '-f', page, '-l', page, '-singlefile', file, prefix]));
+  await withPdfFile(pdf, (file) =>
+    mustRun('pdftoppm', ['-png', '-r', String(options.dpi ?? 60), '-f', page, '-l', page, '-singlefile', file, prefix]),
+  );
   return `${prefix}.png`;
 }
 
@@ -91,7 +93,9 @@ export async function renderPageRgb(pdf: Uint8Array, options: { page?: number; d
   try {
     const page = String(options.page ?? 1);
     const prefix = path.join(dir, 'page');
-    await withPdfFile(pdf, (file) => mustRun('pdftoppm', ['-r', String(options.dpi ?? 40), '-f', page, '-l', page, '-singlefile', file, prefix]));
+    await withPdfFile(pdf, (file) =>
+      mustRun('pdftoppm', ['-r', String(options.dpi ?? 40), '-f', page, '-l', page, '-singlefile', file, prefix]),
+    );
     return parsePnm(await readFile(`${prefix}.ppm`));
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -118,7 +122,15 @@ export async function pdfImageList(pdf: Uint8Array): Promise<PdfImageEntry[]> {
     .filter((line) => line.trim().length > 0)
     .map((line) => {
       const c = line.trim().split(/\s+/);
-      return { page: Number(c[0]), num: Number(c[1]), type: c[2]!, width: Number(c[3]), height: Number(c[4]), color: c[5]!, object: Number(c[10]) };
+      return {
+        page: Number(c[0]),
+        num: Number(c[1]),
+        type: c[2]!,
+        width: Number(c[3]),
+        height: Number(c[4]),
+        color: c[5]!,
+        object: Number(c[10]),
+      };
     });
 }
 

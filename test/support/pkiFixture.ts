@@ -132,7 +132,8 @@ const indexDate = (date: Date): string => date.toISOString().replace(/[-:T]/g, '
 
 export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
   const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-pki-'));
-  const run = (args: string[]): string => execFileSync('openssl', args, { cwd: dir, encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = (args: string[]): string =>
+    execFileSync('openssl', args, { cwd: dir, encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
   const file = (name: string): string => path.join(dir, name);
   writeFileSync(file('openssl.cnf'), OPENSSL_CNF);
   for (const ca of ['issuing', 'root']) {
@@ -147,9 +148,41 @@ export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
   };
   const serial = (): string => `0x${randomBytes(12).toString('hex').replace(/^./, '4')}`;
   const issue = (name: string, subject: string, key: 'rsa' | 'ec', profile: string, issuer: string): IssuedCertificate => {
-    run(['req', '-new', ...KEY_ARGS[key], '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject, '-config', 'openssl.cnf']);
-    run(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-set_serial', serial(), '-days', '825', '-sha256',
-      '-extfile', 'openssl.cnf', '-extensions', profile, '-out', `${name}.pem`]);
+    run([
+      'req',
+      '-new',
+      ...KEY_ARGS[key],
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      subject,
+      '-config',
+      'openssl.cnf',
+    ]);
+    run([
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${issuer}.pem`,
+      '-CAkey',
+      `${issuer}.key`,
+      '-set_serial',
+      serial(),
+      '-days',
+      '825',
+      '-sha256',
+      '-extfile',
+      'openssl.cnf',
+      '-extensions',
+      profile,
+      '-out',
+      `${name}.pem`,
+    ]);
     const issued = load(name);
     // Known to the issuing CA's index: openssl ocsp answers "good" from it, openssl ca lists it.
     if (issuer === 'issuing') {
@@ -160,8 +193,28 @@ export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
     return issued;
   };
 
-  run(['req', '-x509', '-new', ...KEY_ARGS.rsa, '-nodes', '-keyout', 'root.key', '-out', 'root.pem', '-subj', '/O=Tawqi Tests/CN=Tawqi Test Root CA',
-    '-days', '3650', '-sha256', '-set_serial', serial(), '-config', 'openssl.cnf', '-extensions', 'v3_root']);
+  run([
+    'req',
+    '-x509',
+    '-new',
+    ...KEY_ARGS.rsa,
+    '-nodes',
+    '-keyout',
+    'root.key',
+    '-out',
+    'root.pem',
+    '-subj',
+    '/O=Tawqi Tests/CN=Tawqi Test Root CA',
+    '-days',
+    '3650',
+    '-sha256',
+    '-set_serial',
+    serial(),
+    '-config',
+    'openssl.cnf',
+    '-extensions',
+    'v3_root',
+  ]);
   const root = load('root');
   const issuingCa = issue('issuing', '/O=Tawqi Tests/CN=Tawqi Test Issuing CA', 'ec', 'v3_issuing', 'root');
   const seal = issue('seal', `/O=Tawqi Tests/CN=Tawqi Test Seal (${sealKey.toUpperCase()})`, sealKey, 'v3_seal', 'issuing');
@@ -172,12 +225,43 @@ export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
 
   // CRLs (DER) of both CAs, and an OCSP response (DER) for the seal certificate.
   const crls = (['issuing', 'root'] as const).map((ca) => {
-    run(['ca', '-gencrl', '-config', 'openssl.cnf', '-name', `CA_${ca}`, '-keyfile', `${ca}.key`, '-cert', `${ca}.pem`, '-out', `${ca}.crl.pem`]);
+    run([
+      'ca',
+      '-gencrl',
+      '-config',
+      'openssl.cnf',
+      '-name',
+      `CA_${ca}`,
+      '-keyfile',
+      `${ca}.key`,
+      '-cert',
+      `${ca}.pem`,
+      '-out',
+      `${ca}.crl.pem`,
+    ]);
     run(['crl', '-in', `${ca}.crl.pem`, '-outform', 'DER', '-out', `${ca}.crl`]);
     return new Uint8Array(readFileSync(file(`${ca}.crl`)));
   });
-  run(['ocsp', '-index', 'issuing-index.txt', '-rsigner', 'ocsp.pem', '-rkey', 'ocsp.key', '-CA', 'issuing.pem', '-issuer', 'issuing.pem',
-    '-cert', 'seal.pem', '-respout', 'seal.ocsp', '-ndays', '1', '-no_nonce']);
+  run([
+    'ocsp',
+    '-index',
+    'issuing-index.txt',
+    '-rsigner',
+    'ocsp.pem',
+    '-rkey',
+    'ocsp.key',
+    '-CA',
+    'issuing.pem',
+    '-issuer',
+    'issuing.pem',
+    '-cert',
+    'seal.pem',
+    '-respout',
+    'seal.ocsp',
+    '-ndays',
+    '1',
+    '-no_nonce',
+  ]);
   const ocsp = new Uint8Array(readFileSync(file('seal.ocsp')));
 
   // NSS database trusting the root, for pdfsig.
@@ -199,9 +283,32 @@ export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
   const timestamp: TimestampFn = async (digest) => {
     stamps += 1;
     const id = `${process.pid}-${stamps}-${randomBytes(4).toString('hex')}`;
-    await execFileAsync('openssl', ['ts', '-query', '-digest', Buffer.from(digest).toString('hex'), '-sha256', '-cert', '-no_nonce', '-out', `q-${id}.tsq`], { cwd: dir });
-    await execFileAsync('openssl', ['ts', '-reply', '-config', 'openssl.cnf', '-queryfile', `q-${id}.tsq`, '-signer', 'tsa.pem', '-inkey', 'tsa.key',
-      '-chain', 'issuing.pem', '-token_out', '-out', `t-${id}.der`], { cwd: dir });
+    await execFileAsync(
+      'openssl',
+      ['ts', '-query', '-digest', Buffer.from(digest).toString('hex'), '-sha256', '-cert', '-no_nonce', '-out', `q-${id}.tsq`],
+      { cwd: dir },
+    );
+    await execFileAsync(
+      'openssl',
+      [
+        'ts',
+        '-reply',
+        '-config',
+        'openssl.cnf',
+        '-queryfile',
+        `q-${id}.tsq`,
+        '-signer',
+        'tsa.pem',
+        '-inkey',
+        'tsa.key',
+        '-chain',
+        'issuing.pem',
+        '-token_out',
+        '-out',
+        `t-${id}.der`,
+      ],
+      { cwd: dir },
+    );
     return new Uint8Array(readFileSync(file(`t-${id}.der`)));
   };
 
@@ -235,7 +342,12 @@ export async function makeTestPdf(pages = 1, options: { classicXref?: boolean } 
     const page = doc.addPage([595, 842]);
     page.drawText(`Service agreement - page ${p} of ${pages}`, { x: 50, y: 780, size: 18, font });
     for (let line = 0; line < 40; line += 1) {
-      page.drawText(`Clause ${p}.${line + 1}: the parties agree to the terms set out in this clause.`, { x: 50, y: 740 - line * 16, size: 10, font });
+      page.drawText(`Clause ${p}.${line + 1}: the parties agree to the terms set out in this clause.`, {
+        x: 50,
+        y: 740 - line * 16,
+        size: 10,
+        font,
+      });
     }
   }
   return doc.save({ useObjectStreams: !options.classicXref });

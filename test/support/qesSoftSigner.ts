@@ -36,17 +36,58 @@ export interface TokenKey {
 export const b64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 export const sha256 = (bytes: Uint8Array | string): Buffer => createHash('sha256').update(bytes).digest();
 
-export const SIGNING_EXT = 'basicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature, nonRepudiation\nsubjectKeyIdentifier = hash\nauthorityKeyIdentifier = keyid:always';
+export const SIGNING_EXT =
+  'basicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature, nonRepudiation\nsubjectKeyIdentifier = hash\nauthorityKeyIdentifier = keyid:always';
 
 /** Issue a leaf from `issuer` with openssl in `dir` (extensions given as config lines); CN = name. */
-export function issueLeaf(dir: string, name: string, key: 'rsa' | 'ec', ext: string, issuer: { pem: string; key: string }, chain: Uint8Array[], days = 825): TokenKey & { pem: string; keyFile: string } {
+export function issueLeaf(
+  dir: string,
+  name: string,
+  key: 'rsa' | 'ec',
+  ext: string,
+  issuer: { pem: string; key: string },
+  chain: Uint8Array[],
+  days = 825,
+): TokenKey & { pem: string; keyFile: string } {
   const cnf = path.join(dir, `${name}.cnf`);
   writeFileSync(cnf, `[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = unused\n[ext]\n${ext}\n`);
   const keyArgs = key === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  run(['req', '-new', ...keyArgs, '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/O=Tawqi Tests/CN=${name}`, '-config', cnf]);
-  run(['x509', '-req', '-in', `${name}.csr`, '-CA', issuer.pem, '-CAkey', issuer.key, '-set_serial', `0x4${randomBytes(10).toString('hex')}`, '-days', String(days), '-sha256',
-    '-extfile', cnf, '-extensions', 'ext', '-out', `${name}.pem`]);
+  run([
+    'req',
+    '-new',
+    ...keyArgs,
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/O=Tawqi Tests/CN=${name}`,
+    '-config',
+    cnf,
+  ]);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    issuer.pem,
+    '-CAkey',
+    issuer.key,
+    '-set_serial',
+    `0x4${randomBytes(10).toString('hex')}`,
+    '-days',
+    String(days),
+    '-sha256',
+    '-extfile',
+    cnf,
+    '-extensions',
+    'ext',
+    '-out',
+    `${name}.pem`,
+  ]);
   const pem = path.join(dir, `${name}.pem`);
   const keyFile = path.join(dir, `${name}.key`);
   const der = new Uint8Array(new X509Certificate(readFileSync(pem)).raw);
@@ -55,9 +96,36 @@ export function issueLeaf(dir: string, name: string, key: 'rsa' | 'ec', ext: str
 
 /** A self-signed root nobody configured, made in `dir`: PEM and key files and its DER. */
 export function untrustedRoot(dir: string): { pem: string; key: string; der: Uint8Array } {
-  writeFileSync(path.join(dir, 'other.cnf'), '[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = unused\n[root]\nbasicConstraints = critical, CA:TRUE\nkeyUsage = critical, keyCertSign, cRLSign\nsubjectKeyIdentifier = hash\n');
-  execFileSync('openssl', ['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'other-root.key', '-out', 'other-root.pem',
-    '-subj', '/O=Elsewhere/CN=Untrusted Root', '-days', '3650', '-config', 'other.cnf', '-extensions', 'root'], { cwd: dir, stdio: 'pipe' });
+  writeFileSync(
+    path.join(dir, 'other.cnf'),
+    '[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = unused\n[root]\nbasicConstraints = critical, CA:TRUE\nkeyUsage = critical, keyCertSign, cRLSign\nsubjectKeyIdentifier = hash\n',
+  );
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'other-root.key',
+      '-out',
+      'other-root.pem',
+      '-subj',
+      '/O=Elsewhere/CN=Untrusted Root',
+      '-days',
+      '3650',
+      '-config',
+      'other.cnf',
+      '-extensions',
+      'root',
+    ],
+    { cwd: dir, stdio: 'pipe' },
+  );
   const pem = path.join(dir, 'other-root.pem');
   return { pem, key: path.join(dir, 'other-root.key'), der: new Uint8Array(new X509Certificate(readFileSync(pem)).raw) };
 }
@@ -74,13 +142,18 @@ export function agentCms(signer: TokenKey, digest: Uint8Array, options: { certif
   const essCertIdV2 = new asn1js.Sequence({
     value: [
       new asn1js.OctetString({ valueHex: sha256(certDer) }),
-      new asn1js.Sequence({ value: [new pkijs.GeneralNames({ names: [new pkijs.GeneralName({ type: 4, value: cert.issuer })] }).toSchema(), cert.serialNumber] }),
+      new asn1js.Sequence({
+        value: [new pkijs.GeneralNames({ names: [new pkijs.GeneralName({ type: 4, value: cert.issuer })] }).toSchema(), cert.serialNumber],
+      }),
     ],
   });
   const attributes = [
     new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: OID.data })] }),
     new pkijs.Attribute({ type: OID.messageDigest, values: [new asn1js.OctetString({ valueHex: digest })] }),
-    new pkijs.Attribute({ type: OID.signingCertificateV2, values: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] })] }),
+    new pkijs.Attribute({
+      type: OID.signingCertificateV2,
+      values: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] })],
+    }),
   ]
     .map((a) => ({ a, der: Buffer.from(a.toSchema().toBER(false)) }))
     .sort((x, y) => Buffer.compare(x.der, y.der))
@@ -125,7 +198,11 @@ export function signaturesOf(pdf: Uint8Array): PdfSignature[] {
     const [a, b, c, d] = m.slice(1).map(Number) as [number, number, number, number];
     const bytes = Buffer.from(raw.slice(a + b + 1, c - 1), 'hex');
     const length = asn1js.fromBER(new Uint8Array(bytes).buffer).offset;
-    out.push({ byteRange: [a, b, c, d], cms: bytes.subarray(0, length), signedBytes: Buffer.concat([buf.subarray(a, a + b), buf.subarray(c, c + d)]) });
+    out.push({
+      byteRange: [a, b, c, d],
+      cms: bytes.subarray(0, length),
+      signedBytes: Buffer.concat([buf.subarray(a, a + b), buf.subarray(c, c + d)]),
+    });
   }
   return out;
 }

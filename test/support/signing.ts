@@ -49,8 +49,13 @@ export class PageClient {
     return new PageClient(new URL(url).origin, m[1]!, html, res.headers);
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async call(method: 'GET' | 'POST', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  async call(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  ): Promise<{ status: number; body: any; headers: Headers }> {
     const res = await fetch(`${this.base}/sign/api${path}`, {
       method,
       headers: { 'x-tawqi-page-token': this.token, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extraHeaders },
@@ -63,7 +68,13 @@ export class PageClient {
 
 /** The newest one-time code sent to a signer, read from the held message (no SMTP configured in tests). */
 export async function lastOtp(s: TestServer, signerId: string): Promise<string> {
-  const row = await s.ctx.store.db.selectFrom('messages').select('body').where('signer_id', '=', signerId).where('kind', '=', 'otp').orderBy('id', 'desc').executeTakeFirstOrThrow();
+  const row = await s.ctx.store.db
+    .selectFrom('messages')
+    .select('body')
+    .where('signer_id', '=', signerId)
+    .where('kind', '=', 'otp')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
   const m = /(\d{6})/.exec(row.body);
   assert.ok(m, 'no code in the message');
   return m[1]!;

@@ -54,7 +54,25 @@ function selfSigned(dir: string): { key: Buffer; cert: Buffer } {
   const cert = path.join(dir, 'cert.pem');
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
     { stdio: 'ignore' },
   );
   return { key: readFileSync(key), cert: readFileSync(cert) };
@@ -111,7 +129,14 @@ export async function startSmtpPeer(options: PeerOptions = {}): Promise<SmtpPeer
             const raw = Buffer.concat(chunks).toString('utf8');
             const rcpt = session.envelope.rcptTo.map((r) => r.address);
             const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-            mails.push({ envelopeFrom: from, envelopeTo: rcpt, user: typeof session.user === 'string' ? session.user : null, secure: session.secure, raw, ...parseMail(raw) });
+            mails.push({
+              envelopeFrom: from,
+              envelopeTo: rcpt,
+              user: typeof session.user === 'string' ? session.user : null,
+              secure: session.secure,
+              raw,
+              ...parseMail(raw),
+            });
             for (const w of waiters.splice(0)) w();
             callback();
           });

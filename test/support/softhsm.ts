@@ -124,14 +124,66 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
   run('softhsm2-util', ['--init-token', '--free', '--label', TEST_TOKEN_LABEL, '--pin', TEST_PIN, '--so-pin', TEST_SO_PIN], env, dir);
 
   // The test PKI: root (file only) → issuing CA (also on the token).
-  ssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'root.key', '-out', 'root.pem',
-    '-subj', '/CN=Tawqi Test Root CA/O=Tawqi Tests', '-days', '3650',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
-  ssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'int.key', '-out', 'int.csr',
-    '-subj', '/CN=Tawqi Test Issuing CA/O=Tawqi Tests');
-  writeFileSync(path.join(pki, 'int.ext'), '[ext]\nbasicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n');
-  ssl('x509', '-req', '-in', 'int.csr', '-CA', 'root.pem', '-CAkey', 'root.key', '-set_serial', '2', '-days', '3650',
-    '-extfile', 'int.ext', '-extensions', 'ext', '-out', 'int.pem');
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'root.key',
+    '-out',
+    'root.pem',
+    '-subj',
+    '/CN=Tawqi Test Root CA/O=Tawqi Tests',
+    '-days',
+    '3650',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
+  ssl(
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'int.key',
+    '-out',
+    'int.csr',
+    '-subj',
+    '/CN=Tawqi Test Issuing CA/O=Tawqi Tests',
+  );
+  writeFileSync(
+    path.join(pki, 'int.ext'),
+    '[ext]\nbasicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n',
+  );
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    'int.csr',
+    '-CA',
+    'root.pem',
+    '-CAkey',
+    'root.key',
+    '-set_serial',
+    '2',
+    '-days',
+    '3650',
+    '-extfile',
+    'int.ext',
+    '-extensions',
+    'ext',
+    '-out',
+    'int.pem',
+  );
 
   let serial = 100;
   const certs = {} as Record<TestCertName, TestCert>;
@@ -139,7 +191,13 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
     ssl('x509', '-in', pemFile, '-outform', 'DER', '-out', `${name}.der`);
     p11('--write-object', `${name}.der`, '--type', 'cert', '--id', id, '--label', label);
     const der = readFileSync(path.join(pki, `${name}.der`));
-    certs[name] = { id, label, der, pem: readFileSync(path.join(pki, pemFile), 'utf8'), sha256: createHash('sha256').update(der).digest('hex') };
+    certs[name] = {
+      id,
+      label,
+      der,
+      pem: readFileSync(path.join(pki, pemFile), 'utf8'),
+      sha256: createHash('sha256').update(der).digest('hex'),
+    };
   };
   const onTokenKey = (name: TestCertName, id: string, keyType: string, label: string, usage: string): void => {
     p11('--keypairgen', '--key-type', keyType, '--id', id, '--label', label);
@@ -151,8 +209,28 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
     }
     ssl('pkey', '-pubin', '-inform', 'DER', '-in', `${name}.pub.der`, '-out', `${name}.pub.pem`);
     writeFileSync(path.join(pki, `${name}.ext`), LEAF_EXT(usage));
-    ssl('x509', '-new', '-subj', `/CN=${label}/O=Tawqi Tests`, '-force_pubkey', `${name}.pub.pem`, '-CA', 'int.pem', '-CAkey', 'int.key',
-      '-set_serial', String(serial++), '-days', '365', '-extfile', `${name}.ext`, '-extensions', 'ext', '-out', `${name}.pem`);
+    ssl(
+      'x509',
+      '-new',
+      '-subj',
+      `/CN=${label}/O=Tawqi Tests`,
+      '-force_pubkey',
+      `${name}.pub.pem`,
+      '-CA',
+      'int.pem',
+      '-CAkey',
+      'int.key',
+      '-set_serial',
+      String(serial++),
+      '-days',
+      '365',
+      '-extfile',
+      `${name}.ext`,
+      '-extensions',
+      'ext',
+      '-out',
+      `${name}.pem`,
+    );
     importCert(name, id, label, `${name}.pem`);
   };
 
@@ -162,8 +240,21 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
   onTokenKey('noUsage', '03', 'EC:prime256v1', 'Test Encryption', 'keyAgreement');
 
   // Expired: 2020-01-01 … 2021-01-01, signed by the issuing CA with `openssl ca`, key imported.
-  ssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'expired.key', '-out', 'expired.csr',
-    '-subj', '/CN=Test Signer Expired/O=Tawqi Tests');
+  ssl(
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    'expired.key',
+    '-out',
+    'expired.csr',
+    '-subj',
+    '/CN=Test Signer Expired/O=Tawqi Tests',
+  );
   mkdirSync(path.join(pki, 'newcerts'));
   writeFileSync(path.join(pki, 'index.txt'), '');
   writeFileSync(path.join(pki, 'serial'), '0200\n');
@@ -172,8 +263,29 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
     '[ca]\ndefault_ca=d\n[d]\ndatabase=index.txt\nnew_certs_dir=newcerts\nserial=serial\ndefault_md=sha256\npolicy=p\nunique_subject=no\ncopy_extensions=none\n[p]\ncommonName=supplied\norganizationName=optional\n',
   );
   writeFileSync(path.join(pki, 'expired.ext'), LEAF_EXT('digitalSignature'));
-  ssl('ca', '-batch', '-config', 'ca.cnf', '-cert', 'int.pem', '-keyfile', 'int.key', '-in', 'expired.csr', '-notext',
-    '-startdate', '20200101000000Z', '-enddate', '20210101000000Z', '-extfile', 'expired.ext', '-extensions', 'ext', '-out', 'expired.pem');
+  ssl(
+    'ca',
+    '-batch',
+    '-config',
+    'ca.cnf',
+    '-cert',
+    'int.pem',
+    '-keyfile',
+    'int.key',
+    '-in',
+    'expired.csr',
+    '-notext',
+    '-startdate',
+    '20200101000000Z',
+    '-enddate',
+    '20210101000000Z',
+    '-extfile',
+    'expired.ext',
+    '-extensions',
+    'ext',
+    '-out',
+    'expired.pem',
+  );
   ssl('pkey', '-in', 'expired.key', '-outform', 'DER', '-out', 'expired.key.der');
   ssl('pkey', '-in', 'expired.key', '-pubout', '-outform', 'DER', '-out', 'expired.pub.der');
   p11('--write-object', 'expired.key.der', '--type', 'privkey', '--id', '04', '--label', 'Test Signer Expired', '--usage-sign');

@@ -53,8 +53,10 @@ export function templateProblems(body: unknown): string[] {
   const t = body.template;
   if (!isObj(t)) return [...p, 'template object missing'];
   if (typeof t.name !== 'string' || !/^[a-z0-9_]+$/.test(t.name)) p.push('template.name must be a template name');
-  if (!isObj(t.language) || typeof t.language.code !== 'string' || !/^[a-z]{2}(_[A-Z]{2})?$/.test(t.language.code)) p.push('template.language.code must be a language code');
-  if (isObj(t.language) && t.language.policy !== undefined && t.language.policy !== 'deterministic') p.push('template.language.policy must be "deterministic"');
+  if (!isObj(t.language) || typeof t.language.code !== 'string' || !/^[a-z]{2}(_[A-Z]{2})?$/.test(t.language.code))
+    p.push('template.language.code must be a language code');
+  if (isObj(t.language) && t.language.policy !== undefined && t.language.policy !== 'deterministic')
+    p.push('template.language.policy must be "deterministic"');
   if (!Array.isArray(t.components)) return [...p, 'template.components must be an array'];
   for (const [i, c] of (t.components as unknown[]).entries()) {
     if (!isObj(c)) {
@@ -72,7 +74,8 @@ export function templateProblems(body: unknown): string[] {
       continue;
     }
     for (const [j, param] of (c.parameters as unknown[]).entries()) {
-      if (!isObj(param) || param.type !== 'text' || typeof param.text !== 'string' || param.text.length === 0) p.push(`components[${i}].parameters[${j}] must be {type: "text", text: "…"}`);
+      if (!isObj(param) || param.type !== 'text' || typeof param.text !== 'string' || param.text.length === 0)
+        p.push(`components[${i}].parameters[${j}] must be {type: "text", text: "…"}`);
       else if (param.text.length > 1024) p.push(`components[${i}].parameters[${j}].text is longer than 1024 characters`);
     }
   }
@@ -97,7 +100,15 @@ export async function startWhatsAppPeer(opts: { version?: string; phoneNumberId?
 
   const error = (status: number, code: number, message: string) => ({
     status,
-    body: { error: { message, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details: message }, fbtrace_id: 'AbCdEfGh' } },
+    body: {
+      error: {
+        message,
+        type: 'OAuthException',
+        code,
+        error_data: { messaging_product: 'whatsapp', details: message },
+        fbtrace_id: 'AbCdEfGh',
+      },
+    },
   });
 
   const server: Server = createServer((req, res) => {
@@ -123,7 +134,10 @@ export async function startWhatsAppPeer(opts: { version?: string; phoneNumberId?
       }
       const shape = templateProblems(body);
       if (shape.length > 0) return fail(shape.join('; '));
-      const b = body as { to: string; template: { name: string; language: { code: string }; components: { type: string; parameters: { text: string }[] }[] } };
+      const b = body as {
+        to: string;
+        template: { name: string; language: { code: string }; components: { type: string; parameters: { text: string }[] }[] };
+      };
       if (peer.refuse || peer.refuseTo.has(b.to)) {
         const e = error(400, 131026, 'Message undeliverable');
         return answer(e.status, e.body);
@@ -140,7 +154,11 @@ export async function startWhatsAppPeer(opts: { version?: string; phoneNumberId?
         raw: body as Record<string, unknown>,
       });
       for (const w of waiters.splice(0)) w();
-      answer(200, { messaging_product: 'whatsapp', contacts: [{ input: b.to, wa_id: b.to.replace(/^\+/, '') }], messages: [{ id: `wamid.TEST${++serial}` }] });
+      answer(200, {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: b.to, wa_id: b.to.replace(/^\+/, '') }],
+        messages: [{ id: `wamid.TEST${++serial}` }],
+      });
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -171,7 +189,10 @@ export async function startWhatsAppPeer(opts: { version?: string; phoneNumberId?
           resolve(messages);
           return true;
         };
-        const timer = setTimeout(() => reject(new Error(`WhatsApp peer: ${messages.length} of ${count} messages after ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`WhatsApp peer: ${messages.length} of ${count} messages after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         if (!check()) waiters.push(() => void check());
       }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

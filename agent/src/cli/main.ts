@@ -27,7 +27,10 @@ interface CommonOptions {
 
 function common(command: Command): Command {
   return command
-    .option('--data-dir <dir>', 'the agent data directory (config.json, trusted servers); default: $TAWQI_AGENT_HOME or the OS config folder')
+    .option(
+      '--data-dir <dir>',
+      'the agent data directory (config.json, trusted servers); default: $TAWQI_AGENT_HOME or the OS config folder',
+    )
     .option('--module <path...>', 'PKCS#11 module(s) to load before the configured and built-in ones')
     .option('--no-known-modules', 'do not look for the built-in list of vendor modules');
 }
@@ -83,7 +86,13 @@ common(program.command('tokens'))
               modules,
               missing: discovery.missing,
               tokens: list,
-              certificates: entries.map((e) => ({ ...e.info, offered: e.offered, reasons: e.reasons, certificate: undefined, chain: e.info.chain.length })),
+              certificates: entries.map((e) => ({
+                ...e.info,
+                offered: e.offered,
+                reasons: e.reasons,
+                certificate: undefined,
+                chain: e.info.chain.length,
+              })),
             },
             null,
             2,
@@ -92,7 +101,8 @@ common(program.command('tokens'))
         return;
       }
       out('PKCS#11 modules:\n');
-      for (const m of modules) out(`  ${m.loaded ? 'loaded ' : 'FAILED '} ${m.id.padEnd(10)} ${m.path}${m.error ? `  (${m.error})` : ''}\n`);
+      for (const m of modules)
+        out(`  ${m.loaded ? 'loaded ' : 'FAILED '} ${m.id.padEnd(10)} ${m.path}${m.error ? `  (${m.error})` : ''}\n`);
       for (const p of discovery.missing) out(`  missing  ${p} (configured, not found)\n`);
       if (modules.length === 0) out('  none found: add a module path to config.json (see agent/README.md)\n');
       out(list.length === 0 ? 'No token plugged in.\n' : 'Tokens:\n');
@@ -100,8 +110,12 @@ common(program.command('tokens'))
         out(`  ${t.label} — ${t.manufacturer} ${t.model} #${t.serial} [${t.slot}]\n    PIN: ${describePinState(t.pin)}\n`);
         for (const e of entries.filter((x) => x.slot === t.slot)) {
           const status = e.offered ? 'offered for signing' : `not offered: ${e.reasons.join(', ')}`;
-          out(`    • ${e.info.name} (${e.info.key_type.toUpperCase()} ${e.info.curve ?? e.info.key_bits}; ${e.info.key_usage.join(', ') || 'no key usage'})\n`);
-          out(`      valid ${new Date(e.info.not_before * 1000).toISOString().slice(0, 10)} → ${new Date(e.info.not_after * 1000).toISOString().slice(0, 10)}; ${status}\n`);
+          out(
+            `    • ${e.info.name} (${e.info.key_type.toUpperCase()} ${e.info.curve ?? e.info.key_bits}; ${e.info.key_usage.join(', ') || 'no key usage'})\n`,
+          );
+          out(
+            `      valid ${new Date(e.info.not_before * 1000).toISOString().slice(0, 10)} → ${new Date(e.info.not_after * 1000).toISOString().slice(0, 10)}; ${status}\n`,
+          );
           out(`      SHA-256 ${e.info.cert_sha256}\n`);
         }
       }
@@ -122,7 +136,8 @@ trust
     const key = await fetchServerKey(origin);
     out(`Server:      ${key.origin}\nFingerprint: ${formatFingerprint(key.fingerprint)}\n`);
     out('Compare the fingerprint with the one your server operator published before trusting it.\n');
-    if (store.get(key.origin)) out(`(already trusted with fingerprint ${formatFingerprint(store.get(key.origin)?.fingerprint ?? '')}; confirming replaces it)\n`);
+    if (store.get(key.origin))
+      out(`(already trusted with fingerprint ${formatFingerprint(store.get(key.origin)?.fingerprint ?? '')}; confirming replaces it)\n`);
     let confirmed: boolean;
     if (options.fingerprint !== undefined) {
       confirmed = options.fingerprint.replace(/[\s:]/g, '').toLowerCase() === key.fingerprint;
@@ -149,11 +164,18 @@ trust
   .action((options: { dataDir?: string; json?: boolean }) => {
     const servers = new TrustStore(options.dataDir ?? agentDataDir()).list();
     if (options.json) {
-      out(JSON.stringify(servers.map(({ key_pem: _key, ...rest }) => rest), null, 2) + '\n');
+      out(
+        JSON.stringify(
+          servers.map(({ key_pem: _key, ...rest }) => rest),
+          null,
+          2,
+        ) + '\n',
+      );
       return;
     }
     if (servers.length === 0) out('No trusted servers. Add one with: tawqi-agent trust add https://sign.example.com\n');
-    for (const s of servers) out(`${s.origin}\n  fingerprint ${formatFingerprint(s.fingerprint)}\n  trusted since ${new Date(s.added_at * 1000).toISOString()}\n`);
+    for (const s of servers)
+      out(`${s.origin}\n  fingerprint ${formatFingerprint(s.fingerprint)}\n  trusted since ${new Date(s.added_at * 1000).toISOString()}\n`);
   });
 
 trust

@@ -100,7 +100,9 @@ export class TerminalUi implements AgentUi {
     this.testConsent = env.TAWQI_AGENT_TEST_CONSENT;
     this.testPin = env.TAWQI_AGENT_TEST_PIN;
     if (this.testConsent !== undefined || this.testPin !== undefined) {
-      this.write('WARNING: test mode — consent and/or PIN come from TAWQI_AGENT_TEST_* environment variables. Never use this outside tests.\n');
+      this.write(
+        'WARNING: test mode — consent and/or PIN come from TAWQI_AGENT_TEST_* environment variables. Never use this outside tests.\n',
+      );
     }
   }
 
@@ -109,7 +111,10 @@ export class TerminalUi implements AgentUi {
     let preview: string;
     let file: string | null = null;
     if (r.preview.ok) {
-      file = path.join(tmpdir(), `tawqi-preview-${r.requestId.replace(/[^A-Za-z0-9_-]/g, '')}-${Date.now()}.${r.preview.contentType === 'image/png' ? 'png' : 'pdf'}`);
+      file = path.join(
+        tmpdir(),
+        `tawqi-preview-${r.requestId.replace(/[^A-Za-z0-9_-]/g, '')}-${Date.now()}.${r.preview.contentType === 'image/png' ? 'png' : 'pdf'}`,
+      );
       writeFileSync(file, r.preview.bytes, { mode: 0o600 });
       preview = `first page saved to ${file} (${r.preview.contentType}) — open it before answering`;
     } else {

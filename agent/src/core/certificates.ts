@@ -27,13 +27,7 @@ export const KEY_USAGE_NAMES = [
 ] as const;
 
 export type NotOfferedReason =
-  | 'no_signing_key_usage'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'ca_certificate'
-  | 'unsupported_key'
-  | 'no_key_on_token'
-  | 'unreadable';
+  'no_signing_key_usage' | 'expired' | 'not_yet_valid' | 'ca_certificate' | 'unsupported_key' | 'no_key_on_token' | 'unreadable';
 
 export interface CertificateEntry {
   info: CertificateInfo;
@@ -111,7 +105,11 @@ function parseUncached(der: Uint8Array, sha256: string): Parsed | null {
 
 /** "CN=a\nO=b" (Node's form) → "CN=a, O=b". */
 const oneLine = (dn: string): string => dn.split('\n').filter(Boolean).join(', ');
-const commonName = (dn: string): string | null => dn.split('\n').find((l) => l.startsWith('CN='))?.slice(3) ?? null;
+const commonName = (dn: string): string | null =>
+  dn
+    .split('\n')
+    .find((l) => l.startsWith('CN='))
+    ?.slice(3) ?? null;
 
 function keyOf(node: X509Certificate): { keyType: KeyType; bits: number; curve?: string } | null {
   const key = node.publicKey;

@@ -20,14 +20,19 @@ export const AgentConfigSchema = z
       .array(
         z.union([
           z.string().min(1),
-          z.object({ path: z.string().min(1), id: z.string().min(1).optional(), rescan: z.enum(['slot-list', 'reinitialize']).optional() }).strict(),
+          z
+            .object({ path: z.string().min(1), id: z.string().min(1).optional(), rescan: z.enum(['slot-list', 'reinitialize']).optional() })
+            .strict(),
         ]),
       )
       .default([]),
     /** Also look for the built-in list of vendor modules (agent/README.md). */
     known_modules: z.boolean().default(true),
     /** Ports tried in order on 127.0.0.1; the first free one is used. */
-    ports: z.array(z.number().int().min(0).max(65535)).min(1).default([...AGENT_PORTS]),
+    ports: z
+      .array(z.number().int().min(0).max(65535))
+      .min(1)
+      .default([...AGENT_PORTS]),
     /** How often tokens are polled for insertion and removal, in ms (0: never). */
     poll_interval_ms: z.number().int().min(0).max(60_000).default(1500),
     log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -35,7 +40,11 @@ export const AgentConfigSchema = z
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
-export function agentDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
+export function agentDataDir(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home = os.homedir(),
+): string {
   if (env.TAWQI_AGENT_HOME) return path.resolve(env.TAWQI_AGENT_HOME);
   if (platform === 'win32') return path.join(env.APPDATA ?? path.join(home, 'AppData', 'Roaming'), 'Tawqi Agent');
   if (platform === 'darwin') return path.join(home, 'Library', 'Application Support', 'Tawqi Agent');

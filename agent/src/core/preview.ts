@@ -3,9 +3,7 @@
  * before the user is asked to consent. Only from the ticket's own origin (the ticket is never sent
  * anywhere else), PNG or PDF, at most 10 MB.
  */
-export type Preview =
-  | { ok: true; contentType: 'image/png' | 'application/pdf'; bytes: Uint8Array }
-  | { ok: false; reason: string };
+export type Preview = { ok: true; contentType: 'image/png' | 'application/pdf'; bytes: Uint8Array } | { ok: false; reason: string };
 
 export const PREVIEW_MAX_BYTES = 10 * 1024 * 1024;
 

@@ -201,7 +201,7 @@ export class AgentServer {
     }
     const parsed = AgentRequestSchema.safeParse(json);
     if (!parsed.success) {
-      const id = typeof (json as { id?: unknown })?.id === 'string' ? ((json as { id: string }).id.slice(0, 64) || null) : null;
+      const id = typeof (json as { id?: unknown })?.id === 'string' ? (json as { id: string }).id.slice(0, 64) || null : null;
       const issue = parsed.error.issues[0];
       return this.sendError(c, id, new AgentError('bad_message', `${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'invalid'}`));
     }
@@ -211,7 +211,11 @@ export class AgentServer {
         const shared = AGENT_PROTOCOL_VERSIONS.filter((v) => msg.versions.includes(v));
         const version = shared.length > 0 ? Math.max(...shared) : null;
         if (version === null) {
-          this.sendError(c, msg.id, new AgentError('unsupported_version', `the agent speaks versions ${AGENT_PROTOCOL_VERSIONS.join(', ')}`));
+          this.sendError(
+            c,
+            msg.id,
+            new AgentError('unsupported_version', `the agent speaks versions ${AGENT_PROTOCOL_VERSIONS.join(', ')}`),
+          );
           c.ws.close(AGENT_CLOSE_CODES.unsupportedVersion, 'unsupported version');
           return;
         }
@@ -318,7 +322,13 @@ export class AgentServer {
     }
   }
 
-  private async signWithUser(c: Connection, msg: SignRequest, ticket: SignTicketPayload, fingerprint: string, signal: AbortSignal): Promise<Uint8Array> {
+  private async signWithUser(
+    c: Connection,
+    msg: SignRequest,
+    ticket: SignTicketPayload,
+    fingerprint: string,
+    signal: AbortSignal,
+  ): Promise<Uint8Array> {
     const aborted = (): never => {
       throw abortError(signal);
     };
@@ -328,7 +338,8 @@ export class AgentServer {
     if (tokens.length === 0) throw new AgentError('no_token');
     const entry = entries.find((e) => e.info.cert_sha256 === ticket.cert_sha256);
     if (!entry) throw new AgentError('certificate_not_found');
-    if (!entry.offered) throw new AgentError('certificate_not_usable', `${AGENT_ERRORS.certificate_not_usable.en} (${entry.reasons.join(', ')})`);
+    if (!entry.offered)
+      throw new AgentError('certificate_not_usable', `${AGENT_ERRORS.certificate_not_usable.en} (${entry.reasons.join(', ')})`);
     const pinState = entry.info.token.pin;
     if (pinState.locked) throw new AgentError('pin_locked', undefined, pinState);
 

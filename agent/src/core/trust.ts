@@ -25,7 +25,9 @@ const FileSchema = z.object({ version: z.literal(1), servers: z.array(TrustedSer
 export function keyFingerprint(pem: string): string {
   const key = createPublicKey(pem);
   if (key.asymmetricKeyType !== 'ed25519') throw new Error('the server key is not an Ed25519 public key');
-  return createHash('sha256').update(key.export({ type: 'spki', format: 'der' })).digest('hex');
+  return createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest('hex');
 }
 
 /** 64 hex digits in groups of four, for people comparing fingerprints. */

@@ -41,7 +41,13 @@ function openWindow(page: string, request: unknown, size: { width: number; heigh
       resizable: true,
       alwaysOnTop: true,
       autoHideMenuBar: true,
-      webPreferences: { preload: path.join(UI_DIR, 'preload.cjs'), contextIsolation: true, nodeIntegration: false, sandbox: true, plugins: true },
+      webPreferences: {
+        preload: path.join(UI_DIR, 'preload.cjs'),
+        contextIsolation: true,
+        nodeIntegration: false,
+        sandbox: true,
+        plugins: true,
+      },
     });
     const id = window.webContents.id;
     let settled = false;
@@ -78,7 +84,9 @@ class ElectronUi implements AgentUi {
   }
 
   async askPin(r: PinRequest, signal: AbortSignal): Promise<Uint8Array | null> {
-    const answer = (await openWindow('pin.html', { ...r, lang: this.lang }, { width: 460, height: 420 }, signal)) as { pin?: unknown } | null;
+    const answer = (await openWindow('pin.html', { ...r, lang: this.lang }, { width: 460, height: 420 }, signal)) as {
+      pin?: unknown;
+    } | null;
     if (!answer || typeof answer.pin !== 'string' || answer.pin.length === 0) return null;
     // The renderer's string cannot be wiped; the bytes the core gets are wiped after the login.
     return new TextEncoder().encode(answer.pin); // its own buffer (Buffer.from may use the shared pool)
@@ -112,7 +120,10 @@ function setAutostart(enabled: boolean): void {
     }
     const exec = process.env.APPIMAGE ?? process.execPath;
     mkdirSync(dir, { recursive: true });
-    writeFileSync(file, `[Desktop Entry]\nType=Application\nName=Tawqi Agent\nExec="${exec}" --hidden\nX-GNOME-Autostart-enabled=true\nTerminal=false\n`);
+    writeFileSync(
+      file,
+      `[Desktop Entry]\nType=Application\nName=Tawqi Agent\nExec="${exec}" --hidden\nX-GNOME-Autostart-enabled=true\nTerminal=false\n`,
+    );
     return;
   }
   app.setLoginItemSettings({ openAtLogin: enabled, openAsHidden: true });

@@ -190,7 +190,8 @@ async function accountShow(id: string, o: JsonFlag): Promise<void> {
 
 function ledgerLine(e: LedgerEntry, currency: string): string {
   const sends = e.sends_delta === 0 ? '' : `  sends ${e.sends_delta > 0 ? '+' : ''}${e.sends_delta}`;
-  const wallet = e.wallet_delta_minor === 0 ? '' : `  wallet ${e.wallet_delta_minor > 0 ? '+' : ''}${money(e.wallet_delta_minor, currency)}`;
+  const wallet =
+    e.wallet_delta_minor === 0 ? '' : `  wallet ${e.wallet_delta_minor > 0 ? '+' : ''}${money(e.wallet_delta_minor, currency)}`;
   return `${time(e.created_at)}  ${e.kind}${sends}${wallet}${e.note ? `  (${e.note})` : ''}`;
 }
 
@@ -199,7 +200,10 @@ async function accountList(o: JsonFlag): Promise<void> {
   emit(o, { accounts: accounts.map(presentAccount) }, () =>
     accounts.length === 0
       ? ['No accounts.']
-      : accounts.map((a) => `${a.id}  ${a.plan.padEnd(10)} kyb ${a.kyb_status.padEnd(8)} ${String(a.balance_sends).padStart(6)} sends  ${money(a.wallet_minor, a.currency).padStart(14)}  ${a.name}`),
+      : accounts.map(
+          (a) =>
+            `${a.id}  ${a.plan.padEnd(10)} kyb ${a.kyb_status.padEnd(8)} ${String(a.balance_sends).padStart(6)} sends  ${money(a.wallet_minor, a.currency).padStart(14)}  ${a.name}`,
+        ),
   );
 }
 
@@ -221,7 +225,12 @@ interface AccountSetOptions extends JsonFlag {
 }
 
 /** Add then remove; removing an entry the account does not have is an error (likely a typo). */
-function editList(current: readonly string[], add: readonly string[] = [], remove: readonly string[] = [], label: string): string[] | undefined {
+function editList(
+  current: readonly string[],
+  add: readonly string[] = [],
+  remove: readonly string[] = [],
+  label: string,
+): string[] | undefined {
   if (add.length === 0 && remove.length === 0) return undefined;
   for (const r of remove) if (!current.includes(r) && !add.includes(r)) throw new OperatorError(`${label} ${r} is not on the account`);
   const next = [...new Set([...current, ...add])];
@@ -267,7 +276,8 @@ async function recordMoneyChanges(trx: Db, a: Account, o: AccountSetOptions, now
     note,
     created_at: now,
   });
-  if (o.balance !== undefined) await insertLedger(trx, row('balance_set', o.balance - a.balance_sends, 0, `operator set the balance to ${o.balance} sends`));
+  if (o.balance !== undefined)
+    await insertLedger(trx, row('balance_set', o.balance - a.balance_sends, 0, `operator set the balance to ${o.balance} sends`));
   if (o.walletTopup !== undefined) await insertLedger(trx, row('wallet_topup', 0, o.walletTopup, 'operator wallet top-up'));
 }
 
@@ -304,7 +314,10 @@ async function accountLog(id: string, o: JsonFlag & { limit: number }): Promise<
   emit(o, { requests }, () =>
     requests.length === 0
       ? ['No refused requests.']
-      : requests.map((r) => `${time(r.created_at)}  ${r.status} ${r.code ?? ''}  ${r.method} ${r.path}  from ${r.ip}  key ${r.key_id ?? '—'}  ${r.request_id}`),
+      : requests.map(
+          (r) =>
+            `${time(r.created_at)}  ${r.status} ${r.code ?? ''}  ${r.method} ${r.path}  from ${r.ip}  key ${r.key_id ?? '—'}  ${r.request_id}`,
+        ),
   );
 }
 
@@ -317,7 +330,11 @@ export function accountCommands(program: Command): void {
   command(account, 'create', 'create an account and its four API keys (sk_, pk_, sk_test_, pk_test_), shown once')
     .requiredOption('--name <name>', 'company name')
     .addOption(planOption('--plan <plan>', 'subscription plan').default('business'))
-    .option('--plan-expires <unix|none>', 'end of the subscription year, Unix seconds, or none for no end (default: a year from now; none with --plan none)', parseUnixOrNone)
+    .option(
+      '--plan-expires <unix|none>',
+      'end of the subscription year, Unix seconds, or none for no end (default: a year from now; none with --plan none)',
+      parseUnixOrNone,
+    )
     .addOption(kybOption('--kyb <status>', 'company verification status').default('approved'))
     .option('--balance <sends>', "sends left in the yearly balance (default: the plan's yearly sends)", parseCount)
     .option('--wallet <amount>', 'opening wallet amount in the wallet currency, e.g. 250 or 12.50', parseAmount)
@@ -329,7 +346,12 @@ export function accountCommands(program: Command): void {
   command(account, 'list', 'list all accounts').action(run(accountList));
 
   command(account, 'set <id>', 'change an account; balance and wallet changes are written to the ledger')
-    .addOption(planOption('--plan <plan>', 'subscription plan (a paid plan on an account without expiry gets a year from now; none clears the expiry)'))
+    .addOption(
+      planOption(
+        '--plan <plan>',
+        'subscription plan (a paid plan on an account without expiry gets a year from now; none clears the expiry)',
+      ),
+    )
     .option('--plan-expires <unix|none>', 'end of the subscription year, Unix seconds, or none for no end', parseUnixOrNone)
     .addOption(kybOption('--kyb <status>', 'company verification status'))
     .option('--balance <sends>', 'set the sends left in the yearly balance', parseCount)
@@ -340,9 +362,18 @@ export function accountCommands(program: Command): void {
     .option('--remove-team-email <email>', 'remove a team email (repeatable)', collect(parseEmail))
     .option('--team-phone <+E164>', 'add a team phone number (repeatable)', collect(parsePhone))
     .option('--remove-team-phone <+E164>', 'remove a team phone number (repeatable)', collect(parsePhone))
-    .option('--version-pin <date|none>', `API version used when a request sends no Svc-Version (${API_VERSIONS.map((v) => v.date).join(', ')}), or none`, parseVersionPin)
+    .option(
+      '--version-pin <date|none>',
+      `API version used when a request sends no Svc-Version (${API_VERSIONS.map((v) => v.date).join(', ')}), or none`,
+      parseVersionPin,
+    )
     .addOption(new Option('--whatsapp <on|off>', 'WhatsApp delivery in live mode').choices(['on', 'off']))
-    .addOption(new Option('--identity-match <hold|record>', 'when the name on an identity document differs from the name sent: hold signing until POST /signers/{id}/identity_match decides, or record the difference only').choices(['hold', 'record']))
+    .addOption(
+      new Option(
+        '--identity-match <hold|record>',
+        'when the name on an identity document differs from the name sent: hold signing until POST /signers/{id}/identity_match decides, or record the difference only',
+      ).choices(['hold', 'record']),
+    )
     .action(run(accountSet));
 
   brandingCommand(account);

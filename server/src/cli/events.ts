@@ -26,7 +26,10 @@ async function eventShow(id: string, o: JsonFlag): Promise<void> {
     const record = owner ? await findEvent(store.db, owner.account_id, owner.livemode === 1, id) : undefined;
     if (!record) throw new OperatorError(`No event ${id}`);
     const rows = await listDeliveries(store.db, id, { limit: SHOWN_DELIVERIES });
-    return { event: { ...presentEvent(record, { maskRequestInfo: false }), account: record.account_id }, deliveries: rows.slice(0, SHOWN_DELIVERIES).map(presentDelivery) };
+    return {
+      event: { ...presentEvent(record, { maskRequestInfo: false }), account: record.account_id },
+      deliveries: rows.slice(0, SHOWN_DELIVERIES).map(presentDelivery),
+    };
   });
   emit(o, { event, deliveries }, () => [
     `${event.id}  ${event.type}  ${event.livemode ? 'live' : 'test'}  account ${event.account}  created ${time(event.created_at)}`,
@@ -41,5 +44,7 @@ async function eventShow(id: string, o: JsonFlag): Promise<void> {
 
 export function eventCommands(program: Command): void {
   const events = program.command('events').description('the event log');
-  command(events, 'show <eventId>', 'show an event (as webhooks carry it) and its webhook deliveries with every attempt').action(run(eventShow));
+  command(events, 'show <eventId>', 'show an event (as webhooks carry it) and its webhook deliveries with every attempt').action(
+    run(eventShow),
+  );
 }

@@ -5,7 +5,21 @@ import { ROTATION_GRACE_SECONDS } from '../domain/keys.js';
 import { describeKey, issueKey, normaliseAllowedIps, normaliseOrigin, OperatorError, revokeKey, rotateKey } from '../services/accounts.js';
 import { getKey, listKeys, updateKey, type ApiKey } from '../store/apiKeys.js';
 import type { Db } from '../store/db.js';
-import { clock, collect, command, emit, list, noneToNull, parsePositive, requireAccount, run, time, withStore, type JsonFlag, type OrNone } from './kit.js';
+import {
+  clock,
+  collect,
+  command,
+  emit,
+  list,
+  noneToNull,
+  parsePositive,
+  requireAccount,
+  run,
+  time,
+  withStore,
+  type JsonFlag,
+  type OrNone,
+} from './kit.js';
 
 async function requireKey(db: Db, id: string): Promise<ApiKey> {
   const key = await getKey(db, id);
@@ -42,7 +56,9 @@ export function keyLines(k: KeyView): string[] {
 
 function originsReminder(k: KeyView): string[] {
   if (k.type !== 'publishable' || k.allowed_origins.length > 0) return [];
-  return [`Note: ${k.id} has no allowed origins, so every request with it is refused; add one with: tawqi key set ${k.id} --allowed-origin https://…`];
+  return [
+    `Note: ${k.id} has no allowed origins, so every request with it is refused; add one with: tawqi key set ${k.id} --allowed-origin https://…`,
+  ];
 }
 
 interface KeyCreateOptions extends JsonFlag {
@@ -103,7 +119,9 @@ async function keyRotate(id: string, o: JsonFlag & { graceHours: number }): Prom
     'The new key is shown this once; store it now (only its hash is kept):',
     `  ${issued.secret}`,
     '',
-    old.state === 'expired' ? `The previous key ${old.id} stopped now.` : `The previous key ${old.id} keeps working until ${time(old.expires_at)}; stop it earlier with: tawqi key revoke ${old.id}`,
+    old.state === 'expired'
+      ? `The previous key ${old.id} stopped now.`
+      : `The previous key ${old.id} keeps working until ${time(old.expires_at)}; stop it earlier with: tawqi key revoke ${old.id}`,
   ]);
 }
 
@@ -180,14 +198,27 @@ export function keyCommands(program: Command): void {
     .option('--name <name>', 'a label for the key', 'default')
     .option('--read-only', 'secret key that may only read (writes give 403 forbidden)')
     .option('--allow-ip <cidr>', 'secret key: accept requests only from this address or CIDR range (repeatable, up to 50)', collect(asIs))
-    .option('--allowed-origin <origin>', 'publishable key: a web origin allowed to use it, e.g. https://shop.example.com (repeatable)', collect(asIs))
+    .option(
+      '--allowed-origin <origin>',
+      'publishable key: a web origin allowed to use it, e.g. https://shop.example.com (repeatable)',
+      collect(asIs),
+    )
     .option('--daily-cap <n>', 'publishable key: daily cap on signature request creation', parsePositive)
     .action(run(keyCreate));
 
   command(key, 'list', "list an account's keys (never their secrets)").requiredOption('--account <id>', 'account id').action(run(keyList));
 
-  command(key, 'rotate <keyId>', 'issue a new key with the same name, permissions and lists; the old one keeps working for the grace period')
-    .option('--grace-hours <hours>', 'how long the old key keeps working (0 = stops at once)', parseGraceHours, ROTATION_GRACE_SECONDS / 3600)
+  command(
+    key,
+    'rotate <keyId>',
+    'issue a new key with the same name, permissions and lists; the old one keeps working for the grace period',
+  )
+    .option(
+      '--grace-hours <hours>',
+      'how long the old key keeps working (0 = stops at once)',
+      parseGraceHours,
+      ROTATION_GRACE_SECONDS / 3600,
+    )
     .action(run(keyRotate));
 
   command(key, 'revoke <keyId>', 'stop a key at once (also a rotated key in its grace period)').action(run(keyRevoke));

@@ -128,7 +128,10 @@ export function collect<T>(parse: (text: string) => T): (text: string, previous:
 
 export function time(unix: number | null, none = 'never'): string {
   if (unix === null) return none;
-  return `${new Date(unix * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')} (${unix})`;
+  return `${new Date(unix * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC')} (${unix})`;
 }
 
 export function list(items: readonly string[]): string {

@@ -31,7 +31,10 @@ async function mailList(o: JsonFlag & { account?: string; limit: number }): Prom
   emit(o, { messages: messages.map(presentMessageSummary) }, () =>
     messages.length === 0
       ? ['No messages.']
-      : messages.map((m) => `${String(m.id).padStart(6)}  ${time(m.created_at)}  ${m.channel.padEnd(8)} ${m.state.padEnd(6)} ${m.kind.padEnd(10)} ${m.recipient}  ${m.subject}`),
+      : messages.map(
+          (m) =>
+            `${String(m.id).padStart(6)}  ${time(m.created_at)}  ${m.channel.padEnd(8)} ${m.state.padEnd(6)} ${m.kind.padEnd(10)} ${m.recipient}  ${m.subject}`,
+        ),
   );
 }
 
@@ -51,7 +54,15 @@ async function mailShow(idText: string, o: JsonFlag & { html?: boolean }): Promi
     const rendered = await renderMessage(store.db, message, serverUrl(config), loadSecrets(config.DATA_DIR).linkKey);
     return { message, rendered };
   });
-  const full = { ...presentMessageSummary(message), sent_at: message.sent_at, language: message.language, signer_id: message.signer_id, signature_request_id: message.signature_request_id, text: rendered.text, html: rendered.html };
+  const full = {
+    ...presentMessageSummary(message),
+    sent_at: message.sent_at,
+    language: message.language,
+    signer_id: message.signer_id,
+    signature_request_id: message.signature_request_id,
+    text: rendered.text,
+    html: rendered.html,
+  };
   if (o.html && !o.json) {
     if (rendered.html === null) throw new OperatorError(`Message ${idText} has no HTML part`);
     process.stdout.write(rendered.html + '\n');

@@ -24,10 +24,19 @@ import { systemResolver } from '../webhooks/reachability.js';
 import { clock, command, emit, requireAccount, run, time, withStore, type JsonFlag } from './kit.js';
 
 function parseEvents(text: string): string[] {
-  const list = [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
+  const list = [
+    ...new Set(
+      text
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = list.filter((t) => !isKnownEventType(t));
   if (list.length === 0 || unknown.length > 0) {
-    throw new InvalidArgumentError(`Expected event types separated by commas, or * for all. Unknown: ${unknown.join(', ') || '(none given)'}. Known: ${EVENT_TYPES.join(', ')}.`);
+    throw new InvalidArgumentError(
+      `Expected event types separated by commas, or * for all. Unknown: ${unknown.join(', ') || '(none given)'}. Known: ${EVENT_TYPES.join(', ')}.`,
+    );
   }
   return list;
 }
@@ -59,7 +68,12 @@ type EndpointView = ReturnType<typeof endpointView>;
 
 function endpointView(e: WebhookEndpoint, now: number) {
   const overlap = e.previous_secret !== null && e.previous_secret_expires_at !== null && now < e.previous_secret_expires_at;
-  return { ...presentEndpoint(e), created_via: e.created_via, account: e.account_id, previous_secret_signs_until: overlap ? e.previous_secret_expires_at : null };
+  return {
+    ...presentEndpoint(e),
+    created_via: e.created_via,
+    account: e.account_id,
+    previous_secret_signs_until: overlap ? e.previous_secret_expires_at : null,
+  };
 }
 
 function endpointLines(e: EndpointView): string[] {
@@ -78,11 +92,23 @@ async function webhookAdd(o: JsonFlag & { account: string; url: string; events: 
     await requireAccount(store.db, o.account);
     const url = await checkUrl(config, o.url);
     return store.tx((trx) =>
-      createEndpoint(trx, clock, { accountId: o.account, livemode: true, url, enabledEvents: o.events, description: o.description?.trim() || null, via: 'cli' }),
+      createEndpoint(trx, clock, {
+        accountId: o.account,
+        livemode: true,
+        url,
+        enabledEvents: o.events,
+        description: o.description?.trim() || null,
+        via: 'cli',
+      }),
     );
   });
   const view = endpointView(endpoint, nowSeconds(clock));
-  emit(o, { endpoint: view, secret }, () => [...endpointLines(view), '', 'The signing secret is shown this once; give it to the receiver now:', `  ${secret}`]);
+  emit(o, { endpoint: view, secret }, () => [
+    ...endpointLines(view),
+    '',
+    'The signing secret is shown this once; give it to the receiver now:',
+    `  ${secret}`,
+  ]);
 }
 
 async function webhookList(o: JsonFlag & { account: string }): Promise<void> {
@@ -111,14 +137,18 @@ async function webhookRotateSecret(id: string, o: JsonFlag & { overlapHours: num
     'The new signing secret is shown this once; give it to the receiver now:',
     `  ${secret}`,
     '',
-    view.previous_secret_signs_until === null ? 'The old secret stopped signing now.' : `Deliveries carry a signature with each secret until ${time(view.previous_secret_signs_until)}.`,
+    view.previous_secret_signs_until === null
+      ? 'The old secret stopped signing now.'
+      : `Deliveries carry a signature with each secret until ${time(view.previous_secret_signs_until)}.`,
   ]);
 }
 
 /** The action of `webhook disable` (true) or `webhook enable` (false). */
 function webhookSetStatus(disabled: boolean): (id: string, o: JsonFlag) => Promise<void> {
   return async (id, o) => {
-    const e = await withStore(({ store }) => store.tx(async (trx) => changeEndpoint(trx, clock, await requireEndpoint(trx, id), { disabled })));
+    const e = await withStore(({ store }) =>
+      store.tx(async (trx) => changeEndpoint(trx, clock, await requireEndpoint(trx, id), { disabled })),
+    );
     const view = endpointView(e, nowSeconds(clock));
     emit(o, { endpoint: view }, () => [disabled ? 'Disabled; its pending deliveries are canceled.' : 'Enabled.', ...endpointLines(view)]);
   };
@@ -139,14 +169,29 @@ export function webhookCommands(program: Command): void {
     .option('--description <text>', 'a label')
     .action(run(webhookAdd));
 
-  command(webhook, 'list', "list an account's webhook endpoints, live and test (never their secrets)").requiredOption('--account <id>', 'account id').action(run(webhookList));
+  command(webhook, 'list', "list an account's webhook endpoints, live and test (never their secrets)")
+    .requiredOption('--account <id>', 'account id')
+    .action(run(webhookList));
   command(webhook, 'show <endpointId>', 'show a webhook endpoint (never its secret)').action(run(webhookShow));
 
-  command(webhook, 'rotate-secret <endpointId>', 'issue a new signing secret; the old one keeps signing too (two v1= values) during the overlap')
-    .option('--overlap-hours <hours>', 'how long the old secret keeps signing (0 = stops at once)', parseOverlapHours, DEFAULT_ROTATION_OVERLAP_SECONDS / 3600)
+  command(
+    webhook,
+    'rotate-secret <endpointId>',
+    'issue a new signing secret; the old one keeps signing too (two v1= values) during the overlap',
+  )
+    .option(
+      '--overlap-hours <hours>',
+      'how long the old secret keeps signing (0 = stops at once)',
+      parseOverlapHours,
+      DEFAULT_ROTATION_OVERLAP_SECONDS / 3600,
+    )
     .action(run(webhookRotateSecret));
 
-  command(webhook, 'disable <endpointId>', 'stop deliveries to an endpoint; its pending deliveries are canceled').action(run(webhookSetStatus(true)));
-  command(webhook, 'enable <endpointId>', 'deliver to an endpoint again (canceled deliveries stay canceled; redeliver them)').action(run(webhookSetStatus(false)));
+  command(webhook, 'disable <endpointId>', 'stop deliveries to an endpoint; its pending deliveries are canceled').action(
+    run(webhookSetStatus(true)),
+  );
+  command(webhook, 'enable <endpointId>', 'deliver to an endpoint again (canceled deliveries stay canceled; redeliver them)').action(
+    run(webhookSetStatus(false)),
+  );
   command(webhook, 'delete <endpointId>', 'delete an endpoint: pending deliveries canceled, secret erased').action(run(webhookDelete));
 }

@@ -15,7 +15,23 @@ import {
 } from '../services/workflows.js';
 import type { Account } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
-import { clock, collect, command, emit, list, noneToNull, parseCount, parseEmail, parsePositive, requireAccount, run, time, withStore, type JsonFlag, type OrNone } from './kit.js';
+import {
+  clock,
+  collect,
+  command,
+  emit,
+  list,
+  noneToNull,
+  parseCount,
+  parseEmail,
+  parsePositive,
+  requireAccount,
+  run,
+  time,
+  withStore,
+  type JsonFlag,
+  type OrNone,
+} from './kit.js';
 
 interface WorkflowOptions extends JsonFlag {
   name?: string;
@@ -39,13 +55,15 @@ interface WorkflowOptions extends JsonFlag {
 
 function parseTemplateOrNone(text: string): OrNone<string> {
   if (text === 'none') return 'none';
-  if (!/^tpl_[0-9A-Za-z_]{1,60}$/.test(text)) throw new InvalidArgumentError('Expected a template id such as tpl_… (see GET /templates), or "none".');
+  if (!/^tpl_[0-9A-Za-z_]{1,60}$/.test(text))
+    throw new InvalidArgumentError('Expected a template id such as tpl_… (see GET /templates), or "none".');
   return text;
 }
 
 function parseExpiresIn(text: string): number {
   const n = parseCount(text);
-  if (n < MIN_EXPIRES_IN || n > MAX_EXPIRES_IN) throw new InvalidArgumentError(`Expected days from ${MIN_EXPIRES_IN} to ${MAX_EXPIRES_IN}.`);
+  if (n < MIN_EXPIRES_IN || n > MAX_EXPIRES_IN)
+    throw new InvalidArgumentError(`Expected days from ${MIN_EXPIRES_IN} to ${MAX_EXPIRES_IN}.`);
   return n;
 }
 
@@ -81,7 +99,9 @@ function workflowPatch(o: WorkflowOptions): WorkflowPatch {
     language: o.language,
     return_url: returnUrl,
     ordered: onOff(o.ordered),
-    reminders: Object.values(reminders).some((v) => v !== undefined) ? Object.fromEntries(Object.entries(reminders).filter(([, v]) => v !== undefined)) : undefined,
+    reminders: Object.values(reminders).some((v) => v !== undefined)
+      ? Object.fromEntries(Object.entries(reminders).filter(([, v]) => v !== undefined))
+      : undefined,
   };
 }
 
@@ -90,7 +110,10 @@ function onOffText(v: boolean): string {
 }
 
 function settingsLines(st: WorkflowSettings): string[] {
-  const doc = st.document.mode === 'fixed' ? `fixed template ${st.document.template_id ?? '(not set: sessions are refused until it is)'}` : `per request (default template ${st.document.default_template_id ?? 'none'})`;
+  const doc =
+    st.document.mode === 'fixed'
+      ? `fixed template ${st.document.template_id ?? '(not set: sessions are refused until it is)'}`
+      : `per request (default template ${st.document.default_template_id ?? 'none'})`;
   return [
     `  document          ${doc}`,
     `  signature method  ${st.signature_method} (${LEGAL_LEVEL_OF[st.signature_method]})`,
@@ -120,18 +143,26 @@ function workflowLines(w: WorkflowWithVersion): string[] {
 async function workflowAccount(db: Db, id: string, accountId: string | undefined): Promise<Account> {
   if (accountId) return requireAccount(db, accountId);
   const row = await db.selectFrom('workflows').select('account_id').where('id', '=', id).executeTakeFirst();
-  if (!row) throw new OperatorError(id === 'wf_default' || id === 'default' ? 'The default workflow exists in every account: give --account' : `No workflow ${id}`);
+  if (!row)
+    throw new OperatorError(
+      id === 'wf_default' || id === 'default' ? 'The default workflow exists in every account: give --account' : `No workflow ${id}`,
+    );
   return requireAccount(db, row.account_id);
 }
 
 async function workflowCreate(o: WorkflowOptions & { account: string; name: string }): Promise<void> {
   const w = await withStore(({ store }) => createWorkflow(store, clock, o.account, o.name, workflowPatch(o), o.publish ?? false));
-  emit(o, { workflow: operatorView(w) }, () => [...workflowLines(w), '', w.published ? 'Published as version 1.' : `A draft: publish it with tawqi workflow publish ${w.workflow.id}`]);
+  emit(o, { workflow: operatorView(w) }, () => [
+    ...workflowLines(w),
+    '',
+    w.published ? 'Published as version 1.' : `A draft: publish it with tawqi workflow publish ${w.workflow.id}`,
+  ]);
 }
 
 async function workflowUpdate(id: string, o: WorkflowOptions): Promise<void> {
   const patch = workflowPatch(o);
-  if (Object.values(patch).every((v) => v === undefined) && o.name === undefined) throw new OperatorError('Nothing to change; see tawqi workflow update --help');
+  if (Object.values(patch).every((v) => v === undefined) && o.name === undefined)
+    throw new OperatorError('Nothing to change; see tawqi workflow update --help');
   const w = await withStore(({ store }) => changeWorkflow(store, clock, id, patch, o.name));
   emit(o, { workflow: operatorView(w) }, () => [
     'Updated.',
@@ -175,17 +206,43 @@ async function workflowShow(id: string, o: JsonFlag & { account?: string }): Pro
 
 function workflowSettingOptions(c: Command): Command {
   return c
-    .addOption(new Option('--document <mode>', 'fixed: one template for every request; per-request: the request names its template or document').choices(['fixed', 'per-request']))
+    .addOption(
+      new Option(
+        '--document <mode>',
+        'fixed: one template for every request; per-request: the request names its template or document',
+      ).choices(['fixed', 'per-request']),
+    )
     .option('--template <tpl_id|none>', 'the fixed template, or the default template of per-request mode', parseTemplateOrNone)
-    .addOption(new Option('--signature-method <method>', 'simple (ses), identity (aes, identity verified) or token (qes)').choices(SIGNATURE_METHODS))
-    .addOption(new Option('--channel <channel>', 'how signers get their links: email, whatsapp, or link (you deliver them)').choices(CHANNELS))
-    .option('--cc <email>', 'an address that gets a copy when a live request completes (repeatable, up to 20; replaces the list)', collect(parseEmail))
+    .addOption(
+      new Option('--signature-method <method>', 'simple (ses), identity (aes, identity verified) or token (qes)').choices(
+        SIGNATURE_METHODS,
+      ),
+    )
+    .addOption(
+      new Option('--channel <channel>', 'how signers get their links: email, whatsapp, or link (you deliver them)').choices(CHANNELS),
+    )
+    .option(
+      '--cc <email>',
+      'an address that gets a copy when a live request completes (repeatable, up to 20; replaces the list)',
+      collect(parseEmail),
+    )
     .option('--clear-cc', 'empty the cc list')
-    .addOption(new Option('--require-id-attachment <on|off>', 'signers attach an ID document (Enterprise in live mode)').choices(['on', 'off']))
-    .addOption(new Option('--require-access-code <on|off>', 'every signer of a session needs an access_code (Enterprise in live mode)').choices(['on', 'off']))
+    .addOption(
+      new Option('--require-id-attachment <on|off>', 'signers attach an ID document (Enterprise in live mode)').choices(['on', 'off']),
+    )
+    .addOption(
+      new Option('--require-access-code <on|off>', 'every signer of a session needs an access_code (Enterprise in live mode)').choices([
+        'on',
+        'off',
+      ]),
+    )
     .option('--expires-in <days>', `days until a request expires (${MIN_EXPIRES_IN}–${MAX_EXPIRES_IN})`, parseExpiresIn)
     .addOption(new Option('--language <lang>', 'language of messages and the signing page').choices(['ar', 'en']))
-    .option('--return-url <https-url|none>', 'where the return button leads after signing (an accepted domain; Business in live mode)', parseHttpsUrlOrNone)
+    .option(
+      '--return-url <https-url|none>',
+      'where the return button leads after signing (an accepted domain; Business in live mode)',
+      parseHttpsUrlOrNone,
+    )
     .addOption(new Option('--ordered <on|off>', 'signers sign in order (Business in live mode)').choices(['on', 'off']))
     .addOption(new Option('--reminders <on|off>', 'automatic reminders').choices(['on', 'off']))
     .option('--reminder-interval <hours>', 'hours between automatic reminders (1–720)', parsePositive)
@@ -193,7 +250,9 @@ function workflowSettingOptions(c: Command): Command {
 }
 
 export function workflowCommands(program: Command): void {
-  const workflow = program.command('workflow').description("an account's workflows: named, versioned settings that POST /sessions creates requests with");
+  const workflow = program
+    .command('workflow')
+    .description("an account's workflows: named, versioned settings that POST /sessions creates requests with");
 
   workflowSettingOptions(
     command(workflow, 'create', 'create a workflow (a draft) from the base defaults and the options given')
@@ -201,15 +260,29 @@ export function workflowCommands(program: Command): void {
       .requiredOption('--name <name>', 'a name for the workflow'),
   )
     .option('--publish', 'publish version 1 at once')
-    .addHelpText('after', '\nBase defaults: document per request, signature method simple, channel email, expires in 7 days, language ar, no ID attachment, no cc.\nCustom workflows need the Business plan in live mode; the default workflow (wf_default) is on every account and plan.')
+    .addHelpText(
+      'after',
+      '\nBase defaults: document per request, signature method simple, channel email, expires in 7 days, language ar, no ID attachment, no cc.\nCustom workflows need the Business plan in live mode; the default workflow (wf_default) is on every account and plan.',
+    )
     .action(run(workflowCreate));
 
-  workflowSettingOptions(command(workflow, 'update <workflowId>', 'change the working settings (and name); sessions use them once published').option('--name <name>', 'a new name')).action(
-    run(workflowUpdate),
-  );
+  workflowSettingOptions(
+    command(workflow, 'update <workflowId>', 'change the working settings (and name); sessions use them once published').option(
+      '--name <name>',
+      'a new name',
+    ),
+  ).action(run(workflowUpdate));
 
-  command(workflow, 'publish <workflowId>', 'publish the working settings as a new version (also brings back an archived workflow)').action(run(workflowPublish));
-  command(workflow, 'archive <workflowId>', 'stop new sessions with the workflow (existing requests are not touched)').action(run(workflowArchive));
-  command(workflow, 'list', "an account's workflows, the built-in default first").requiredOption('--account <id>', 'account id').action(run(workflowList));
-  command(workflow, 'show <workflowId>', 'a workflow, its working settings and its versions').option('--account <id>', 'account id (needed for wf_default)').action(run(workflowShow));
+  command(workflow, 'publish <workflowId>', 'publish the working settings as a new version (also brings back an archived workflow)').action(
+    run(workflowPublish),
+  );
+  command(workflow, 'archive <workflowId>', 'stop new sessions with the workflow (existing requests are not touched)').action(
+    run(workflowArchive),
+  );
+  command(workflow, 'list', "an account's workflows, the built-in default first")
+    .requiredOption('--account <id>', 'account id')
+    .action(run(workflowList));
+  command(workflow, 'show <workflowId>', 'a workflow, its working settings and its versions')
+    .option('--account <id>', 'account id (needed for wf_default)')
+    .action(run(workflowShow));
 }

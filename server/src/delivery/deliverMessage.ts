@@ -7,7 +7,14 @@ import { signingUrl } from '../domain/signingLinks.js';
 import type { Db, Tx } from '../store/db.js';
 import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from '../transport.js';
 import { fillTemplate } from './whatsapp.js';
-import { getMessage, holdMessage, markMessageSent, markMessageSentScrubbed, type MessageEnvelope, type MessageRow } from '../store/messages.js';
+import {
+  getMessage,
+  holdMessage,
+  markMessageSent,
+  markMessageSentScrubbed,
+  type MessageEnvelope,
+  type MessageRow,
+} from '../store/messages.js';
 
 /** What replaces a one-time code message once it has left: no code stays at rest. */
 export const SCRUBBED_NOTE = '[one-time code message delivered; its content is not kept]';
@@ -42,11 +49,24 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
   }
   const account = await db.selectFrom('accounts').select(['name', 'branding']).where('id', '=', message.account_id).executeTakeFirst();
   const branding = brandingOf(account ? (JSON.parse(account.branding) as unknown) : {});
-  const values = { language: (message.language === 'en' ? 'en' : 'ar') as Language, signingUrl: link, branding, accountName: account?.name ?? 'Tawqi' };
+  const values = {
+    language: (message.language === 'en' ? 'en' : 'ar') as Language,
+    signingUrl: link,
+    branding,
+    accountName: account?.name ?? 'Tawqi',
+  };
   // Rows queued before blocks were stored keep their finished HTML.
   const html = message.blocks !== null ? messageHtml({ ...message, blocks: message.blocks }) : message.html;
   const filled = fillMessage({ text: message.body, html }, values);
-  return { subject: message.subject, text: filled.text, html: filled.html, brandName: brandName(values), fromName: branding.brand_name ?? null, fromEmail: branding.from_email ?? null, signingUrl: link };
+  return {
+    subject: message.subject,
+    text: filled.text,
+    html: filled.html,
+    brandName: brandName(values),
+    fromName: branding.brand_name ?? null,
+    fromEmail: branding.from_email ?? null,
+    signingUrl: link,
+  };
 }
 
 /**
@@ -70,7 +90,11 @@ export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvel
   }
   // A live WhatsApp message leaves only while the account has the channel on; otherwise it is kept (held).
   if (channel === 'whatsapp' && envelope.livemode === 1) {
-    const account = await ctx.store.db.selectFrom('accounts').select('whatsapp_enabled').where('id', '=', envelope.account_id).executeTakeFirst();
+    const account = await ctx.store.db
+      .selectFrom('accounts')
+      .select('whatsapp_enabled')
+      .where('id', '=', envelope.account_id)
+      .executeTakeFirst();
     if (account?.whatsapp_enabled !== 1) {
       return async (trx) => {
         await holdMessage(trx, messageId);

@@ -46,7 +46,15 @@ export const DEFAULT_BRAND_COLOR = '#1d4ed8';
 // Escaping
 // ---------------------------------------------------------------------------------------------
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '{': '&#123;', '}': '&#125;' };
+const HTML_ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '{': '&#123;',
+  '}': '&#125;',
+};
 
 /** Safe in element content and in a double- or single-quoted attribute. */
 export function escapeHtml(value: string): string {
@@ -299,14 +307,22 @@ export function otpMessage(r: SignatureRequestRecord, code: string): MessageCont
  * (the signing page offers the final file once the request is completed); to the sender, with the
  * API download address.
  */
-export function finalFileMessage(r: SignatureRequestRecord, to: { signer: SignerRecord } | { sender: true; downloadUrl: string }): MessageContent {
+export function finalFileMessage(
+  r: SignatureRequestRecord,
+  to: { signer: SignerRecord } | { sender: true; downloadUrl: string },
+): MessageContent {
   const t = TEXTS[r.language];
   const blocks: Block[] = [];
   if ('signer' in to) blocks.push({ kind: 'para', text: t.hello(to.signer.name) });
   blocks.push({ kind: 'para', text: t.doneLead(r.title) });
   if (r.reference) blocks.push({ kind: 'para', text: t.reference(r.reference) });
   if ('signer' in to) {
-    blocks.push({ kind: 'para', text: t.doneSigner }, { kind: 'button', label: t.doneButton, href: LINK_PLACEHOLDER }, { kind: 'small', text: t.fallback, htmlOnly: true }, { kind: 'link', href: LINK_PLACEHOLDER, htmlOnly: true });
+    blocks.push(
+      { kind: 'para', text: t.doneSigner },
+      { kind: 'button', label: t.doneButton, href: LINK_PLACEHOLDER },
+      { kind: 'small', text: t.fallback, htmlOnly: true },
+      { kind: 'link', href: LINK_PLACEHOLDER, htmlOnly: true },
+    );
   } else {
     blocks.push({ kind: 'para', text: t.doneSender(r.id) }, { kind: 'link', href: to.downloadUrl });
   }
@@ -390,18 +406,18 @@ export async function queueEmail(ctx: ServiceContext, trx: Db, e: QueuedEmail): 
   return queueMessage(
     trx,
     {
-    account_id: e.request.account_id,
-    livemode: e.request.livemode,
-    channel: 'email',
-    recipient: e.to,
-    kind: e.kind,
-    subject: e.content.subject,
-    body: e.content.text,
-    blocks: e.content.blocks,
-    language: e.request.language,
-    signature_request_id: e.request.id,
-    signer_id: e.signerId,
-    created_at: now,
+      account_id: e.request.account_id,
+      livemode: e.request.livemode,
+      channel: 'email',
+      recipient: e.to,
+      kind: e.kind,
+      subject: e.content.subject,
+      body: e.content.text,
+      blocks: e.content.blocks,
+      language: e.request.language,
+      signature_request_id: e.request.id,
+      signer_id: e.signerId,
+      created_at: now,
     },
     now,
   );
@@ -411,7 +427,13 @@ export async function queueEmail(ctx: ServiceContext, trx: Db, e: QueuedEmail): 
  * Queue the one-time code email of a signer. In test mode the caller counts it against the test
  * email limit, as it does for invitations.
  */
-export async function queueOtpMessage(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, code: string): Promise<number | null> {
+export async function queueOtpMessage(
+  ctx: ServiceContext,
+  trx: Db,
+  request: SignatureRequestRecord,
+  signer: SignerRecord,
+  code: string,
+): Promise<number | null> {
   if (!signer.email) return null;
   return queueEmail(ctx, trx, { request, signerId: signer.id, to: signer.email, kind: 'otp', content: otpMessage(request, code) });
 }
@@ -431,11 +453,27 @@ export async function queueFinalFileNotices(
   const ids: number[] = [];
   for (const signer of signers) {
     if (!signer.email) continue;
-    ids.push(await queueEmail(ctx, trx, { request, signerId: signer.id, to: signer.email, kind: 'final_copy', content: finalFileMessage(request, { signer }) }));
+    ids.push(
+      await queueEmail(ctx, trx, {
+        request,
+        signerId: signer.id,
+        to: signer.email,
+        kind: 'final_copy',
+        content: finalFileMessage(request, { signer }),
+      }),
+    );
   }
   if (senderEmail) {
     const downloadUrl = `${ctx.publicUrl}/api/v1/signature_requests/${request.id}/download`;
-    ids.push(await queueEmail(ctx, trx, { request, signerId: null, to: senderEmail, kind: 'final_copy', content: finalFileMessage(request, { sender: true, downloadUrl }) }));
+    ids.push(
+      await queueEmail(ctx, trx, {
+        request,
+        signerId: null,
+        to: senderEmail,
+        kind: 'final_copy',
+        content: finalFileMessage(request, { sender: true, downloadUrl }),
+      }),
+    );
   }
   return ids;
 }

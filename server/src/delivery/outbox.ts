@@ -49,6 +49,9 @@ export const messageOutbox: DueQueue = {
 
 async function failed(ctx: ServiceContext, message: MessageEnvelope, err: unknown): Promise<void> {
   const { attempts, giveUp, retryAt } = retryPlan(message.attempts, nowSeconds(ctx.clock));
-  ctx.log.warn({ message_id: message.id, channel: message.channel, attempts, err: String(err) }, giveUp ? 'message not delivered, given up' : 'message not delivered; will retry');
+  ctx.log.warn(
+    { message_id: message.id, channel: message.channel, attempts, err: String(err) },
+    giveUp ? 'message not delivered, given up' : 'message not delivered; will retry',
+  );
   await retryMessage(ctx.store.db, message.id, retryAt, String(err), giveUp);
 }

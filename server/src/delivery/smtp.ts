@@ -68,7 +68,10 @@ export class SmtpTransport implements MessageTransport {
       });
     } catch (err) {
       const e = err as { code?: string; responseCode?: number; message?: string };
-      throw new Error(`SMTP ${[e.code, e.responseCode].filter(Boolean).join(' ')}: ${redact(e.message ?? String(err))}`.replace(/ {2,}/g, ' '), { cause: err });
+      throw new Error(
+        `SMTP ${[e.code, e.responseCode].filter(Boolean).join(' ')}: ${redact(e.message ?? String(err))}`.replace(/ {2,}/g, ' '),
+        { cause: err },
+      );
     }
   }
 

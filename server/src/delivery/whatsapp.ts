@@ -64,7 +64,13 @@ export function whatsappCodesEnabled(config: Config, account: Pick<Account, 'wha
 }
 
 /** Invitation or reminder: name, title and the link (token, filled in at delivery). */
-export function signingTemplate(config: Config, kind: 'invitation' | 'reminder', language: 'ar' | 'en', name: string, title: string): WhatsAppTemplate {
+export function signingTemplate(
+  config: Config,
+  kind: 'invitation' | 'reminder',
+  language: 'ar' | 'en',
+  name: string,
+  title: string,
+): WhatsAppTemplate {
   return {
     name: kind === 'invitation' ? config.TAWQI_WHATSAPP_TEMPLATE_INVITATION : config.TAWQI_WHATSAPP_TEMPLATE_REMINDER,
     language,
@@ -86,7 +92,12 @@ export function fillTemplate(t: WhatsAppTemplate, signingUrl: string | null): Wh
 }
 
 /** Queue a WhatsApp message with its template in the caller's transaction, due at `deliverAt` (or held); returns its id. */
-export async function queueWhatsAppMessage(tx: Tx, m: Omit<OutgoingMessage, 'channel' | 'blocks' | 'template'> & { template: WhatsAppTemplate | null }, deliverAt: number, hold = false): Promise<number> {
+export async function queueWhatsAppMessage(
+  tx: Tx,
+  m: Omit<OutgoingMessage, 'channel' | 'blocks' | 'template'> & { template: WhatsAppTemplate | null },
+  deliverAt: number,
+  hold = false,
+): Promise<number> {
   const { template, ...rest } = m;
   return queueMessage(tx, { ...rest, channel: 'whatsapp', template: template === null ? null : JSON.stringify(template) }, deliverAt, hold);
 }
@@ -154,6 +165,10 @@ export class WhatsAppTransport implements MessageTransport {
     }
     if (res.ok && parsed.messages?.[0]?.id) return;
     const reason = parsed.error?.message ?? `HTTP ${res.status}`;
-    throw new WhatsAppError(`WhatsApp Cloud API refused the message to ${maskNumber(m.to)}: ${reason.replaceAll(m.to.replace(/^\+/, ''), '<number>')}`, res.status, parsed.error?.code ?? null);
+    throw new WhatsAppError(
+      `WhatsApp Cloud API refused the message to ${maskNumber(m.to)}: ${reason.replaceAll(m.to.replace(/^\+/, ''), '<number>')}`,
+      res.status,
+      parsed.error?.code ?? null,
+    );
   }
 }

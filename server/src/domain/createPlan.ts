@@ -6,7 +6,17 @@
  * caller's transaction.
  */
 import type { ErrorCode, IdKind } from '@tawqi/shared';
-import type { Account, AccountBalance, LedgerEntry, SessionRecord, SessionSettings, SignatureRequestRecord, SignerRecord, TemplateRecord, WorkflowLink } from './records.js';
+import type {
+  Account,
+  AccountBalance,
+  LedgerEntry,
+  SessionRecord,
+  SessionSettings,
+  SignatureRequestRecord,
+  SignerRecord,
+  TemplateRecord,
+  WorkflowLink,
+} from './records.js';
 import { PLANS, priceSend } from './plans.js';
 import { fieldProblems, resolveFormat, resolveSigners, signerProblems, type InputProblem, type ResolvedSigner } from './requestRules.js';
 import { moveRequest } from './requestStates.js';
@@ -102,7 +112,12 @@ export interface CreatePlan {
   events: PlannedEvent[];
 }
 
-const fromProblem = (p: InputProblem): CreateRefusal => ({ code: p.code, param: p.param, extra: p.extra ?? {}, detail: p.en && p.ar ? { en: p.en, ar: p.ar } : null });
+const fromProblem = (p: InputProblem): CreateRefusal => ({
+  code: p.code,
+  param: p.param,
+  extra: p.extra ?? {},
+  detail: p.en && p.ar ? { en: p.en, ar: p.ar } : null,
+});
 
 /** Until the end of the UTC day of `now` (test-mode limits). */
 const retryTomorrow = (now: number): Record<string, string> => ({ 'Retry-After': String(dayStart(now) + DAY - now) });
@@ -112,14 +127,23 @@ const retryTomorrow = (now: number): Record<string, string> => ({ 'Retry-After':
  * rest from the wallet at the overage rate, identity always from the wallet; refused when the
  * balance or the wallet does not cover it (the guarded UPDATE's condition).
  */
-export function planCharge(request: SignatureRequestRecord, signers: readonly SignerRecord[], balance: AccountBalance, now: number, newId: (kind: IdKind) => string): { charge: PlannedCharge; source: 'plan' | 'overage' } | { refusal: CreateRefusal } {
+export function planCharge(
+  request: SignatureRequestRecord,
+  signers: readonly SignerRecord[],
+  balance: AccountBalance,
+  now: number,
+  newId: (kind: IdKind) => string,
+): { charge: PlannedCharge; source: 'plan' | 'overage' } | { refusal: CreateRefusal } {
   let identity = 0;
   for (const s of signers) if (s.require_identity) identity++;
   const price = priceSend(PLANS[balance.plan], balance.balance_sends, signers.length, identity);
   const refusal: CreateRefusal = {
     code: 'insufficient_balance',
     param: null,
-    extra: { required: { amount: price.walletMinor / 100, currency: balance.currency }, available: { amount: balance.wallet_minor / 100, currency: balance.currency } },
+    extra: {
+      required: { amount: price.walletMinor / 100, currency: balance.currency },
+      available: { amount: balance.wallet_minor / 100, currency: balance.currency },
+    },
   };
   if (balance.balance_sends < price.sendsFromBalance || balance.wallet_minor < price.walletMinor) return { refusal };
   const ledger: LedgerEntry = {
@@ -149,7 +173,10 @@ function inputRefusal(input: CreateInput, template: TemplateRecord): CreateRefus
     return {
       code: 'parameter_invalid',
       param: 'expires_at',
-      detail: { en: `expires_at must be in the future and within ${MAX_EXPIRY_DAYS} days.`, ar: `يجب أن يكون expires_at في المستقبل وخلال ${MAX_EXPIRY_DAYS} يومًا.` },
+      detail: {
+        en: `expires_at must be in the future and within ${MAX_EXPIRY_DAYS} days.`,
+        ar: `يجب أن يكون expires_at في المستقبل وخلال ${MAX_EXPIRY_DAYS} يومًا.`,
+      },
     };
   }
   return null;
@@ -162,7 +189,10 @@ function inputRefusal(input: CreateInput, template: TemplateRecord): CreateRefus
  */
 export function planCreate(input: CreateInput): CreatePlan | { refusal: CreateRefusal } {
   const { body, account, livemode, now, newId } = input;
-  const signerIssue = signerProblems(body, livemode, { emails: [...account.team_emails, ...(account.owner_email ? [account.owner_email] : [])], phones: account.team_phones });
+  const signerIssue = signerProblems(body, livemode, {
+    emails: [...account.team_emails, ...(account.owner_email ? [account.owner_email] : [])],
+    phones: account.team_phones,
+  });
   if (signerIssue) return { refusal: fromProblem(signerIssue) };
   const resolved = resolveSigners(body);
   if (!Array.isArray(resolved)) return { refusal: fromProblem(resolved) };
@@ -170,7 +200,13 @@ export function planCreate(input: CreateInput): CreatePlan | { refusal: CreateRe
   if (typeof format !== 'string') return { refusal: fromProblem(format) };
   const template = input.template;
   if (!template) {
-    return { refusal: { code: 'invalid_request', param: 'source.template_id', detail: { en: `No such template: ${body.source.template_id}.`, ar: `القالب غير موجود: ${body.source.template_id}.` } } };
+    return {
+      refusal: {
+        code: 'invalid_request',
+        param: 'source.template_id',
+        detail: { en: `No such template: ${body.source.template_id}.`, ar: `القالب غير موجود: ${body.source.template_id}.` },
+      },
+    };
   }
   const refusal = inputRefusal(input, template);
   if (refusal) return { refusal };
@@ -180,12 +216,23 @@ export function planCreate(input: CreateInput): CreatePlan | { refusal: CreateRe
     (defaults
       ? {
           link: { workflow_id: DEFAULT_WORKFLOW_ID, workflow_version: 1, vendor_data: null, channel: defaults.channel },
-          settings: { signature_method: SIGNATURE_METHOD_OF[body.legal_level], cc: [], require_id_attachment: false, require_access_code: false },
+          settings: {
+            signature_method: SIGNATURE_METHOD_OF[body.legal_level],
+            cc: [],
+            require_id_attachment: false,
+            require_access_code: false,
+          },
         }
       : null);
   const testRequests: CounterGuard | null = livemode
     ? null
-    : { scope: `test_requests:${account.id}`, windowStart: dayStart(now), by: 1, limit: input.limits.testDailyRequests, refusal: { code: 'test_daily_limit', param: null, headers: retryTomorrow(now) } };
+    : {
+        scope: `test_requests:${account.id}`,
+        windowStart: dayStart(now),
+        by: 1,
+        limit: input.limits.testDailyRequests,
+        refusal: { code: 'test_daily_limit', param: null, headers: retryTomorrow(now) },
+      };
   const move = moveRequest('new', body.send ? 'create_sent' : 'create_draft');
 
   const request: SignatureRequestRecord = {
@@ -222,10 +269,38 @@ export function planCreate(input: CreateInput): CreatePlan | { refusal: CreateRe
   const invited = body.send ? (body.ordered ? 1 : body.signers.length) : 0;
   const signers: SignerRecord[] = body.signers.map((_, i) => signerRow(input, request.id, i, resolved[i]!, i < invited));
   const session: SessionRecord | null = workflow
-    ? { signature_request_id: request.id, account_id: account.id, livemode, workflow_id: workflow.link.workflow_id, workflow_version: workflow.link.workflow_version, vendor_data: workflow.link.vendor_data, channel: workflow.link.channel, settings: workflow.settings, created_at: now }
+    ? {
+        signature_request_id: request.id,
+        account_id: account.id,
+        livemode,
+        workflow_id: workflow.link.workflow_id,
+        workflow_version: workflow.link.workflow_version,
+        vendor_data: workflow.link.vendor_data,
+        channel: workflow.link.channel,
+        settings: workflow.settings,
+        created_at: now,
+      }
     : null;
-  const expiry: PlannedJob = { kind: 'expire_request', runAt: request.expires_at!, payload: { signature_request_id: request.id }, dedupeKey: `expire:${request.id}` };
-  const plan: CreatePlan = { request, signers, send: body.send, session, testRequests, testEmails: null, charge: null, expiry, autoReminder: null, invite: [], deliveryDelaySeconds: input.deliveryDelaySeconds ?? 0, events: [] };
+  const expiry: PlannedJob = {
+    kind: 'expire_request',
+    runAt: request.expires_at!,
+    payload: { signature_request_id: request.id },
+    dedupeKey: `expire:${request.id}`,
+  };
+  const plan: CreatePlan = {
+    request,
+    signers,
+    send: body.send,
+    session,
+    testRequests,
+    testEmails: null,
+    charge: null,
+    expiry,
+    autoReminder: null,
+    invite: [],
+    deliveryDelaySeconds: input.deliveryDelaySeconds ?? 0,
+    events: [],
+  };
   if (!body.send) {
     plan.events.push({ type: move.events[0]!, signer: null });
     return plan;
@@ -242,7 +317,13 @@ function planSend(input: CreateInput, plan: CreatePlan, requestEvents: readonly 
     let emails = 0;
     for (const s of plan.invite) if (invitationChannelOf(request.workflow?.channel ?? null, s) === 'email') emails++;
     if (emails > 0) {
-      plan.testEmails = { scope: `test_emails:${request.account_id}`, windowStart: dayStart(now), by: emails, limit: input.limits.testDailyEmails, refusal: { code: 'test_email_limit', param: null, headers: retryTomorrow(now) } };
+      plan.testEmails = {
+        scope: `test_emails:${request.account_id}`,
+        windowStart: dayStart(now),
+        by: emails,
+        limit: input.limits.testDailyEmails,
+        refusal: { code: 'test_email_limit', param: null, headers: retryTomorrow(now) },
+      };
     }
   } else {
     if (!input.balance) throw new Error('planCreate: a live send needs the balance');
@@ -259,7 +340,12 @@ function planSend(input: CreateInput, plan: CreatePlan, requestEvents: readonly 
     for (const s of plan.invite) plan.events.push({ type: 'signer.sent', signer: s });
   }
   if (request.reminders.enabled && request.reminders.max > 0 && request.workflow?.channel !== 'link') {
-    plan.autoReminder = { kind: 'auto_reminder', runAt: now + request.reminders.interval_hours * 3600, payload: { signature_request_id: request.id }, dedupeKey: `auto_reminder:${request.id}:1` };
+    plan.autoReminder = {
+      kind: 'auto_reminder',
+      runAt: now + request.reminders.interval_hours * 3600,
+      payload: { signature_request_id: request.id },
+      dedupeKey: `auto_reminder:${request.id}:1`,
+    };
   }
   return plan;
 }
@@ -278,7 +364,13 @@ function signerRow(input: CreateInput, requestId: string, i: number, resolved: R
     method: resolved.method,
     require_identity: resolved.requireIdentity,
     status: invited ? 'sent' : 'pending',
-    identity: { status: resolved.requireIdentity ? 'required' : 'not_required', provider: null, level: null, verification_id: null, name_match: null },
+    identity: {
+      status: resolved.requireIdentity ? 'required' : 'not_required',
+      provider: null,
+      level: null,
+      verification_id: null,
+      name_match: null,
+    },
     fields: s.fields,
     access_code_hash: s.access_code === undefined ? null : accessCodeHash(input.accessCodeHashes, s.access_code),
     link_version: 1,

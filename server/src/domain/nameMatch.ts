@@ -43,18 +43,18 @@ const FOLD: Record<string, string> = {
   ł: 'l',
   þ: 'th',
   // Arabic letter forms (hamza on alef, waw and yaa already decompose under NFKD).
-  'ٱ': 'ا', // alef wasla
-  'ٲ': 'ا', // alef with wavy hamza above
-  'ٳ': 'ا', // alef with wavy hamza below
-  'ى': 'ي', // alef maqsura
-  'ی': 'ي', // Farsi yeh
-  'ې': 'ي',
-  'ة': 'ه', // taa marbuta
-  'ہ': 'ه', // heh goal
-  'ھ': 'ه', // heh doachashmee
-  'ک': 'ك', // keheh
-  'ٴ': '', // high hamza (from the compatibility decomposition of ٵ ٶ ٷ ٸ)
-  'ـ': '', // tatweel
+  ٱ: 'ا', // alef wasla
+  ٲ: 'ا', // alef with wavy hamza above
+  ٳ: 'ا', // alef with wavy hamza below
+  ى: 'ي', // alef maqsura
+  ی: 'ي', // Farsi yeh
+  ې: 'ي',
+  ة: 'ه', // taa marbuta
+  ہ: 'ه', // heh goal
+  ھ: 'ه', // heh doachashmee
+  ک: 'ك', // keheh
+  ٴ: '', // high hamza (from the compatibility decomposition of ٵ ٶ ٷ ٸ)
+  ـ: '', // tatweel
 };
 const FOLD_RE = new RegExp(`[${Object.keys(FOLD).join('')}]`, 'gu');
 

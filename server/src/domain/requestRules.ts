@@ -5,7 +5,15 @@ import type { TemplateFieldDefinition } from './templates.js';
 
 /** A refused input: the error code from the shared table and the field it names. */
 export interface InputProblem {
-  code: 'parameter_invalid' | 'parameter_missing' | 'parameter_unknown' | 'too_many_signers' | 'test_signer_limit' | 'test_email_required' | 'test_recipient_not_allowed' | 'invalid_request';
+  code:
+    | 'parameter_invalid'
+    | 'parameter_missing'
+    | 'parameter_unknown'
+    | 'too_many_signers'
+    | 'test_signer_limit'
+    | 'test_email_required'
+    | 'test_recipient_not_allowed'
+    | 'invalid_request';
   param: string;
   en?: string;
   ar?: string;
@@ -38,10 +46,20 @@ export function resolveSigners(body: SignatureRequestCreate): ResolvedSigner[] |
   for (const [i, s] of body.signers.entries()) {
     const method = s.method ?? (body.legal_level === 'qes' ? 'token' : 'draw');
     if (method === 'token' && body.legal_level !== 'qes') {
-      return { code: 'parameter_invalid', param: `signers[${i}].method`, en: 'method token needs legal_level qes.', ar: 'طريقة token تتطلب المستوى qes.' };
+      return {
+        code: 'parameter_invalid',
+        param: `signers[${i}].method`,
+        en: 'method token needs legal_level qes.',
+        ar: 'طريقة token تتطلب المستوى qes.',
+      };
     }
     if (method === 'draw' && body.legal_level === 'qes') {
-      return { code: 'parameter_invalid', param: `signers[${i}].method`, en: 'legal_level qes signs with method token.', ar: 'المستوى qes يوقَّع بطريقة token.' };
+      return {
+        code: 'parameter_invalid',
+        param: `signers[${i}].method`,
+        en: 'legal_level qes signs with method token.',
+        ar: 'المستوى qes يوقَّع بطريقة token.',
+      };
     }
     out.push({ method, requireIdentity: body.legal_level === 'aes' || body.require_identity || (s.require_identity ?? false) });
   }
@@ -52,10 +70,20 @@ export function resolveFormat(body: SignatureRequestCreate): string | InputProbl
   const format = body.format ?? DEFAULT_FORMAT[body.legal_level];
   const pades = format.startsWith('pades');
   if (body.legal_level === 'ses' && pades) {
-    return { code: 'parameter_invalid', param: 'format', en: 'ses requests use platform-evidence.', ar: 'طلبات ses تستخدم platform-evidence.' };
+    return {
+      code: 'parameter_invalid',
+      param: 'format',
+      en: 'ses requests use platform-evidence.',
+      ar: 'طلبات ses تستخدم platform-evidence.',
+    };
   }
   if (body.legal_level !== 'ses' && !pades) {
-    return { code: 'parameter_invalid', param: 'format', en: 'aes and qes requests use pades-t or pades-lt.', ar: 'طلبات aes وqes تستخدم pades-t أو pades-lt.' };
+    return {
+      code: 'parameter_invalid',
+      param: 'format',
+      en: 'aes and qes requests use pades-t or pades-lt.',
+      ar: 'طلبات aes وqes تستخدم pades-t أو pades-lt.',
+    };
   }
   return format;
 }
@@ -78,7 +106,12 @@ export function signerProblems(
       if (!emails.includes(s.email.toLowerCase())) return { code: 'test_recipient_not_allowed', param: `signers[${i}].email` };
       if (s.phone && !team.phones.includes(s.phone)) return { code: 'test_recipient_not_allowed', param: `signers[${i}].phone` };
     } else if (!s.email && !s.phone) {
-      return { code: 'parameter_missing', param: `signers[${i}].email`, en: 'A signer needs an email or a phone number.', ar: 'يحتاج الموقّع إلى بريد إلكتروني أو رقم هاتف.' };
+      return {
+        code: 'parameter_missing',
+        param: `signers[${i}].email`,
+        en: 'A signer needs an email or a phone number.',
+        ar: 'يحتاج الموقّع إلى بريد إلكتروني أو رقم هاتف.',
+      };
     }
   }
   return null;
@@ -107,17 +140,33 @@ export function fieldProblems(body: SignatureRequestCreate, fields: readonly Tem
   for (const [i, s] of body.signers.entries()) {
     for (const [key, value] of Object.entries(s.fields)) {
       const def = byKey.get(key);
-      if (!def) return { code: 'parameter_unknown', param: `signers[${i}].fields.${key}`, en: `The template has no field ${key}.`, ar: `لا يحتوي القالب على الحقل ${key}.` };
+      if (!def)
+        return {
+          code: 'parameter_unknown',
+          param: `signers[${i}].fields.${key}`,
+          en: `The template has no field ${key}.`,
+          ar: `لا يحتوي القالب على الحقل ${key}.`,
+        };
       const format = FIELD_FORMATS[def.type];
       if (value.trim() !== '' && format && !format.test(value.trim())) {
-        return { code: 'parameter_invalid', param: `signers[${i}].fields.${key}`, en: `Field ${key} must be a ${def.type}.`, ar: `الحقل ${key} يجب أن يكون من النوع ${def.type}.` };
+        return {
+          code: 'parameter_invalid',
+          param: `signers[${i}].fields.${key}`,
+          en: `Field ${key} must be a ${def.type}.`,
+          ar: `الحقل ${key} يجب أن يكون من النوع ${def.type}.`,
+        };
       }
       if (value.trim() !== '') given.add(key);
     }
   }
   const missing = fields.find((f) => f.required && !given.has(f.key));
   if (missing) {
-    return { code: 'parameter_missing', param: `signers[0].fields.${missing.key}`, en: `The template's required field ${missing.key} has no value.`, ar: `الحقل المطلوب ${missing.key} بلا قيمة.` };
+    return {
+      code: 'parameter_missing',
+      param: `signers[0].fields.${missing.key}`,
+      en: `The template's required field ${missing.key} has no value.`,
+      ar: `الحقل المطلوب ${missing.key} بلا قيمة.`,
+    };
   }
   return null;
 }

@@ -9,7 +9,8 @@ export const FINAL_STATUSES: readonly RequestStatus[] = ['completed', 'declined'
 /** Sent and not yet final: signers may act. */
 export const OPEN_STATUSES: readonly RequestStatus[] = ['sent', 'viewed', 'partially_signed'];
 
-export type RequestTrigger = 'create_draft' | 'create_sent' | 'send' | 'first_view' | 'signer_signed' | 'all_signed' | 'signer_declined' | 'expire' | 'cancel';
+export type RequestTrigger =
+  'create_draft' | 'create_sent' | 'send' | 'first_view' | 'signer_signed' | 'all_signed' | 'signer_declined' | 'expire' | 'cancel';
 
 export interface RequestMove {
   from: readonly (RequestStatus | 'new')[];
@@ -100,13 +101,48 @@ export const SIGNER_MOVES: Record<SignerTrigger, SignerMove> = {
   invite: { from: ['pending'], to: 'sent', event: 'signer.sent' },
   view: { from: ['sent'], to: 'viewed', event: 'signer.viewed' },
   otp_verified: { from: ['sent', 'viewed'], to: 'otp_verified', event: 'signer.otp_verified' },
-  identity_verified: { from: ['otp_verified'], to: 'identity_verified', identity: { from: IDENTITY_OPEN, to: 'approved' }, event: 'signer.identity_verified' },
-  identity_in_review: { from: ['otp_verified'], to: null, identity: { from: ['required', 'resubmission_requested', 'declined'], to: 'in_review' }, event: 'signer.identity_in_review' },
-  identity_resubmission_requested: { from: ['otp_verified'], to: null, identity: { from: ['in_review'], to: 'resubmission_requested' }, event: 'signer.identity_resubmission_requested' },
-  identity_declined: { from: ['otp_verified'], to: null, identity: { from: ['required', 'in_review', 'resubmission_requested'], to: 'declined' }, event: 'signer.identity_declined' },
-  identity_match_hold: { from: ['otp_verified'], to: null, identity: { from: IDENTITY_OPEN, to: 'match_hold' }, event: 'signer.identity_match_hold' },
-  identity_match_approved: { from: ['otp_verified'], to: 'identity_verified', identity: { from: ['match_hold'], to: 'approved' }, event: 'signer.identity_match_decided' },
-  identity_match_rejected: { from: ['otp_verified'], to: null, identity: { from: ['match_hold'], to: 'match_rejected' }, event: 'signer.identity_match_decided' },
+  identity_verified: {
+    from: ['otp_verified'],
+    to: 'identity_verified',
+    identity: { from: IDENTITY_OPEN, to: 'approved' },
+    event: 'signer.identity_verified',
+  },
+  identity_in_review: {
+    from: ['otp_verified'],
+    to: null,
+    identity: { from: ['required', 'resubmission_requested', 'declined'], to: 'in_review' },
+    event: 'signer.identity_in_review',
+  },
+  identity_resubmission_requested: {
+    from: ['otp_verified'],
+    to: null,
+    identity: { from: ['in_review'], to: 'resubmission_requested' },
+    event: 'signer.identity_resubmission_requested',
+  },
+  identity_declined: {
+    from: ['otp_verified'],
+    to: null,
+    identity: { from: ['required', 'in_review', 'resubmission_requested'], to: 'declined' },
+    event: 'signer.identity_declined',
+  },
+  identity_match_hold: {
+    from: ['otp_verified'],
+    to: null,
+    identity: { from: IDENTITY_OPEN, to: 'match_hold' },
+    event: 'signer.identity_match_hold',
+  },
+  identity_match_approved: {
+    from: ['otp_verified'],
+    to: 'identity_verified',
+    identity: { from: ['match_hold'], to: 'approved' },
+    event: 'signer.identity_match_decided',
+  },
+  identity_match_rejected: {
+    from: ['otp_verified'],
+    to: null,
+    identity: { from: ['match_hold'], to: 'match_rejected' },
+    event: 'signer.identity_match_decided',
+  },
   sign: { from: ['otp_verified', 'identity_verified'], to: 'signed', event: 'signer.signed' },
   decline: { from: ACTIVE, to: 'declined', event: 'signer.declined' },
 };
@@ -138,7 +174,8 @@ export function signerRefusal(
 ): SignerRefusal | null {
   if (trigger !== 'invite' && !OPEN_STATUSES.includes(request.status)) return 'request_not_open';
   if (signer.status === 'signed' || signer.status === 'declined') return 'already_finished';
-  if (request.ordered && trigger !== 'invite' && others.some((o) => o.order < signer.order && o.status !== 'signed')) return 'not_your_turn';
+  if (request.ordered && trigger !== 'invite' && others.some((o) => o.order < signer.order && o.status !== 'signed'))
+    return 'not_your_turn';
   const move = SIGNER_MOVES[trigger];
   if (trigger === 'sign') {
     if (signer.status === 'sent' || signer.status === 'viewed' || signer.status === 'pending') return 'otp_required';

@@ -17,9 +17,6 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { templateCreateSchema, templateProblem, type TemplateFieldDefinition } from './templates.js';
 
-
-
-
 export interface LibraryTemplate {
   /** Fixed id, tpl_<key>_<language>. */
   id: string;
@@ -67,4 +64,6 @@ export function loadLibraryTemplate(key: string, language: 'ar' | 'en', dir: URL
 }
 
 /** The shipped library, Arabic first within each contract. */
-export const TEMPLATE_LIBRARY: readonly LibraryTemplate[] = LIBRARY_TEMPLATE_KEYS.flatMap((key) => LIBRARY_LANGUAGES.map((language) => loadLibraryTemplate(key, language)));
+export const TEMPLATE_LIBRARY: readonly LibraryTemplate[] = LIBRARY_TEMPLATE_KEYS.flatMap((key) =>
+  LIBRARY_LANGUAGES.map((language) => loadLibraryTemplate(key, language)),
+);

@@ -47,12 +47,19 @@ export function templateProblem(t: { body: string; fields: TemplateFieldDefiniti
   const dup = keys.findIndex((k, i) => keys.indexOf(k) !== i);
   if (dup >= 0) return { param: `fields[${dup}].key`, en: `Duplicate field key ${keys[dup]}.`, ar: `مفتاح الحقل ${keys[dup]} مكرر.` };
   for (const key of placeholders(t.body)) {
-    if (!FIELD_KEY.test(key)) return { param: 'body', en: `Placeholder {{${key}}} is not a valid field key.`, ar: `العنصر النائب {{${key}}} ليس مفتاح حقل صالحًا.` };
-    if (!keys.includes(key)) return { param: 'body', en: `Placeholder {{${key}}} has no field definition.`, ar: `العنصر النائب {{${key}}} بلا تعريف حقل.` };
+    if (!FIELD_KEY.test(key))
+      return { param: 'body', en: `Placeholder {{${key}}} is not a valid field key.`, ar: `العنصر النائب {{${key}}} ليس مفتاح حقل صالحًا.` };
+    if (!keys.includes(key))
+      return { param: 'body', en: `Placeholder {{${key}}} has no field definition.`, ar: `العنصر النائب {{${key}}} بلا تعريف حقل.` };
   }
   const used = new Set(placeholders(t.body));
   const unused = keys.findIndex((k) => !used.has(k));
-  if (unused >= 0) return { param: `fields[${unused}].key`, en: `Field ${keys[unused]} is not used in the body.`, ar: `الحقل ${keys[unused]} غير مستخدم في نص العقد.` };
+  if (unused >= 0)
+    return {
+      param: `fields[${unused}].key`,
+      en: `Field ${keys[unused]} is not used in the body.`,
+      ar: `الحقل ${keys[unused]} غير مستخدم في نص العقد.`,
+    };
   return null;
 }
 
@@ -60,4 +67,3 @@ export function templateProblem(t: { body: string; fields: TemplateFieldDefiniti
 export function renderTemplate(body: string, values: Record<string, string>): string {
   return body.replace(PLACEHOLDER, (_m, key: string) => values[key] ?? '');
 }
-

@@ -89,7 +89,11 @@ export const workflowSettingsSchema = z.strictObject({
   language: z.enum(['ar', 'en']),
   return_url: httpsUrl.nullable(),
   ordered: z.boolean(),
-  reminders: z.strictObject({ enabled: z.boolean(), interval_hours: z.number().int().min(1).max(720), max: z.number().int().min(0).max(10) }),
+  reminders: z.strictObject({
+    enabled: z.boolean(),
+    interval_hours: z.number().int().min(1).max(720),
+    max: z.number().int().min(0).max(10),
+  }),
 });
 
 /** The template a workflow names (fixed, or the per-request default), if any. */
@@ -101,7 +105,16 @@ export function workflowTemplate(s: WorkflowSettings): string | null {
 // POST /sessions (spec 4.2)
 
 /** Fields a session body may carry besides the overrides. */
-export const SESSION_FIELDS = ['workflow_id', 'signers', 'vendor_data', 'template_id', 'document_id', 'title', 'fields', 'metadata'] as const;
+export const SESSION_FIELDS = [
+  'workflow_id',
+  'signers',
+  'vendor_data',
+  'template_id',
+  'document_id',
+  'title',
+  'fields',
+  'metadata',
+] as const;
 
 /** Overrides a request may carry (apply to that request only), each with its rule. */
 export const OVERRIDES = {
@@ -118,7 +131,16 @@ export type OverrideName = keyof typeof OVERRIDES;
 export const OVERRIDE_NAMES = Object.keys(OVERRIDES) as OverrideName[];
 
 /** Named by spec 4.2 as refused (400 invalid_override); any other unknown field is refused the same way. */
-export const REFUSED_FIELDS = ['ordered', 'reminders', 'require_access_code', 'send', 'legal_level', 'require_identity', 'source', 'document'] as const;
+export const REFUSED_FIELDS = [
+  'ordered',
+  'reminders',
+  'require_access_code',
+  'send',
+  'legal_level',
+  'require_identity',
+  'source',
+  'document',
+] as const;
 /** Refused inside a signer: the workflow's signature method decides them. */
 export const REFUSED_SIGNER_FIELDS = ['method', 'require_identity'] as const;
 
@@ -133,7 +155,10 @@ export const sessionSignerSchema = z.strictObject({
 export type SessionSigner = z.infer<typeof sessionSignerSchema>;
 
 /** The overrides applied to a workflow version's settings. `return_url: ''` (or null) removes the URL. */
-export function applyOverrides(base: WorkflowSettings, o: Partial<{ [K in OverrideName]: z.infer<(typeof OVERRIDES)[K]> }>): WorkflowSettings {
+export function applyOverrides(
+  base: WorkflowSettings,
+  o: Partial<{ [K in OverrideName]: z.infer<(typeof OVERRIDES)[K]> }>,
+): WorkflowSettings {
   const out: WorkflowSettings = { ...base, cc: [...base.cc], reminders: { ...base.reminders } };
   if (o.signature_method !== undefined) out.signature_method = o.signature_method;
   if (o.channel !== undefined) out.channel = o.channel;
@@ -157,13 +182,20 @@ export function channelContactProblem(channel: Channel, s: { email?: string | nu
  * email when the signer has no number or WhatsApp codes are not enabled; link (and email, and
  * requests not from a workflow) use the email when present, else the number.
  */
-export function otpChannel(requestChannel: Channel | null, s: { email: string | null; phone: string | null }, whatsappCodes: boolean): 'email' | 'whatsapp' {
+export function otpChannel(
+  requestChannel: Channel | null,
+  s: { email: string | null; phone: string | null },
+  whatsappCodes: boolean,
+): 'email' | 'whatsapp' {
   if (requestChannel === 'whatsapp') return s.phone && whatsappCodes ? 'whatsapp' : s.email ? 'email' : 'whatsapp';
   return s.email ? 'email' : 'whatsapp';
 }
 
 /** The channel of a signer's invitations and reminders: none with link; the number on WhatsApp; else the email first. */
-export function invitationChannelOf(requestChannel: Channel | null, s: { email: string | null; phone: string | null }): 'email' | 'whatsapp' | null {
+export function invitationChannelOf(
+  requestChannel: Channel | null,
+  s: { email: string | null; phone: string | null },
+): 'email' | 'whatsapp' | null {
   if (requestChannel === 'link') return null;
   if (requestChannel === 'whatsapp' && s.phone) return 'whatsapp';
   return s.email ? 'email' : s.phone ? 'whatsapp' : null;

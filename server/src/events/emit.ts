@@ -37,7 +37,8 @@ export async function emitEvent(trx: Db, clock: Clock, e: EmitInput): Promise<Ev
 export async function emitEvents(trx: Db, clock: Clock, inputs: readonly EmitInput[]): Promise<EventRecord[]> {
   const first = inputs[0];
   if (!first) return [];
-  if (inputs.some((e) => e.accountId !== first.accountId || e.livemode !== first.livemode)) throw new Error('emitEvents: one account and mode at a time');
+  if (inputs.some((e) => e.accountId !== first.accountId || e.livemode !== first.livemode))
+    throw new Error('emitEvents: one account and mode at a time');
   const endpoints = await enabledEndpoints(trx, first.accountId, first.livemode);
   const records: EventRecord[] = [];
   for (const e of inputs) {
@@ -66,7 +67,13 @@ function eventRecord(clock: Clock, e: EmitInput): EventRecord {
  * Deliveries are born in the transaction that writes their event (the transactional outbox): an
  * event and its deliveries commit or vanish together, so a crash can never lose a delivery.
  */
-export function newDelivery(clock: Clock, event: EventRecord, endpointId: string, trigger: WebhookDelivery['trigger'], now: number): WebhookDelivery {
+export function newDelivery(
+  clock: Clock,
+  event: EventRecord,
+  endpointId: string,
+  trigger: WebhookDelivery['trigger'],
+  now: number,
+): WebhookDelivery {
   return {
     id: newDeliveryId(clock),
     event_id: event.id,
@@ -95,6 +102,9 @@ export async function fanOut(trx: Db, clock: Clock, event: EventRecord, endpoint
   const endpointIds = list.filter((e) => subscribes(e.enabled_events, event.type)).map((e) => e.id);
   if (endpointIds.length === 0) return 0;
   const now = nowSeconds(clock);
-  await insertDeliveries(trx, endpointIds.map((id) => newDelivery(clock, event, id, 'event', now)));
+  await insertDeliveries(
+    trx,
+    endpointIds.map((id) => newDelivery(clock, event, id, 'event', now)),
+  );
   return endpointIds.length;
 }

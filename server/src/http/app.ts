@@ -26,7 +26,21 @@ import { bulkRoutes } from './routes/bulk.js';
 import { pkiRouter } from './pkiRouter.js';
 import { healthEndpoints, Lifecycle, metricsEndpoint, trackRequests } from './operations.js';
 
-export const API_ROUTES: readonly AnyRoute[] = [...platformRoutes, ...templateRoutes, ...signatureRequestRoutes, ...signerRoutes, ...signingSessionRoutes, ...eventRoutes, ...documentRoutes, ...verificationRoutes, ...identityRoutes, ...webhookEndpointRoutes, ...workflowRoutes, ...sessionRoutes, ...bulkRoutes];
+export const API_ROUTES: readonly AnyRoute[] = [
+  ...platformRoutes,
+  ...templateRoutes,
+  ...signatureRequestRoutes,
+  ...signerRoutes,
+  ...signingSessionRoutes,
+  ...eventRoutes,
+  ...documentRoutes,
+  ...verificationRoutes,
+  ...identityRoutes,
+  ...webhookEndpointRoutes,
+  ...workflowRoutes,
+  ...sessionRoutes,
+  ...bulkRoutes,
+];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
 
 /** Assemble the Express app: one router serves /api/v1 and its English alias /en/api/v1. */
@@ -45,7 +59,11 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   const openapi = buildOpenApi(API_ROUTES);
   const publicRouter = express.Router();
   publicRouter.get('/openapi.json', (_req, res) => void res.json(openapi));
-  mountRoutes(publicRouter, ctx, API_ROUTES.filter((r) => r.access === 'public'));
+  mountRoutes(
+    publicRouter,
+    ctx,
+    API_ROUTES.filter((r) => r.access === 'public'),
+  );
 
   const api = express.Router({ strict: false });
   api.use(ipRateLimit(ctx));
@@ -55,7 +73,11 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   api.use(publishableQuota(ctx));
   api.use(express.json({ limit: ctx.config.TAWQI_BODY_LIMIT_BYTES, type: () => true }));
   api.use(idempotency(ctx));
-  mountRoutes(api, ctx, API_ROUTES.filter((r) => r.access !== 'public'));
+  mountRoutes(
+    api,
+    ctx,
+    API_ROUTES.filter((r) => r.access !== 'public'),
+  );
   api.use(unmatched(API_ROUTES));
 
   for (const prefix of API_PREFIXES) app.use(prefix, api);

@@ -20,13 +20,11 @@ export const listEnvelopeSchema = (item: z.ZodType) =>
 export const limitParam = (max: number) => z.coerce.number().int().min(1).max(max).default(20);
 
 /** A time filter given as Unix seconds or an ISO date/date-time. */
-export const timeParam = z
-  .string()
-  .transform((v, c) => {
-    const t = /^\d+$/.test(v) ? Number(v) : Math.floor(Date.parse(v) / 1000);
-    if (!Number.isFinite(t)) {
-      c.addIssue({ code: 'custom', message: 'Unix seconds or an ISO date' });
-      return z.NEVER;
-    }
-    return t;
-  });
+export const timeParam = z.string().transform((v, c) => {
+  const t = /^\d+$/.test(v) ? Number(v) : Math.floor(Date.parse(v) / 1000);
+  if (!Number.isFinite(t)) {
+    c.addIssue({ code: 'custom', message: 'Unix seconds or an ISO date' });
+    return z.NEVER;
+  }
+  return t;
+});

@@ -44,7 +44,10 @@ export function buildOpenApi(routes: readonly AnyRoute[]): JsonObject {
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
     for (const [status, codes] of byStatus) {
-      responses[String(status)] = { description: `Error: ${codes.join(', ')}`, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+      responses[String(status)] = {
+        description: `Error: ${codes.join(', ')}`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
     }
     const op: JsonObject = {
       summary: r.summary,

@@ -75,7 +75,8 @@ export function trackRequests(life: Lifecycle) {
     life.inFlight.delete(this);
     const req = this.req as Request;
     // A client that went away before the answer is counted as 499 (nginx's "client closed request").
-    if (started !== undefined) observeHttpRequest(routeLabel(req), req.method, this.writableFinished ? this.statusCode : 499, (performance.now() - started) / 1000);
+    if (started !== undefined)
+      observeHttpRequest(routeLabel(req), req.method, this.writableFinished ? this.statusCode : 499, (performance.now() - started) / 1000);
     // Draining: a response whose headers went out before the drain began still ends its connection.
     if (life.draining && !req.socket.destroyed) req.socket.end();
   }

@@ -49,11 +49,21 @@ export function pkiRouter(ctx: AppContext): express.Router {
     sendDer(res, 'application/pkix-crl', await crlDer(ctx.pki), 'public, max-age=3600');
   });
   router.get('/pki/ca.pem', (_req: Request, res: Response) => sendText(res, 'application/x-pem-file', ctx.pki.ca.pem));
-  router.get('/pki/ca.cer', (_req: Request, res: Response) => sendDer(res, 'application/pkix-cert', ctx.pki.ca.certificate, 'public, max-age=86400'));
-  router.get('/pki/seal.pem', (_req: Request, res: Response) => sendText(res, 'application/x-pem-file', toPem(ctx.pki.seal.certificate, 'CERTIFICATE')));
-  router.get('/pki/tsa.pem', (_req: Request, res: Response) => sendText(res, 'application/x-pem-file', toPem(ctx.pki.tsa.certificate, 'CERTIFICATE')));
-  router.get('/pki/ocsp.pem', (_req: Request, res: Response) => sendText(res, 'application/x-pem-file', toPem(ctx.pki.ocsp.certificate, 'CERTIFICATE')));
-  router.get('/pki/evidence-key.pem', (_req: Request, res: Response) => sendText(res, 'application/x-pem-file', ctx.pki.evidence.publicKeyPem));
+  router.get('/pki/ca.cer', (_req: Request, res: Response) =>
+    sendDer(res, 'application/pkix-cert', ctx.pki.ca.certificate, 'public, max-age=86400'),
+  );
+  router.get('/pki/seal.pem', (_req: Request, res: Response) =>
+    sendText(res, 'application/x-pem-file', toPem(ctx.pki.seal.certificate, 'CERTIFICATE')),
+  );
+  router.get('/pki/tsa.pem', (_req: Request, res: Response) =>
+    sendText(res, 'application/x-pem-file', toPem(ctx.pki.tsa.certificate, 'CERTIFICATE')),
+  );
+  router.get('/pki/ocsp.pem', (_req: Request, res: Response) =>
+    sendText(res, 'application/x-pem-file', toPem(ctx.pki.ocsp.certificate, 'CERTIFICATE')),
+  );
+  router.get('/pki/evidence-key.pem', (_req: Request, res: Response) =>
+    sendText(res, 'application/x-pem-file', ctx.pki.evidence.publicKeyPem),
+  );
   router.get('/pki', (_req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.json(describePki(ctx.pki));
@@ -64,12 +74,21 @@ export function pkiRouter(ctx: AppContext): express.Router {
 function requireType(type: string) {
   return (req: Request, _res: Response, next: express.NextFunction): void => {
     if (req.is(type)) return next();
-    next(new ApiError('parameter_invalid', 'Content-Type', {}, {}, { en: `Content-Type must be ${type}.`, ar: `يجب أن يكون نوع المحتوى ${type}.` }));
+    next(
+      new ApiError(
+        'parameter_invalid',
+        'Content-Type',
+        {},
+        {},
+        { en: `Content-Type must be ${type}.`, ar: `يجب أن يكون نوع المحتوى ${type}.` },
+      ),
+    );
   };
 }
 
 function methodNotAllowed(allow: string) {
-  return (_req: Request, _res: Response, next: express.NextFunction): void => next(new ApiError('method_not_allowed', null, {}, { Allow: allow }));
+  return (_req: Request, _res: Response, next: express.NextFunction): void =>
+    next(new ApiError('method_not_allowed', null, {}, { Allow: allow }));
 }
 
 function bytesOf(req: Request): Uint8Array {

@@ -6,7 +6,12 @@ export const amountSchema = z.object({ amount: z.number(), currency: z.string() 
 export const usageSchema = z.object({
   object: z.literal('usage'),
   livemode: z.boolean(),
-  plan: z.object({ name: z.string(), status: z.enum(['none', 'active', 'expired']), sends_per_year: z.number(), expires_at: z.number().nullable() }),
+  plan: z.object({
+    name: z.string(),
+    status: z.enum(['none', 'active', 'expired']),
+    sends_per_year: z.number(),
+    expires_at: z.number().nullable(),
+  }),
   balance: z.object({ sends: z.number().int(), wallet: amountSchema }),
   prices: z.object({ send_overage: amountSchema, identity_verification: amountSchema }),
   currency: z.string(),
@@ -37,11 +42,13 @@ export const serviceInfoSchema = z.object({
 });
 
 export const errorEnvelopeSchema = z.object({
-  error: z.object({
-    type: z.string(),
-    code: z.string(),
-    message: z.string(),
-    param: z.string().nullable(),
-    request_id: z.string(),
-  }).catchall(z.unknown()),
+  error: z
+    .object({
+      type: z.string(),
+      code: z.string(),
+      message: z.string(),
+      param: z.string().nullable(),
+      request_id: z.string(),
+    })
+    .catchall(z.unknown()),
 });

@@ -7,16 +7,44 @@ const when = (t: number | null): string => (t === null ? '—' : new Date(t * 10
 
 const TEXT = {
   ar: {
-    title: 'التحقق من مستند', found: 'المستند موجود', notFound: 'لا يوجد مستند بهذا المرجع.', reference: 'المرجع', status: 'الحالة', integrity: 'سلامة المستند',
-    intact: 'سليم: النص المحفوظ لم يتغير منذ الختم', modified: 'معدَّل: النص المحفوظ لا يطابق البصمة المختومة', unknown: 'غير معروف: تعذّر التحقق',
-    docTitle: 'العنوان', level: 'المستوى القانوني', format: 'الصيغة', hash: 'البصمة (hmac-sha256)', pdf: 'بصمة ملف PDF (sha256)', parties: 'الأطراف', completed: 'تاريخ الإتمام',
-    test: 'هذا مستند اختبار ولا أثر قانوني له.', trust: 'يُختم المستند بشهادة مدمجة في هذا الخادم، وهي ليست شهادة موثوقة علنًا.',
+    title: 'التحقق من مستند',
+    found: 'المستند موجود',
+    notFound: 'لا يوجد مستند بهذا المرجع.',
+    reference: 'المرجع',
+    status: 'الحالة',
+    integrity: 'سلامة المستند',
+    intact: 'سليم: النص المحفوظ لم يتغير منذ الختم',
+    modified: 'معدَّل: النص المحفوظ لا يطابق البصمة المختومة',
+    unknown: 'غير معروف: تعذّر التحقق',
+    docTitle: 'العنوان',
+    level: 'المستوى القانوني',
+    format: 'الصيغة',
+    hash: 'البصمة (hmac-sha256)',
+    pdf: 'بصمة ملف PDF (sha256)',
+    parties: 'الأطراف',
+    completed: 'تاريخ الإتمام',
+    test: 'هذا مستند اختبار ولا أثر قانوني له.',
+    trust: 'يُختم المستند بشهادة مدمجة في هذا الخادم، وهي ليست شهادة موثوقة علنًا.',
   },
   en: {
-    title: 'Document verification', found: 'Document found', notFound: 'No document has this reference.', reference: 'Reference', status: 'Status', integrity: 'Integrity',
-    intact: 'Intact: the stored text is unchanged since sealing', modified: 'Modified: the stored text no longer matches the sealed hash', unknown: 'Unknown: could not be checked',
-    docTitle: 'Title', level: 'Legal level', format: 'Format', hash: 'Hash (hmac-sha256)', pdf: 'PDF file hash (sha256)', parties: 'Parties', completed: 'Completed',
-    test: 'This is a test document with no legal effect.', trust: 'Documents are sealed with a certificate built into this server; it is not publicly trusted.',
+    title: 'Document verification',
+    found: 'Document found',
+    notFound: 'No document has this reference.',
+    reference: 'Reference',
+    status: 'Status',
+    integrity: 'Integrity',
+    intact: 'Intact: the stored text is unchanged since sealing',
+    modified: 'Modified: the stored text no longer matches the sealed hash',
+    unknown: 'Unknown: could not be checked',
+    docTitle: 'Title',
+    level: 'Legal level',
+    format: 'Format',
+    hash: 'Hash (hmac-sha256)',
+    pdf: 'PDF file hash (sha256)',
+    parties: 'Parties',
+    completed: 'Completed',
+    test: 'This is a test document with no legal effect.',
+    trust: 'Documents are sealed with a certificate built into this server; it is not publicly trusted.',
   },
 };
 
@@ -38,7 +66,8 @@ export function verifyPageRouter(ctx: AppContext): express.Router {
       res.status(404).type('html').send(`${head}<p role="alert">${t.notFound}</p></body></html>`);
       return;
     }
-    const row = (k: string, val: string) => `<tr><th scope="row" style="text-align:start;padding-inline-end:1rem">${k}</th><td>${val}</td></tr>`;
+    const row = (k: string, val: string) =>
+      `<tr><th scope="row" style="text-align:start;padding-inline-end:1rem">${k}</th><td>${val}</td></tr>`;
     const integrity = t[v.integrity];
     res.type('html').send(`${head}
 ${v.test ? `<p role="alert" style="border:2px solid #b91c1c;color:#b91c1c;padding:.5rem">${t.test}</p>` : ''}

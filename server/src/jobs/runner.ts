@@ -13,7 +13,6 @@ export type JobHandler =
   | { kind: 'transactional'; run: (ctx: ServiceContext, trx: Db, payload: Record<string, unknown>) => Promise<void> }
   | { kind: 'external'; run: (ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord) => Promise<void> };
 
-
 /**
  * Runs due jobs from the durable jobs table. In production a timer ticks every second and a commit
  * wakes it; tests move the injected clock and call runDue().
@@ -108,7 +107,10 @@ export class JobRunner {
 
   private async failed(job: JobRecord, err: unknown): Promise<void> {
     const { attempts, giveUp, retryAt } = retryPlan(job.attempts, nowSeconds(this.ctx.clock));
-    this.ctx.log.warn({ job_id: job.id, kind: job.kind, attempts, err: String(err) }, giveUp ? 'job failed for good' : 'job failed; will retry');
+    this.ctx.log.warn(
+      { job_id: job.id, kind: job.kind, attempts, err: String(err) },
+      giveUp ? 'job failed for good' : 'job failed; will retry',
+    );
     await retryJob(this.ctx.store.db, job.id, retryAt, String(err), giveUp);
   }
 }

@@ -8,7 +8,8 @@ import type { TemplateRecord } from '../store/templates.js';
 export function presentUsage(account: Account, livemode: boolean, clock: Clock) {
   const plan = PLANS[account.plan];
   const now = nowSeconds(clock);
-  const status = account.plan === 'none' ? 'none' : account.plan_expires_at !== null && account.plan_expires_at <= now ? 'expired' : 'active';
+  const status =
+    account.plan === 'none' ? 'none' : account.plan_expires_at !== null && account.plan_expires_at <= now ? 'expired' : 'active';
   return {
     object: 'usage' as const,
     livemode,

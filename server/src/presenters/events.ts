@@ -9,10 +9,6 @@ export function presentEvent(e: EventRecord, opts: { maskRequestInfo: boolean })
     created_at: e.created_at,
     livemode: e.livemode,
     data: e.data,
-    request: e.request_info
-      ? opts.maskRequestInfo
-        ? { ip: '', user_agent: '' }
-        : e.request_info
-      : null,
+    request: e.request_info ? (opts.maskRequestInfo ? { ip: '', user_agent: '' } : e.request_info) : null,
   };
 }

@@ -56,10 +56,18 @@ export function signerObject(s: SignerRecord, r: SignatureRequestRecord, view: O
     declined_at: s.declined_at,
     decline_reason: s.decline_reason,
     identity: s.require_identity
-      ? { status: s.identity.status, provider: s.identity.provider, level: s.identity.level, verification_id: s.identity.verification_id, name_match: s.identity.name_match }
+      ? {
+          status: s.identity.status,
+          provider: s.identity.provider,
+          level: s.identity.level,
+          verification_id: s.identity.verification_id,
+          name_match: s.identity.name_match,
+        }
       : { status: 'not_required', provider: null, level: null, verification_id: null, name_match: null },
     fields: s.fields,
-    ...(r.workflow ? { workflow_id: r.workflow.workflow_id, workflow_version: r.workflow.workflow_version, vendor_data: r.workflow.vendor_data } : {}),
+    ...(r.workflow
+      ? { workflow_id: r.workflow.workflow_id, workflow_version: r.workflow.workflow_version, vendor_data: r.workflow.vendor_data }
+      : {}),
   };
 }
 
@@ -85,9 +93,18 @@ export function requestObject(r: SignatureRequestRecord, signers: readonly Signe
     return_url: r.return_url,
     success_url: r.success_url,
     cancel_url: r.cancel_url,
-    cost: r.charged ? { amount: amount(r.cost_wallet_minor, view.currency).amount, sends: r.cost_sends, currency: view.currency, source: r.cost_source } : null,
+    cost: r.charged
+      ? { amount: amount(r.cost_wallet_minor, view.currency).amount, sends: r.cost_sends, currency: view.currency, source: r.cost_source }
+      : null,
     created_at: r.created_at,
     signers: signers.map((s) => signerObject(s, r, view)),
-    ...(r.workflow ? { workflow_id: r.workflow.workflow_id, workflow_version: r.workflow.workflow_version, vendor_data: r.workflow.vendor_data, channel: r.workflow.channel } : {}),
+    ...(r.workflow
+      ? {
+          workflow_id: r.workflow.workflow_id,
+          workflow_version: r.workflow.workflow_version,
+          vendor_data: r.workflow.vendor_data,
+          channel: r.workflow.channel,
+        }
+      : {}),
   };
 }

@@ -24,7 +24,15 @@ function signUrl(r: SessionRows, s: SignerRecord, links: SessionLinks): string |
 export function presentSession(r: SessionRows, links: SessionLinks, currency: string) {
   const { request } = r;
   const w = request.workflow!;
-  const signers = r.signers.map((s) => ({ id: s.id, object: 'signer' as const, name: s.name, email: s.email, phone: s.phone, status: s.status, sign_url: signUrl(r, s, links) }));
+  const signers = r.signers.map((s) => ({
+    id: s.id,
+    object: 'signer' as const,
+    name: s.name,
+    email: s.email,
+    phone: s.phone,
+    status: s.status,
+    sign_url: signUrl(r, s, links),
+  }));
   return {
     id: request.id,
     object: 'session' as const,

@@ -6,7 +6,12 @@ import type { SignatureRequestRecord, SignerRecord } from '../store/signatureReq
 export type Integrity = 'intact' | 'modified' | 'unknown';
 
 /** The public verification object of spec 2.6. */
-export function presentVerification(sealed: SealedDocument, request: SignatureRequestRecord, signers: readonly SignerRecord[], integrity: Integrity) {
+export function presentVerification(
+  sealed: SealedDocument,
+  request: SignatureRequestRecord,
+  signers: readonly SignerRecord[],
+  integrity: Integrity,
+) {
   return {
     object: 'verification' as const,
     reference: sealed.reference,

@@ -11,7 +11,9 @@ export function documentHtml(d: FinalDocumentInput): string {
     : { signed: 'Signed at', reference: 'Reference', hash: 'Document hash', test: 'Test document — no legal effect', signers: 'Signers' };
   const signers = d.signers
     .map((s) => {
-      const img = s.signature_png ? `<img alt="" src="data:image/png;base64,${Buffer.from(s.signature_png).toString('base64')}" style="max-height:80px">` : '';
+      const img = s.signature_png
+        ? `<img alt="" src="data:image/png;base64,${Buffer.from(s.signature_png).toString('base64')}" style="max-height:80px">`
+        : '';
       return `<li><strong>${esc(s.name)}</strong> — ${t.signed} ${when(s.signed_at)}<br>${img}</li>`;
     })
     .join('');

@@ -10,8 +10,10 @@ export function pdfFile(dataDir: string, requestId: string): string {
 }
 
 /** An RFC 3161 token (ContentInfo DER) over a SHA-256 digest, from the built-in or configured TSA. */
-export const timestampDigest = (pki: Pki) => async (digest: Uint8Array): Promise<Uint8Array> =>
-  tokenFromResponse(await timestamp(pki, { hashAlgorithm: 'SHA-256', hashedMessage: digest }));
+export const timestampDigest =
+  (pki: Pki) =>
+  async (digest: Uint8Array): Promise<Uint8Array> =>
+    tokenFromResponse(await timestamp(pki, { hashAlgorithm: 'SHA-256', hashedMessage: digest }));
 
 /** The platform seal as a PAdES signer (aes path). */
 export function sealPadesSigner(pki: Pki): PadesSigner {
@@ -36,7 +38,11 @@ export async function sealedFinalPdf(pki: Pki, input: FinalDocumentInput, locati
   const seal = pki.seal;
   const revocation =
     level === 'B-LT'
-      ? { certificates: [seal.certificate, ...seal.chain, pki.tsa.certificate], crls: [await crlDer(pki)], ocspResponses: [await ocspResponseFor(pki, seal.certificate)] }
+      ? {
+          certificates: [seal.certificate, ...seal.chain, pki.tsa.certificate],
+          crls: [await crlDer(pki)],
+          ocspResponses: [await ocspResponseFor(pki, seal.certificate)],
+        }
       : undefined;
   return signPades(pdf, {
     signer: sealPadesSigner(pki),

@@ -1,5 +1,13 @@
 import { nowSeconds, type Clock } from '../clock.js';
-import { generateKey, hashSecret, MAX_ALLOWED_IPS, normaliseIpEntry, ROTATION_GRACE_SECONDS, type KeyKind, type KeyMode } from '../domain/keys.js';
+import {
+  generateKey,
+  hashSecret,
+  MAX_ALLOWED_IPS,
+  normaliseIpEntry,
+  ROTATION_GRACE_SECONDS,
+  type KeyKind,
+  type KeyMode,
+} from '../domain/keys.js';
 import { PLANS, type KybStatus, type PlanName } from '../domain/plans.js';
 import { newId } from '../ids.js';
 import { insertAccount, type Account } from '../store/accounts.js';
@@ -104,14 +112,24 @@ export function normaliseOrigin(origin: string): string {
     throw new OperatorError(`Not an origin: ${origin}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OperatorError(`Not an http(s) origin: ${origin}`);
-  if (url.pathname !== '/' || url.search || url.hash || url.username) throw new OperatorError(`An origin has no path, query or credentials: ${origin}`);
+  if (url.pathname !== '/' || url.search || url.hash || url.username)
+    throw new OperatorError(`An origin has no path, query or credentials: ${origin}`);
   return url.origin;
 }
 
-export async function issueKey(trx: Db, clock: Clock, accountId: string, kind: KeyKind, mode: KeyMode, opts: KeyOptions): Promise<IssuedKey> {
+export async function issueKey(
+  trx: Db,
+  clock: Clock,
+  accountId: string,
+  kind: KeyKind,
+  mode: KeyMode,
+  opts: KeyOptions,
+): Promise<IssuedKey> {
   if (kind === 'publishable' && (opts.allowedIps?.length ?? 0) > 0) throw new OperatorError('IP allowlists apply to secret keys only');
-  if (kind === 'secret' && (opts.allowedOrigins?.length ?? 0) > 0) throw new OperatorError('Allowed origins apply to publishable keys only');
-  if (kind === 'publishable' && opts.readOnly) throw new OperatorError('Publishable keys are read-limited already; --read-only is for secret keys');
+  if (kind === 'secret' && (opts.allowedOrigins?.length ?? 0) > 0)
+    throw new OperatorError('Allowed origins apply to publishable keys only');
+  if (kind === 'publishable' && opts.readOnly)
+    throw new OperatorError('Publishable keys are read-limited already; --read-only is for secret keys');
   const secret = generateKey(kind, mode);
   const key: ApiKey = {
     id: newId('key', clock),
@@ -143,7 +161,8 @@ export async function rotateKey(store: Store, clock: Clock, keyId: string, grace
     const old = await getKey(trx, keyId);
     if (!old) throw new OperatorError(`No key ${keyId}`);
     const now = nowSeconds(clock);
-    if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now)) throw new OperatorError(`Key ${keyId} is no longer valid`);
+    if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now))
+      throw new OperatorError(`Key ${keyId} is no longer valid`);
     const issued = await issueKey(trx, clock, old.account_id, old.kind, old.mode, {
       name: old.name,
       readOnly: old.read_only,

@@ -69,8 +69,15 @@ function forRecipient(err: unknown, i: number): unknown {
  * (402 insufficient_balance with the batch's totals, nothing created); each request is then
  * charged as any request is.
  */
-export async function createBulk(ctx: ServiceContext, trx: Db, actor: Actor, b: BulkSend, opts: Pick<CreateOptions, 'accessCodeHashes'> = {}): Promise<{ batchId: string; created: RequestWithSigners[]; createdAt: number }> {
-  if (!actor.livemode && b.recipients.length > TEST_BULK_LIMIT) throw new ApiError('test_bulk_limit', 'recipients', { max_recipients: TEST_BULK_LIMIT });
+export async function createBulk(
+  ctx: ServiceContext,
+  trx: Db,
+  actor: Actor,
+  b: BulkSend,
+  opts: Pick<CreateOptions, 'accessCodeHashes'> = {},
+): Promise<{ batchId: string; created: RequestWithSigners[]; createdAt: number }> {
+  if (!actor.livemode && b.recipients.length > TEST_BULK_LIMIT)
+    throw new ApiError('test_bulk_limit', 'recipients', { max_recipients: TEST_BULK_LIMIT });
   const account = (await getAccount(trx, actor.account.id))!;
   if (actor.livemode) {
     const identity = b.recipients.filter((r) => b.legal_level === 'aes' || b.require_identity || r.require_identity).length;
@@ -97,7 +104,11 @@ export async function createBulk(ctx: ServiceContext, trx: Db, actor: Actor, b: 
 }
 
 /** The batch summary (201): the batch id, counts, each request with its signer, and the batch's cost. */
-export function presentBatch(batch: { batchId: string; created: RequestWithSigners[]; createdAt: number }, view: ObjectView, livemode: boolean) {
+export function presentBatch(
+  batch: { batchId: string; created: RequestWithSigners[]; createdAt: number },
+  view: ObjectView,
+  livemode: boolean,
+) {
   const { created } = batch;
   const walletMinor = created.reduce((n, c) => n + (c.request.charged ? c.request.cost_wallet_minor : 0), 0);
   const sends = created.reduce((n, c) => n + (c.request.charged ? c.request.cost_sends : 0), 0);
@@ -108,10 +119,25 @@ export function presentBatch(batch: { batchId: string; created: RequestWithSigne
     status: 'sent' as const,
     template_id: created[0]!.request.template_id,
     title: created[0]!.request.title,
-    counts: { recipients: created.length, signature_requests: created.length, sent: created.filter((c) => c.request.status === 'sent').length },
+    counts: {
+      recipients: created.length,
+      signature_requests: created.length,
+      sent: created.filter((c) => c.request.status === 'sent').length,
+    },
     signature_requests: created.map((c) => {
       const signer = signerObject(c.signers[0]!, c.request, view);
-      return { id: c.request.id, status: c.request.status, signer: { id: signer.id, name: signer.name, email: signer.email, phone: signer.phone, status: signer.status, signing_url: signer.signing_url } };
+      return {
+        id: c.request.id,
+        status: c.request.status,
+        signer: {
+          id: signer.id,
+          name: signer.name,
+          email: signer.email,
+          phone: signer.phone,
+          status: signer.status,
+          signing_url: signer.signing_url,
+        },
+      };
     }),
     cost: {
       amount: walletMinor / 100,

@@ -12,7 +12,9 @@ const N = 16384;
  */
 export function hashCodeAsync(code: string): Promise<string> {
   const salt = randomBytes(16);
-  return new Promise((resolve, reject) => scrypt(code, salt, 32, { N, r: 8, p: 1 }, (err, hash) => (err ? reject(err) : resolve(encode(salt, hash)))));
+  return new Promise((resolve, reject) =>
+    scrypt(code, salt, 32, { N, r: 8, p: 1 }, (err, hash) => (err ? reject(err) : resolve(encode(salt, hash)))),
+  );
 }
 
 function encode(salt: Buffer, hash: Buffer): string {
@@ -25,7 +27,9 @@ export async function verifyCodeAsync(code: string, stored: string): Promise<boo
   if (scheme !== 'scrypt' || !n || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
   const actual = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(code, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: 8, p: 1 }, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(code, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: 8, p: 1 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   );
   return timingSafeEqual(actual, expected);
 }

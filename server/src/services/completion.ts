@@ -13,7 +13,12 @@ import type { ServiceContext } from '../context.js';
  * In the completing transaction: fix the document text (template filled with every signer's
  * values) and its hash for verification, mark the PDF pending, and schedule the sealing job.
  */
-export async function recordCompletion(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signers: readonly SignerRecord[]): Promise<void> {
+export async function recordCompletion(
+  ctx: ServiceContext,
+  trx: Db,
+  request: SignatureRequestRecord,
+  signers: readonly SignerRecord[],
+): Promise<void> {
   const now = nowSeconds(ctx.clock);
   await insertSealedDocument(trx, await pendingDocument(ctx, trx, request, signers, request.reference!, now));
   await scheduleJob(trx, 'seal_request', now, { signature_request_id: request.id }, now, `seal:${request.id}`);
@@ -24,7 +29,14 @@ export async function recordCompletion(ctx: ServiceContext, trx: Db, request: Si
  * its PDF pending: the row the completing transaction inserts, and the base of the qes document
  * signed before completion (services/sealing.ts qesDocumentInput).
  */
-export async function pendingDocument(ctx: ServiceContext, db: Db, request: SignatureRequestRecord, signers: readonly SignerRecord[], reference: string, createdAt: number): Promise<SealedDocument> {
+export async function pendingDocument(
+  ctx: ServiceContext,
+  db: Db,
+  request: SignatureRequestRecord,
+  signers: readonly SignerRecord[],
+  reference: string,
+  createdAt: number,
+): Promise<SealedDocument> {
   const template = await findTemplate(db, request.account_id, request.template_id);
   const text = template ? renderTemplate(template.body, documentValues(signers)) : '';
   return {

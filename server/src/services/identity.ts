@@ -19,9 +19,23 @@ import {
   type VerificationNameMatch,
   type VerificationStatus,
 } from '../store/identityVerifications.js';
-import { getRequestById, getSigner, signersOf, updateSigner, type IdentityState, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
+import {
+  getRequestById,
+  getSigner,
+  signersOf,
+  updateSigner,
+  type IdentityState,
+  type SignatureRequestRecord,
+  type SignerRecord,
+} from '../store/signatureRequests.js';
 import { GenericProvider } from '../identity/genericProvider.js';
-import { ProviderUnavailable, type IdentityProvider, type ProviderDocument, type ProviderResult, type ProviderStatus } from '../identity/provider.js';
+import {
+  ProviderUnavailable,
+  type IdentityProvider,
+  type ProviderDocument,
+  type ProviderResult,
+  type ProviderStatus,
+} from '../identity/provider.js';
 
 /**
  * Identity verification of signers (spec 1.3, 3.2, 6.3): test mode runs a simulation page where
@@ -50,19 +64,32 @@ export function identityProvider(ctx: ServiceContext): IdentityProvider | null {
     adapters.set(
       ctx,
       c.TAWQI_IDENTITY_PROVIDER_URL && c.TAWQI_IDENTITY_PROVIDER_KEY && c.TAWQI_IDENTITY_CALLBACK_SECRET
-        ? new GenericProvider({ baseUrl: c.TAWQI_IDENTITY_PROVIDER_URL, apiKey: c.TAWQI_IDENTITY_PROVIDER_KEY, callbackSecret: c.TAWQI_IDENTITY_CALLBACK_SECRET, clock: ctx.clock })
+        ? new GenericProvider({
+            baseUrl: c.TAWQI_IDENTITY_PROVIDER_URL,
+            apiKey: c.TAWQI_IDENTITY_PROVIDER_KEY,
+            callbackSecret: c.TAWQI_IDENTITY_CALLBACK_SECRET,
+            clock: ctx.clock,
+          })
         : null,
     );
   }
   return adapters.get(ctx)!;
 }
 
-export const callbackUrl = (ctx: ServiceContext, provider: IdentityProvider): string => `${ctx.publicUrl}/identity/callbacks/${provider.name}`;
+export const callbackUrl = (ctx: ServiceContext, provider: IdentityProvider): string =>
+  `${ctx.publicUrl}/identity/callbacks/${provider.name}`;
 
 // ---------------------------------------------------------------------------------------------
 // Refusals
 
-type StartRefusal = 'identity_not_required' | 'request_not_open' | 'already_finished' | 'not_your_turn' | 'otp_required' | 'identity_in_review' | 'identity_not_startable';
+type StartRefusal =
+  | 'identity_not_required'
+  | 'request_not_open'
+  | 'already_finished'
+  | 'not_your_turn'
+  | 'otp_required'
+  | 'identity_in_review'
+  | 'identity_not_startable';
 
 const TEXT: Record<StartRefusal | 'not_on_hold' | 'already_decided' | 'not_simulation', { en: string; ar: string }> = {
   identity_not_required: { en: 'This signer does not need identity verification.', ar: 'هذا الموقّع لا يحتاج إلى التحقق من الهوية.' },
@@ -71,14 +98,24 @@ const TEXT: Record<StartRefusal | 'not_on_hold' | 'already_decided' | 'not_simul
   already_finished: REFUSAL_TEXT.already_finished,
   not_your_turn: REFUSAL_TEXT.not_your_turn,
   otp_required: { en: 'The one-time code must be entered before identity verification.', ar: 'يجب إدخال رمز التحقق قبل التحقق من الهوية.' },
-  identity_in_review: { en: 'The identity verification is in review; wait for its result.', ar: 'التحقق من الهوية قيد المراجعة؛ انتظر نتيجته.' },
-  identity_not_startable: { en: 'Identity verification cannot be started in the signer’s current identity state.', ar: 'لا يمكن بدء التحقق من الهوية في حالة هوية الموقّع الحالية.' },
+  identity_in_review: {
+    en: 'The identity verification is in review; wait for its result.',
+    ar: 'التحقق من الهوية قيد المراجعة؛ انتظر نتيجته.',
+  },
+  identity_not_startable: {
+    en: 'Identity verification cannot be started in the signer’s current identity state.',
+    ar: 'لا يمكن بدء التحقق من الهوية في حالة هوية الموقّع الحالية.',
+  },
   not_on_hold: { en: 'This signer is not held for a name review.', ar: 'هذا الموقّع ليس موقوفًا لمراجعة الاسم.' },
   already_decided: { en: 'This identity verification already has a result.', ar: 'هذا التحقق من الهوية له نتيجة بالفعل.' },
-  not_simulation: { en: 'Only a test-mode verification can be decided by simulation.', ar: 'لا يمكن البت بالمحاكاة إلا في تحقق وضع الاختبار.' },
+  not_simulation: {
+    en: 'Only a test-mode verification can be decided by simulation.',
+    ar: 'لا يمكن البت بالمحاكاة إلا في تحقق وضع الاختبار.',
+  },
 };
 
-const refusal = (reason: keyof typeof TEXT, param = 'signer'): ApiError => new ApiError('invalid_state', param, { reason }, {}, TEXT[reason]);
+const refusal = (reason: keyof typeof TEXT, param = 'signer'): ApiError =>
+  new ApiError('invalid_state', param, { reason }, {}, TEXT[reason]);
 
 // ---------------------------------------------------------------------------------------------
 // Loading
@@ -124,10 +161,20 @@ export interface StartedVerification {
  * verification (pending, or resubmission requested) is resumed rather than duplicated; after a
  * decline a new one is made. Live mode calls the provider outside any transaction.
  */
-export async function startIdentityVerification(ctx: ServiceContext, signerId: string, opts: { returnUrl?: string | null } = {}): Promise<StartedVerification> {
+export async function startIdentityVerification(
+  ctx: ServiceContext,
+  signerId: string,
+  opts: { returnUrl?: string | null } = {},
+): Promise<StartedVerification> {
   const returnUrl = opts.returnUrl ?? null;
   if (returnUrl !== null && !isHttpUrl(returnUrl)) {
-    throw new ApiError('parameter_invalid', 'return_url', {}, {}, { en: 'return_url must be an http(s) URL.', ar: 'يجب أن يكون return_url عنوان http(s).' });
+    throw new ApiError(
+      'parameter_invalid',
+      'return_url',
+      {},
+      {},
+      { en: 'return_url must be an http(s) URL.', ar: 'يجب أن يكون return_url عنوان http(s).' },
+    );
   }
   const prepared = await ctx.store.tx(async (trx) => {
     const loaded = await loadSigner(trx, signerId);
@@ -136,10 +183,16 @@ export async function startIdentityVerification(ctx: ServiceContext, signerId: s
     const { request, signer } = loaded;
     const provider = request.livemode ? identityProvider(ctx) : null;
     if (request.livemode && !provider) {
-      throw new ApiError('invalid_request', null, {}, {}, {
-        en: 'Live identity verification is not configured on this server (TAWQI_IDENTITY_PROVIDER_URL).',
-        ar: 'التحقق من الهوية في الوضع الحي غير مهيأ على هذا الخادم (TAWQI_IDENTITY_PROVIDER_URL).',
-      });
+      throw new ApiError(
+        'invalid_request',
+        null,
+        {},
+        {},
+        {
+          en: 'Live identity verification is not configured on this server (TAWQI_IDENTITY_PROVIDER_URL).',
+          ar: 'التحقق من الهوية في الوضع الحي غير مهيأ على هذا الخادم (TAWQI_IDENTITY_PROVIDER_URL).',
+        },
+      );
     }
     const now = nowSeconds(ctx.clock);
     let v = await latestVerificationOf(trx, signerId);
@@ -175,14 +228,22 @@ export async function startIdentityVerification(ctx: ServiceContext, signerId: s
 
   let created;
   try {
-    created = await provider.createVerification({ reference: v.id, expectedName: signer.name, level: v.level, callbackUrl: callbackUrl(ctx, provider), returnUrl });
+    created = await provider.createVerification({
+      reference: v.id,
+      expectedName: signer.name,
+      level: v.level,
+      callbackUrl: callbackUrl(ctx, provider),
+      returnUrl,
+    });
   } catch (err) {
     if (!(err instanceof ProviderUnavailable)) throw err;
     ctx.log.warn({ verification: v.id, err: err.message }, 'identity provider unavailable');
     throw new ApiError('identity_provider_unavailable');
   }
   if (created.providerReference !== v.provider_reference) {
-    await ctx.store.tx((trx) => updateVerification(trx, v.id, { provider_reference: created.providerReference, updated_at: nowSeconds(ctx.clock) }));
+    await ctx.store.tx((trx) =>
+      updateVerification(trx, v.id, { provider_reference: created.providerReference, updated_at: nowSeconds(ctx.clock) }),
+    );
   }
   return { verificationId: v.id, url: created.url };
 }
@@ -278,7 +339,8 @@ export async function applyIdentityResult(
   const updated = { ...v, ...changes };
 
   const identity: Partial<IdentityState> = { provider: v.provider, level: v.level, verification_id: v.id };
-  if (result.status === 'approved') identity.name_match = nameMatch && { state: nameMatch.state, sent_name: nameMatch.sent_name, document_name: nameMatch.document_name };
+  if (result.status === 'approved')
+    identity.name_match = nameMatch && { state: nameMatch.state, sent_name: nameMatch.sent_name, document_name: nameMatch.document_name };
   if (signer.identity.verification_id !== v.id) {
     // A result for a verification the signer no longer follows: recorded, the signer is not moved.
     ctx.log.warn({ verification: v.id, signer: signer.id }, 'identity result for a superseded verification');
@@ -290,7 +352,10 @@ export async function applyIdentityResult(
     // The signer cannot take this move now (request closed, signer finished, or a state the table
     // does not allow): the verification keeps the provider's result; the signer does not move.
     if (!(err instanceof ApiError) || err.code !== 'invalid_state') throw err;
-    ctx.log.warn({ verification: v.id, signer: signer.id, trigger, reason: err.extra.reason }, 'identity result recorded without a signer move');
+    ctx.log.warn(
+      { verification: v.id, signer: signer.id, trigger, reason: err.extra.reason },
+      'identity result recorded without a signer move',
+    );
     return { outcome: 'applied', verification: updated, event: null };
   }
   return { outcome: 'applied', verification: updated, event: SIGNER_MOVES[trigger].event };
@@ -302,10 +367,18 @@ function matchDetails(m: VerificationNameMatch) {
 }
 
 /** A signed provider callback, already parsed and verified by the adapter. Unknown verification → null. */
-export async function handleProviderCallback(ctx: ServiceContext, provider: IdentityProvider, parsed: ProviderResult): Promise<ResultApplied | null> {
+export async function handleProviderCallback(
+  ctx: ServiceContext,
+  provider: IdentityProvider,
+  parsed: ProviderResult,
+): Promise<ResultApplied | null> {
   const result = await ctx.store.tx(async (trx) => {
     let v = parsed.reference ? await getVerification(trx, parsed.reference) : undefined;
-    if (v && (v.provider !== provider.name || !v.livemode || (v.provider_reference !== null && v.provider_reference !== parsed.providerReference))) v = undefined;
+    if (
+      v &&
+      (v.provider !== provider.name || !v.livemode || (v.provider_reference !== null && v.provider_reference !== parsed.providerReference))
+    )
+      v = undefined;
     v ??= await findByProviderReference(trx, provider.name, parsed.providerReference);
     if (!v) return null;
     if (v.provider_reference === null) {
@@ -330,7 +403,9 @@ export async function simulateIdentityDecision(
   opts: { documentName?: string } = {},
 ): Promise<ResultApplied> {
   const result = await ctx.store.tx(async (trx) => {
-    const v = verificationOrSignerId.startsWith('sgr_') ? await latestVerificationOf(trx, verificationOrSignerId) : await getVerification(trx, verificationOrSignerId);
+    const v = verificationOrSignerId.startsWith('sgr_')
+      ? await latestVerificationOf(trx, verificationOrSignerId)
+      : await getVerification(trx, verificationOrSignerId);
     if (!v) throw new ApiError('not_found', 'verification');
     if (v.livemode || v.provider !== SIMULATION_PROVIDER) throw refusal('not_simulation', 'verification');
     if (v.status === 'approved' || v.status === 'declined') throw refusal('already_decided', 'verification');
@@ -347,10 +422,17 @@ export async function simulateIdentityDecision(
 // Name review (POST /signers/{id}/identity_match)
 
 /** A reviewer's decision on a held name mismatch: approved resumes signing, rejected stops it. */
-export async function decideIdentityMatch(ctx: ServiceContext, trx: Db, actor: Actor, signerId: string, decision: 'approve' | 'reject'): Promise<Loaded> {
+export async function decideIdentityMatch(
+  ctx: ServiceContext,
+  trx: Db,
+  actor: Actor,
+  signerId: string,
+  decision: 'approve' | 'reject',
+): Promise<Loaded> {
   const signer = await getSigner(trx, signerId);
   const request = signer && (await getRequestById(trx, signer.signature_request_id));
-  if (!signer || !request || request.account_id !== actor.account.id || request.livemode !== actor.livemode) throw new ApiError('not_found', 'id');
+  if (!signer || !request || request.account_id !== actor.account.id || request.livemode !== actor.livemode)
+    throw new ApiError('not_found', 'id');
   if (signer.identity.status !== 'match_hold') throw refusal('not_on_hold', 'id');
   const v = signer.identity.verification_id ? await getVerification(trx, signer.identity.verification_id) : undefined;
   const now = nowSeconds(ctx.clock);
@@ -358,10 +440,23 @@ export async function decideIdentityMatch(ctx: ServiceContext, trx: Db, actor: A
   const m = v?.name_match ?? null;
   const details = m
     ? { decision: decided, ...matchDetails(m) }
-    : { decision: decided, sent_name: signer.name, document_name: signer.identity.name_match?.document_name ?? null, document_type: null, document_last4: null };
-  const after = await applySignerMove(ctx, trx, signer.id, decision === 'approve' ? 'identity_match_approved' : 'identity_match_rejected', signerOrigin(signer), {
-    eventExtra: { identity_match: details },
-  });
+    : {
+        decision: decided,
+        sent_name: signer.name,
+        document_name: signer.identity.name_match?.document_name ?? null,
+        document_type: null,
+        document_last4: null,
+      };
+  const after = await applySignerMove(
+    ctx,
+    trx,
+    signer.id,
+    decision === 'approve' ? 'identity_match_approved' : 'identity_match_rejected',
+    signerOrigin(signer),
+    {
+      eventExtra: { identity_match: details },
+    },
+  );
   if (v && m) await updateVerification(trx, v.id, { name_match: { ...m, decision: decided, decided_at: now }, updated_at: now });
   return { request: after.request, signers: after.signers, signer: after.signers.find((s) => s.id === signerId)! };
 }
@@ -373,24 +468,44 @@ function simulationKey(ctx: ServiceContext): Buffer {
   return createHmac('sha256', ctx.secrets.linkKey).update('tawqi:identity-simulation:v1').digest();
 }
 
-function simulationMac(ctx: ServiceContext, v: Pick<IdentityVerificationRecord, 'id' | 'signer_id'>, expiresAt: number, returnUrl: string | null): string {
-  return createHmac('sha256', simulationKey(ctx)).update(`${v.id}\n${v.signer_id}\n${expiresAt}\n${returnUrl ?? ''}`).digest('base64url');
+function simulationMac(
+  ctx: ServiceContext,
+  v: Pick<IdentityVerificationRecord, 'id' | 'signer_id'>,
+  expiresAt: number,
+  returnUrl: string | null,
+): string {
+  return createHmac('sha256', simulationKey(ctx))
+    .update(`${v.id}\n${v.signer_id}\n${expiresAt}\n${returnUrl ?? ''}`)
+    .digest('base64url');
 }
 
 /** `<expires>.<mac>`: binds the verification, its signer, an expiry and the return URL; nothing stored. */
-export function simulationToken(ctx: ServiceContext, v: Pick<IdentityVerificationRecord, 'id' | 'signer_id'>, returnUrl: string | null): string {
+export function simulationToken(
+  ctx: ServiceContext,
+  v: Pick<IdentityVerificationRecord, 'id' | 'signer_id'>,
+  returnUrl: string | null,
+): string {
   const expiresAt = nowSeconds(ctx.clock) + SIMULATION_LINK_SECONDS;
   return `${expiresAt}.${simulationMac(ctx, v, expiresAt, returnUrl)}`;
 }
 
-export function simulationUrl(ctx: ServiceContext, v: Pick<IdentityVerificationRecord, 'id' | 'signer_id'>, returnUrl: string | null): string {
+export function simulationUrl(
+  ctx: ServiceContext,
+  v: Pick<IdentityVerificationRecord, 'id' | 'signer_id'>,
+  returnUrl: string | null,
+): string {
   const q = new URLSearchParams({ token: simulationToken(ctx, v, returnUrl) });
   if (returnUrl !== null) q.set('return_url', returnUrl);
   return `${ctx.publicUrl}/identity/simulate/${v.id}?${q.toString()}`;
 }
 
 /** Constant-time check of a simulation token for this verification; false when forged or expired. */
-export function checkSimulationToken(ctx: ServiceContext, v: Pick<IdentityVerificationRecord, 'id' | 'signer_id'>, token: unknown, returnUrl: string | null): boolean {
+export function checkSimulationToken(
+  ctx: ServiceContext,
+  v: Pick<IdentityVerificationRecord, 'id' | 'signer_id'>,
+  token: unknown,
+  returnUrl: string | null,
+): boolean {
   if (typeof token !== 'string' || token.length > 200) return false;
   const m = /^(\d{1,12})\.([\w-]{43})$/.exec(token);
   if (!m) return false;

@@ -63,7 +63,13 @@ export const previewUrl = (ctx: ServiceContext): string => `${ctx.publicUrl.repl
 function decodeDer(value: string, param: string): Uint8Array {
   const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : Buffer.alloc(0);
   if (bytes.length === 0 || bytes[0] !== 0x30) {
-    throw new ApiError('parameter_invalid', param, {}, {}, { en: `${param} must be DER in base64.`, ar: `يجب أن تكون قيمة ${param} بصيغة DER بترميز base64.` });
+    throw new ApiError(
+      'parameter_invalid',
+      param,
+      {},
+      {},
+      { en: `${param} must be DER in base64.`, ar: `يجب أن تكون قيمة ${param} بصيغة DER بترميز base64.` },
+    );
   }
   return new Uint8Array(bytes);
 }
@@ -73,16 +79,31 @@ const CERTIFICATE_TEXT: Record<string, { en: string; ar: string }> = {
   not_signing: { en: 'This certificate is not meant for signing (key usage).', ar: 'هذه الشهادة غير مخصصة للتوقيع (استخدام المفتاح).' },
   expired: { en: 'This certificate has expired.', ar: 'انتهت صلاحية هذه الشهادة.' },
   not_yet_valid: { en: 'This certificate is not valid yet.', ar: 'هذه الشهادة ليست سارية بعد.' },
-  unsupported_key: { en: 'This certificate’s key type cannot be used (RSA 2048+ or ECDSA P-256/P-384).', ar: 'نوع مفتاح هذه الشهادة غير مدعوم (RSA 2048 فأكثر أو ECDSA P-256/P-384).' },
-  untrusted: { en: 'This certificate was not issued by a trusted certification authority.', ar: 'هذه الشهادة غير صادرة عن جهة تصديق موثوقة.' },
-  no_trusted_roots: { en: 'This service accepts no token certificates yet (no trusted roots are configured).', ar: 'لا تقبل هذه الخدمة شهادات رموز الأمان بعد (لم تُضبط جهات تصديق موثوقة).' },
+  unsupported_key: {
+    en: 'This certificate’s key type cannot be used (RSA 2048+ or ECDSA P-256/P-384).',
+    ar: 'نوع مفتاح هذه الشهادة غير مدعوم (RSA 2048 فأكثر أو ECDSA P-256/P-384).',
+  },
+  untrusted: {
+    en: 'This certificate was not issued by a trusted certification authority.',
+    ar: 'هذه الشهادة غير صادرة عن جهة تصديق موثوقة.',
+  },
+  no_trusted_roots: {
+    en: 'This service accepts no token certificates yet (no trusted roots are configured).',
+    ar: 'لا تقبل هذه الخدمة شهادات رموز الأمان بعد (لم تُضبط جهات تصديق موثوقة).',
+  },
 };
 
 const CMS_TEXT: Record<string, { en: string; ar: string }> = {
   malformed: { en: 'The signature from the signing agent could not be read.', ar: 'تعذّرت قراءة التوقيع الوارد من برنامج التوقيع.' },
-  attributes: { en: 'The signature from the signing agent lacks required attributes.', ar: 'ينقص التوقيع الوارد من برنامج التوقيع سمات مطلوبة.' },
+  attributes: {
+    en: 'The signature from the signing agent lacks required attributes.',
+    ar: 'ينقص التوقيع الوارد من برنامج التوقيع سمات مطلوبة.',
+  },
   digest_mismatch: { en: 'The signature is for another version of the document.', ar: 'التوقيع لنسخة أخرى من المستند.' },
-  certificate_mismatch: { en: 'The document was signed with another certificate than the one chosen.', ar: 'وُقّع المستند بشهادة غير الشهادة المختارة.' },
+  certificate_mismatch: {
+    en: 'The document was signed with another certificate than the one chosen.',
+    ar: 'وُقّع المستند بشهادة غير الشهادة المختارة.',
+  },
   signature_invalid: { en: 'The signature does not verify with the certificate.', ar: 'لا يتحقق التوقيع بمفتاح الشهادة.' },
   too_large: { en: 'The signature is too large to embed.', ar: 'التوقيع أكبر من أن يُضمَّن في المستند.' },
 };
@@ -90,13 +111,17 @@ const CMS_TEXT: Record<string, { en: string; ar: string }> = {
 const TICKET_TEXT: Record<string, { en: string; ar: string }> = {
   expired: { en: 'The sign ticket has expired; start the signature again.', ar: 'انتهت صلاحية تذكرة التوقيع؛ ابدأ التوقيع من جديد.' },
   used: { en: 'This sign ticket was already used.', ar: 'استُخدمت تذكرة التوقيع هذه من قبل.' },
-  unknown: { en: 'This sign ticket was replaced by a newer one; start the signature again.', ar: 'حلّت محل تذكرة التوقيع هذه تذكرة أحدث؛ ابدأ التوقيع من جديد.' },
+  unknown: {
+    en: 'This sign ticket was replaced by a newer one; start the signature again.',
+    ar: 'حلّت محل تذكرة التوقيع هذه تذكرة أحدث؛ ابدأ التوقيع من جديد.',
+  },
 };
 
 const certificateError = (err: CertificateError): ApiError =>
   new ApiError('certificate_invalid', 'certificate', { reason: err.reason }, {}, CERTIFICATE_TEXT[err.reason] ?? null);
 const cmsError = (reason: string): ApiError => new ApiError('cms_invalid', 'cms', { reason }, {}, CMS_TEXT[reason] ?? null);
-const ticketError = (reason: string): ApiError => new ApiError('ticket_invalid', 'ticket', { reason }, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, TICKET_TEXT[reason] ?? null);
+const ticketError = (reason: string): ApiError =>
+  new ApiError('ticket_invalid', 'ticket', { reason }, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, TICKET_TEXT[reason] ?? null);
 
 /** Token calls are for a token signer at the review step. */
 function assertTokenStep(p: PageContext): void {
@@ -127,7 +152,10 @@ export async function prepareTokenSignature(ctx: ServiceContext, p: PageContext,
 
   const now = nowSeconds(ctx.clock);
   const current = await getQesDocument(ctx.store.db, p.request.id);
-  const base = current && current.signatures > 0 ? new Uint8Array(current.pdf) : await renderFinalPdf(await qesDocumentInput(ctx, ctx.store.db, p.request, p.signers));
+  const base =
+    current && current.signatures > 0
+      ? new Uint8Array(current.pdf)
+      : await renderFinalPdf(await qesDocumentInput(ctx, ctx.store.db, p.request, p.signers));
   const en = p.request.language === 'en';
   const prepared = await preparePades(base, {
     signingTime: new Date(ctx.clock.nowMs()),
@@ -200,7 +228,12 @@ export interface TokenCompleteBody {
   ticket?: string | undefined;
 }
 
-export async function completeTokenSignature(ctx: ServiceContext, p: PageContext, body: TokenCompleteBody, origin: ActionOrigin): Promise<void> {
+export async function completeTokenSignature(
+  ctx: ServiceContext,
+  p: PageContext,
+  body: TokenCompleteBody,
+  origin: ActionOrigin,
+): Promise<void> {
   // The ticket first: a replayed one is refused as such, whatever the signer's step now is.
   let row: QesPreparedRow | undefined;
   if (body.ticket !== undefined) {

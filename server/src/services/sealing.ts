@@ -31,8 +31,16 @@ import { verificationFor } from './verification.js';
 
 /** Event types shown on the completion certificate's trail (what happened to the document). */
 const TRAIL_TYPES = new Set([
-  'signature_request.created', 'signature_request.sent', 'signer.sent', 'signer.viewed', 'signer.otp_verified',
-  'signer.identity_verified', 'signer.identity_match_hold', 'signer.identity_match_decided', 'signer.signed', 'signature_request.completed',
+  'signature_request.created',
+  'signature_request.sent',
+  'signer.sent',
+  'signer.viewed',
+  'signer.otp_verified',
+  'signer.identity_verified',
+  'signer.identity_match_hold',
+  'signer.identity_match_decided',
+  'signer.signed',
+  'signature_request.completed',
 ]);
 
 /** Everything the final PDF, the certificate and the evidence record show, read from the store. */
@@ -40,7 +48,12 @@ export async function finalDocumentInput(ctx: ServiceContext, db: Db, sealed: Se
   const request = (await getRequestById(db, sealed.signature_request_id))!;
   const signers = await signersOf(db, request.id);
   const account = (await getAccount(db, request.account_id))!;
-  const events = await listEvents(db, { accountId: request.account_id, livemode: request.livemode, signatureRequestId: request.id, limit: 1000 });
+  const events = await listEvents(db, {
+    accountId: request.account_id,
+    livemode: request.livemode,
+    signatureRequestId: request.id,
+    limit: 1000,
+  });
   const names = new Map(signers.map((s) => [s.id, s.name]));
   const trail: TrailEntry[] = events
     .filter((e) => TRAIL_TYPES.has(e.type))
@@ -80,7 +93,9 @@ export async function finalDocumentInput(ctx: ServiceContext, db: Db, sealed: Se
       signed_at: s.signed_at ?? sealed.created_at,
       ip: s.ip,
       user_agent: s.user_agent,
-      identity: s.require_identity ? { status: s.identity.status, provider: s.identity.provider, name_match: s.identity.name_match?.state ?? null } : null,
+      identity: s.require_identity
+        ? { status: s.identity.status, provider: s.identity.provider, name_match: s.identity.name_match?.state ?? null }
+        : null,
     })),
     trail,
     verification_url: `${ctx.publicUrl}/verify/${sealed.reference}`,
@@ -93,7 +108,12 @@ export async function finalDocumentInput(ctx: ServiceContext, db: Db, sealed: Se
  * Not known yet, and shown as "—": the reference, the completion time, the signing times of signers
  * who have not signed, the verification address.
  */
-export async function qesDocumentInput(ctx: ServiceContext, db: Db, request: SignatureRequestRecord, signers: readonly SignerRecord[]): Promise<FinalDocumentInput> {
+export async function qesDocumentInput(
+  ctx: ServiceContext,
+  db: Db,
+  request: SignatureRequestRecord,
+  signers: readonly SignerRecord[],
+): Promise<FinalDocumentInput> {
   // NaN stands for every time not known yet: the renderer writes "—" for it.
   const sealed = await pendingDocument(ctx, db, request, signers, request.reference ?? '', Number.NaN);
   const input = await finalDocumentInput(ctx, db, sealed);
@@ -155,14 +175,26 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
     const current = await getSealedDocument(trx, requestId);
     if (!current || current.pdf_status !== 'pending') return;
     const now = nowSeconds(ctx.clock);
-    await updateSealedDocument(trx, requestId, { pdf_status: 'ready', pdf_file: path.basename(file), pdf_sha256: pdfSha256, sealed_at: now, error: null });
+    await updateSealedDocument(trx, requestId, {
+      pdf_status: 'ready',
+      pdf_file: path.basename(file),
+      pdf_sha256: pdfSha256,
+      sealed_at: now,
+      error: null,
+    });
     const request = (await getRequestById(trx, requestId))!;
     if (!request.livemode) return;
     const signers = await signersOf(trx, requestId);
     await insertEvidence(trx, { signature_request_id: requestId, ...evidence!, created_at: now });
     await emitRequestEvent(ctx, trx, 'document.sealed', request, signers);
     const verification = await verificationFor(ctx, trx, request.reference!);
-    await emitEvent(trx, ctx.clock, { accountId: request.account_id, livemode: true, type: 'verification.created', object: verification!, signatureRequestId: requestId });
+    await emitEvent(trx, ctx.clock, {
+      accountId: request.account_id,
+      livemode: true,
+      type: 'verification.created',
+      object: verification!,
+      signatureRequestId: requestId,
+    });
     const account = (await getAccount(trx, request.account_id))!;
     await queueFinalFileNotices(ctx, trx, request, signers, account.owner_email);
   });

@@ -65,7 +65,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** `signers[0].email` style path of a zod issue under `prefix`. */
 function paramOf(prefix: string, path: readonly PropertyKey[], keys: readonly string[] = []): string {
-  return [...path, ...keys].reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : `${acc}.${String(part)}`), prefix);
+  return [...path, ...keys].reduce<string>(
+    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : `${acc}.${String(part)}`),
+    prefix,
+  );
 }
 
 function zodParam(prefix: string, error: z.ZodError): string {
@@ -74,38 +77,86 @@ function zodParam(prefix: string, error: z.ZodError): string {
 }
 
 const override = (param: string, en: string, ar: string) => new ApiError('invalid_override', param, {}, {}, { en, ar });
-const invalidSigner = (param: string, en: string, ar: string, extra: Record<string, unknown> = {}) => new ApiError('invalid_signer', param, extra, {}, { en, ar });
+const invalidSigner = (param: string, en: string, ar: string, extra: Record<string, unknown> = {}) =>
+  new ApiError('invalid_signer', param, extra, {}, { en, ar });
 
 /** The template of the request: the workflow's fixed one, the one named (template_id or document_id), or the workflow's default. */
-async function resolveTemplate(db: Tx, accountId: string, settings: WorkflowSettings, raw: Record<string, unknown>): Promise<TemplateRecord> {
+async function resolveTemplate(
+  db: Tx,
+  accountId: string,
+  settings: WorkflowSettings,
+  raw: Record<string, unknown>,
+): Promise<TemplateRecord> {
   const { template_id: tid, document_id: did } = raw;
   if (settings.document.mode === 'fixed') {
     for (const f of ['template_id', 'document_id'] as const) {
       if (raw[f] !== undefined) {
-        throw override(f, 'The workflow has a fixed template: a request cannot name another document.', 'مسار العمل له قالب ثابت: لا يمكن للطلب تسمية مستند آخر.');
+        throw override(
+          f,
+          'The workflow has a fixed template: a request cannot name another document.',
+          'مسار العمل له قالب ثابت: لا يمكن للطلب تسمية مستند آخر.',
+        );
       }
     }
     const fixed = await findTemplate(db, accountId, settings.document.template_id!);
-    if (!fixed) throw new ApiError('workflow_not_live', 'workflow_id', {}, {}, { en: 'The workflow’s fixed template no longer exists.', ar: 'القالب الثابت لمسار العمل لم يعد موجودًا.' });
+    if (!fixed)
+      throw new ApiError(
+        'workflow_not_live',
+        'workflow_id',
+        {},
+        {},
+        { en: 'The workflow’s fixed template no longer exists.', ar: 'القالب الثابت لمسار العمل لم يعد موجودًا.' },
+      );
     return fixed;
   }
   if (tid !== undefined && did !== undefined) {
-    throw new ApiError('invalid_request', 'document_id', {}, {}, { en: 'Name a template_id or a document_id, not both.', ar: 'اذكر template_id أو document_id، وليس كليهما.' });
+    throw new ApiError(
+      'invalid_request',
+      'document_id',
+      {},
+      {},
+      { en: 'Name a template_id or a document_id, not both.', ar: 'اذكر template_id أو document_id، وليس كليهما.' },
+    );
   }
   if (did !== undefined) {
     // A text document: a custom contract stored on the account (POST /templates); uploaded PDFs do not exist here.
     const doc = typeof did === 'string' ? await findTemplate(db, accountId, did) : undefined;
     if (!doc || doc.account_id !== accountId) {
-      throw new ApiError('invalid_request', 'document_id', {}, {}, { en: `No such document: ${String(did)}. A document is a text contract of this account (POST /templates).`, ar: `المستند غير موجود: ${String(did)}.` });
+      throw new ApiError(
+        'invalid_request',
+        'document_id',
+        {},
+        {},
+        {
+          en: `No such document: ${String(did)}. A document is a text contract of this account (POST /templates).`,
+          ar: `المستند غير موجود: ${String(did)}.`,
+        },
+      );
     }
     return doc;
   }
   const id = tid ?? settings.document.default_template_id;
   if (id === undefined || id === null) {
-    throw new ApiError('parameter_missing', 'template_id', {}, {}, { en: 'The workflow sets the document per request and has no default template: send template_id (or document_id).', ar: 'مسار العمل يحدد المستند لكل طلب وليس له قالب افتراضي: أرسل template_id أو document_id.' });
+    throw new ApiError(
+      'parameter_missing',
+      'template_id',
+      {},
+      {},
+      {
+        en: 'The workflow sets the document per request and has no default template: send template_id (or document_id).',
+        ar: 'مسار العمل يحدد المستند لكل طلب وليس له قالب افتراضي: أرسل template_id أو document_id.',
+      },
+    );
   }
   const template = typeof id === 'string' ? await findTemplate(db, accountId, id) : undefined;
-  if (!template) throw new ApiError('invalid_request', 'template_id', {}, {}, { en: `No such template: ${String(id)}.`, ar: `القالب غير موجود: ${String(id)}.` });
+  if (!template)
+    throw new ApiError(
+      'invalid_request',
+      'template_id',
+      {},
+      {},
+      { en: `No such template: ${String(id)}.`, ar: `القالب غير موجود: ${String(id)}.` },
+    );
   return template;
 }
 
@@ -114,27 +165,57 @@ function parseSigners(raw: unknown, settings: WorkflowSettings): SessionSigner[]
     throw invalidSigner('signers', 'signers must be an array of 1 to 5 signers.', 'يجب أن يكون signers مصفوفة من موقّع واحد إلى خمسة.');
   }
   if (raw.length > MAX_SESSION_SIGNERS) {
-    throw invalidSigner('signers', `A session has at most ${MAX_SESSION_SIGNERS} signers.`, `الحد الأقصى ${MAX_SESSION_SIGNERS} موقّعين في الجلسة.`, { max_signers: MAX_SESSION_SIGNERS });
+    throw invalidSigner(
+      'signers',
+      `A session has at most ${MAX_SESSION_SIGNERS} signers.`,
+      `الحد الأقصى ${MAX_SESSION_SIGNERS} موقّعين في الجلسة.`,
+      { max_signers: MAX_SESSION_SIGNERS },
+    );
   }
   return raw.map((s, i) => {
     if (!isObject(s)) throw invalidSigner(`signers[${i}]`, 'A signer must be an object.', 'يجب أن يكون الموقّع كائنًا.');
     for (const f of REFUSED_SIGNER_FIELDS) {
-      if (f in s) throw override(`signers[${i}].${f}`, `${f} is set by the workflow's signature_method.`, `يحدد signature_method لمسار العمل الحقل ${f}.`);
+      if (f in s)
+        throw override(
+          `signers[${i}].${f}`,
+          `${f} is set by the workflow's signature_method.`,
+          `يحدد signature_method لمسار العمل الحقل ${f}.`,
+        );
     }
     const parsed = sessionSignerSchema.safeParse(s);
     if (!parsed.success) {
       const param = zodParam(`signers[${i}]`, parsed.error);
-      const missing = parsed.error.issues[0]!.code === 'invalid_type' && parsed.error.issues[0]!.path.length === 1 && s[String(parsed.error.issues[0]!.path[0])] === undefined;
-      throw invalidSigner(param, `${missing ? 'Missing' : 'Invalid'} signer data: ${param} (${parsed.error.issues[0]!.message}).`, `بيانات موقّع ${missing ? 'مفقودة' : 'غير صالحة'}: ${param}.`);
+      const missing =
+        parsed.error.issues[0]!.code === 'invalid_type' &&
+        parsed.error.issues[0]!.path.length === 1 &&
+        s[String(parsed.error.issues[0]!.path[0])] === undefined;
+      throw invalidSigner(
+        param,
+        `${missing ? 'Missing' : 'Invalid'} signer data: ${param} (${parsed.error.issues[0]!.message}).`,
+        `بيانات موقّع ${missing ? 'مفقودة' : 'غير صالحة'}: ${param}.`,
+      );
     }
     const signer = parsed.data;
     const need = channelContactProblem(settings.channel, signer);
     if (need) {
-      const what = settings.channel === 'link' ? 'an email or a WhatsApp number' : need === 'email' ? 'an email' : 'a WhatsApp number in international format';
-      throw invalidSigner(`signers[${i}].${need}`, `On the ${settings.channel} channel every signer needs ${what}.`, `في قناة ${settings.channel} يحتاج كل موقّع إلى ${need === 'email' ? 'بريد إلكتروني' : 'رقم واتساب بالصيغة الدولية'}.`);
+      const what =
+        settings.channel === 'link'
+          ? 'an email or a WhatsApp number'
+          : need === 'email'
+            ? 'an email'
+            : 'a WhatsApp number in international format';
+      throw invalidSigner(
+        `signers[${i}].${need}`,
+        `On the ${settings.channel} channel every signer needs ${what}.`,
+        `في قناة ${settings.channel} يحتاج كل موقّع إلى ${need === 'email' ? 'بريد إلكتروني' : 'رقم واتساب بالصيغة الدولية'}.`,
+      );
     }
     if (settings.require_access_code && signer.access_code === undefined) {
-      throw invalidSigner(`signers[${i}].access_code`, 'The workflow requires an access code (4 to 32 characters) for every signer.', 'يتطلب مسار العمل رمز دخول (من 4 إلى 32 حرفًا) لكل موقّع.');
+      throw invalidSigner(
+        `signers[${i}].access_code`,
+        'The workflow requires an access code (4 to 32 characters) for every signer.',
+        'يتطلب مسار العمل رمز دخول (من 4 إلى 32 حرفًا) لكل موقّع.',
+      );
     }
     return signer;
   });
@@ -142,13 +223,18 @@ function parseSigners(raw: unknown, settings: WorkflowSettings): SessionSigner[]
 
 /** The body is an object with a workflow and signers, and no field a session cannot set. */
 function checkSessionShape(raw: unknown): asserts raw is Record<string, unknown> {
-  if (!isObject(raw)) throw new ApiError('invalid_request', null, {}, {}, { en: 'The body must be a JSON object.', ar: 'يجب أن يكون نص الطلب كائن JSON.' });
+  if (!isObject(raw))
+    throw new ApiError('invalid_request', null, {}, {}, { en: 'The body must be a JSON object.', ar: 'يجب أن يكون نص الطلب كائن JSON.' });
   if (raw.workflow_id === undefined) throw new ApiError('parameter_missing', 'workflow_id');
   if (raw.signers === undefined) throw new ApiError('parameter_missing', 'signers');
   const accepted = new Set<string>([...SESSION_FIELDS, ...OVERRIDE_NAMES]);
   for (const key of Object.keys(raw)) {
     if ((REFUSED_FIELDS as readonly string[]).includes(key) || !accepted.has(key)) {
-      throw override(key, `${key} cannot be set on a session: it comes from the workflow.`, `لا يمكن تحديد ${key} في الجلسة: قيمته من مسار العمل.`);
+      throw override(
+        key,
+        `${key} cannot be set on a session: it comes from the workflow.`,
+        `لا يمكن تحديد ${key} في الجلسة: قيمته من مسار العمل.`,
+      );
     }
   }
 }
@@ -159,21 +245,46 @@ function parseOverrides(raw: Record<string, unknown>): Parameters<typeof applyOv
   for (const name of OVERRIDE_NAMES) {
     if (raw[name] === undefined) continue;
     const parsed = OVERRIDES[name].safeParse(raw[name]);
-    if (!parsed.success) throw override(zodParam(name, parsed.error), `Invalid value for ${name}: ${parsed.error.issues[0]!.message}.`, `قيمة غير صالحة للحقل ${name}.`);
+    if (!parsed.success)
+      throw override(
+        zodParam(name, parsed.error),
+        `Invalid value for ${name}: ${parsed.error.issues[0]!.message}.`,
+        `قيمة غير صالحة للحقل ${name}.`,
+      );
     overrides[name] = parsed.data;
   }
   return overrides as Parameters<typeof applyOverrides>[1];
 }
 
 /** The session's own values (vendor_data, title, metadata, fields), each checked. */
-function sessionValues(raw: Record<string, unknown>): { vendorData: unknown; title: unknown; metadata: Record<string, string>; fields: Record<string, unknown> } {
+function sessionValues(raw: Record<string, unknown>): {
+  vendorData: unknown;
+  title: unknown;
+  metadata: Record<string, string>;
+  fields: Record<string, unknown>;
+} {
   const vendorData = raw.vendor_data;
   if (vendorData !== undefined && vendorData !== null && (typeof vendorData !== 'string' || vendorData.length > MAX_VENDOR_DATA)) {
-    throw new ApiError('invalid_request', 'vendor_data', {}, {}, { en: `vendor_data must be a string of at most ${MAX_VENDOR_DATA} characters.`, ar: `يجب أن يكون vendor_data نصًا لا يزيد على ${MAX_VENDOR_DATA} حرفًا.` });
+    throw new ApiError(
+      'invalid_request',
+      'vendor_data',
+      {},
+      {},
+      {
+        en: `vendor_data must be a string of at most ${MAX_VENDOR_DATA} characters.`,
+        ar: `يجب أن يكون vendor_data نصًا لا يزيد على ${MAX_VENDOR_DATA} حرفًا.`,
+      },
+    );
   }
   const title = raw.title;
   if (title !== undefined && (typeof title !== 'string' || title.trim().length === 0 || title.length > 200)) {
-    throw new ApiError('parameter_invalid', 'title', {}, {}, { en: 'title must be 1 to 200 characters.', ar: 'يجب أن يكون title من 1 إلى 200 حرف.' });
+    throw new ApiError(
+      'parameter_invalid',
+      'title',
+      {},
+      {},
+      { en: 'title must be 1 to 200 characters.', ar: 'يجب أن يكون title من 1 إلى 200 حرف.' },
+    );
   }
   let metadata: Record<string, string> = {};
   if (raw.metadata !== undefined) {
@@ -182,19 +293,38 @@ function sessionValues(raw: Record<string, unknown>): { vendorData: unknown; tit
     metadata = parsed.data;
   }
   const fields = raw.fields ?? {};
-  if (!isObject(fields) || Object.entries(fields).some(([k, v]) => typeof v !== 'string' || !/^[a-z][a-z0-9_]{0,63}$/.test(k) || v.length > 2000)) {
-    throw new ApiError('parameter_invalid', 'fields', {}, {}, { en: 'fields must map field keys to strings.', ar: 'يجب أن يربط fields مفاتيح الحقول بنصوص.' });
+  if (
+    !isObject(fields) ||
+    Object.entries(fields).some(([k, v]) => typeof v !== 'string' || !/^[a-z][a-z0-9_]{0,63}$/.test(k) || v.length > 2000)
+  ) {
+    throw new ApiError(
+      'parameter_invalid',
+      'fields',
+      {},
+      {},
+      { en: 'fields must map field keys to strings.', ar: 'يجب أن يربط fields مفاتيح الحقول بنصوص.' },
+    );
   }
   return { vendorData, title, metadata, fields };
 }
 
 /** Live mode: the WhatsApp channel is available, and every signer can get one-time codes. */
-function checkLiveChannels(ctx: ServiceContext, account: Actor['account'], settings: WorkflowSettings, signers: readonly SessionSigner[]): void {
-  if (settings.channel === 'whatsapp' && !whatsappChannelAvailable(ctx.config, account)) throw new ApiError('channel_unavailable', 'channel');
+function checkLiveChannels(
+  ctx: ServiceContext,
+  account: Actor['account'],
+  settings: WorkflowSettings,
+  signers: readonly SessionSigner[],
+): void {
+  if (settings.channel === 'whatsapp' && !whatsappChannelAvailable(ctx.config, account))
+    throw new ApiError('channel_unavailable', 'channel');
   const codes = whatsappCodesEnabled(ctx.config, account, true);
   for (const [i, s] of signers.entries()) {
     if (otpChannel(settings.channel, { email: s.email ?? null, phone: s.phone ?? null }, codes) === 'whatsapp' && !codes) {
-      throw invalidSigner(`signers[${i}].email`, 'This signer needs an email: one-time codes are not sent by WhatsApp here.', 'يحتاج هذا الموقّع إلى بريد إلكتروني: رموز التحقق لا تُرسل عبر واتساب هنا.');
+      throw invalidSigner(
+        `signers[${i}].email`,
+        'This signer needs an email: one-time codes are not sent by WhatsApp here.',
+        'يحتاج هذا الموقّع إلى بريد إلكتروني: رموز التحقق لا تُرسل عبر واتساب هنا.',
+      );
     }
   }
 }
@@ -209,7 +339,13 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
   if (!isLive(w)) throw new ApiError('workflow_not_live', 'workflow_id');
   const version = w.published!;
   if (version.settings.document.mode === 'fixed' && version.settings.document.template_id === null) {
-    throw new ApiError('workflow_not_live', 'workflow_id', {}, {}, { en: 'The workflow’s fixed template is not set.', ar: 'القالب الثابت لمسار العمل غير محدد.' });
+    throw new ApiError(
+      'workflow_not_live',
+      'workflow_id',
+      {},
+      {},
+      { en: 'The workflow’s fixed template is not set.', ar: 'القالب الثابت لمسار العمل غير محدد.' },
+    );
   }
 
   const settings = applyOverrides(version.settings, parseOverrides(raw));
@@ -220,7 +356,8 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
   const signers = parseSigners(raw.signers, settings);
 
   if (actor.livemode) checkLiveChannels(ctx, account, settings, signers);
-  if (settings.return_url && !domainAccepted(settings.return_url, account.accepted_domains)) throw new ApiError('domain_not_accepted', 'return_url');
+  if (settings.return_url && !domainAccepted(settings.return_url, account.accepted_domains))
+    throw new ApiError('domain_not_accepted', 'return_url');
 
   // Document values given for the whole request go with the first signer's (the signer's own win).
   const merged = signers.map((s, i) => (i === 0 ? { ...s, fields: { ...(fields as Record<string, string>), ...s.fields } } : s));
@@ -230,7 +367,14 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
     legal_level: LEGAL_LEVEL_OF[settings.signature_method],
     ordered: settings.ordered,
     require_identity: false,
-    signers: merged.map((s) => ({ name: s.name, email: s.email, phone: s.phone, type: s.type, fields: s.fields, access_code: s.access_code })),
+    signers: merged.map((s) => ({
+      name: s.name,
+      email: s.email,
+      phone: s.phone,
+      type: s.type,
+      fields: s.fields,
+      access_code: s.access_code,
+    })),
     reminders: settings.channel === 'link' ? { ...settings.reminders, enabled: false } : settings.reminders,
     metadata,
     expires_at: nowSeconds(ctx.clock) + settings.expires_in * DAY,
@@ -242,7 +386,13 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
   if (fieldIssue) {
     const key = fieldIssue.param.replace(/^signers\[0\]\.fields\./, '');
     const fromTop = fieldIssue.param.startsWith('signers[0].fields.') && key in fields && !(key in signers[0]!.fields);
-    throw new ApiError(fieldIssue.code, fromTop ? `fields.${key}` : fieldIssue.param, {}, {}, fieldIssue.en && fieldIssue.ar ? { en: fieldIssue.en, ar: fieldIssue.ar } : null);
+    throw new ApiError(
+      fieldIssue.code,
+      fromTop ? `fields.${key}` : fieldIssue.param,
+      {},
+      {},
+      fieldIssue.en && fieldIssue.ar ? { en: fieldIssue.en, ar: fieldIssue.ar } : null,
+    );
   }
 
   const features: [Feature, string][] = featuresUsed(body).map(([f, p]) => [f, p === 'legal_level' ? 'signature_method' : p]);
@@ -254,8 +404,18 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
     features,
     options: {
       workflow: {
-        link: { workflow_id: w.workflow.id, workflow_version: version.version, vendor_data: typeof vendorData === 'string' ? vendorData : null, channel: settings.channel },
-        settings: { signature_method: settings.signature_method, cc: settings.cc, require_id_attachment: settings.require_id_attachment, require_access_code: settings.require_access_code },
+        link: {
+          workflow_id: w.workflow.id,
+          workflow_version: version.version,
+          vendor_data: typeof vendorData === 'string' ? vendorData : null,
+          channel: settings.channel,
+        },
+        settings: {
+          signature_method: settings.signature_method,
+          cc: settings.cc,
+          require_id_attachment: settings.require_id_attachment,
+          require_access_code: settings.require_access_code,
+        },
       },
       deferEvents: true,
       deliveryDelaySeconds: SESSION_DELIVERY_GRACE_SECONDS,
@@ -291,7 +451,8 @@ export async function deliverInvitations(ctx: ServiceContext, requestId: string)
     }),
   );
   const failed = results.filter((r) => r.status === 'rejected');
-  for (const f of failed) ctx.log.warn({ signature_request_id: requestId, err: String((f as PromiseRejectedResult).reason) }, 'session invitation not delivered');
+  for (const f of failed)
+    ctx.log.warn({ signature_request_id: requestId, err: String((f as PromiseRejectedResult).reason) }, 'session invitation not delivered');
   return { attempted: messages.length, failed: failed.length };
 }
 
@@ -301,14 +462,25 @@ export async function deliverInvitations(ctx: ServiceContext, requestId: string)
  * undelivered invitations are marked failed (so they are never sent), and
  * signature_request.created records the draft (the send was never announced). Returns the cost returned.
  */
-export async function revertUndelivered(ctx: ServiceContext, trx: Db, current: RequestWithSigners): Promise<{ sends: number; walletMinor: number; source: 'plan' | 'overage' }> {
+export async function revertUndelivered(
+  ctx: ServiceContext,
+  trx: Db,
+  current: RequestWithSigners,
+): Promise<{ sends: number; walletMinor: number; source: 'plan' | 'overage' }> {
   const r = current.request;
   const now = nowSeconds(ctx.clock);
-  const returned = { sends: r.charged ? r.cost_sends : 0, walletMinor: r.charged ? r.cost_wallet_minor : 0, source: r.cost_source ?? 'plan' };
+  const returned = {
+    sends: r.charged ? r.cost_sends : 0,
+    walletMinor: r.charged ? r.cost_wallet_minor : 0,
+    source: r.cost_source ?? 'plan',
+  };
   if (returned.sends > 0 || returned.walletMinor > 0) {
     await trx
       .updateTable('accounts')
-      .set((eb) => ({ balance_sends: eb('balance_sends', '+', returned.sends), wallet_minor: eb('wallet_minor', '+', returned.walletMinor) }))
+      .set((eb) => ({
+        balance_sends: eb('balance_sends', '+', returned.sends),
+        wallet_minor: eb('wallet_minor', '+', returned.walletMinor),
+      }))
       .where('id', '=', r.account_id)
       .execute();
     await insertLedger(trx, {
@@ -322,7 +494,15 @@ export async function revertUndelivered(ctx: ServiceContext, trx: Db, current: R
       created_at: now,
     });
   }
-  const changes = { status: 'draft' as const, charged: false, cost_sends: 0, cost_wallet_minor: 0, cost_source: null, sent_at: null, updated_at: now };
+  const changes = {
+    status: 'draft' as const,
+    charged: false,
+    cost_sends: 0,
+    cost_wallet_minor: 0,
+    cost_source: null,
+    sent_at: null,
+    updated_at: now,
+  };
   Object.assign(r, changes);
   await updateRequest(trx, r.id, changes);
   for (const s of current.signers) {
@@ -330,13 +510,25 @@ export async function revertUndelivered(ctx: ServiceContext, trx: Db, current: R
     s.sent_at = null;
     await updateSigner(trx, s.id, { status: 'pending', sent_at: null });
   }
-  await trx.updateTable('messages').set({ state: 'failed' }).where('signature_request_id', '=', r.id).where('kind', '=', 'invitation').where('state', '=', 'queued').execute();
+  await trx
+    .updateTable('messages')
+    .set({ state: 'failed' })
+    .where('signature_request_id', '=', r.id)
+    .where('kind', '=', 'invitation')
+    .where('state', '=', 'queued')
+    .execute();
   await emitRequestEvent(ctx, trx, 'signature_request.created', r, current.signers);
   return returned;
 }
 
 /** The 502 delivery_failed envelope (stored for idempotent replays as well as sent). */
-export function deliveryFailedEnvelope(lang: Language, requestId: string, sessionId: string, cost: { sends: number; walletMinor: number; source: string }, currency: string) {
+export function deliveryFailedEnvelope(
+  lang: Language,
+  requestId: string,
+  sessionId: string,
+  cost: { sends: number; walletMinor: number; source: string },
+  currency: string,
+) {
   const def = ERRORS.delivery_failed;
   return {
     error: {

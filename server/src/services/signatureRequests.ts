@@ -84,7 +84,13 @@ const refused = (r: CreateRefusal): ApiError => new ApiError(r.code, r.param, r.
  * its signers, the charge, the invitations and the events. A request created and sent at once is
  * written once, already sent: its signers inserted once invited, not inserted and then updated.
  */
-export async function createSignatureRequest(ctx: ServiceContext, trx: Db, actor: Actor, body: SignatureRequestCreate, opts: CreateOptions = {}): Promise<RequestWithSigners> {
+export async function createSignatureRequest(
+  ctx: ServiceContext,
+  trx: Db,
+  actor: Actor,
+  body: SignatureRequestCreate,
+  opts: CreateOptions = {},
+): Promise<RequestWithSigners> {
   const now = nowSeconds(ctx.clock);
   // The account as authentication read it for this request: no second read. A live send's charge
   // reads the balance afresh, in the transaction (before the plan: the same statements as before).
@@ -136,7 +142,13 @@ async function writeCreatePlan(ctx: ServiceContext, trx: Db, plan: CreatePlan, n
   for (const s of plan.invite) await queueInvitation(ctx, trx, request, s, 'invitation', false, plan.deliveryDelaySeconds);
   for (const s of signers) await insertSigner(trx, s);
   if (plan.events.length > 0) {
-    await emitEvents(trx, ctx.clock, plan.events.map((e) => (e.signer ? signerEventInput(ctx, e.type, request, e.signer) : requestEventInput(ctx, e.type, request, signers))));
+    await emitEvents(
+      trx,
+      ctx.clock,
+      plan.events.map((e) =>
+        e.signer ? signerEventInput(ctx, e.type, request, e.signer) : requestEventInput(ctx, e.type, request, signers),
+      ),
+    );
   }
   const reminder = plan.autoReminder;
   if (reminder) await scheduleJob(trx, reminder.kind, reminder.runAt, reminder.payload, now, reminder.dedupeKey);
@@ -147,7 +159,8 @@ export async function sendSignatureRequest(ctx: ServiceContext, trx: Db, actor: 
   const current = await loadOwned(trx, actor, id);
   if (current.request.status === 'draft') return sendNow(ctx, trx, current);
   // Test requests are never charged: for them "already sent" is the open status alone.
-  if ((current.request.charged || !current.request.livemode) && OPEN_STATUSES.includes(current.request.status)) return remindSigners(ctx, trx, actor, id, {});
+  if ((current.request.charged || !current.request.livemode) && OPEN_STATUSES.includes(current.request.status))
+    return remindSigners(ctx, trx, actor, id, {});
   throw new ApiError('invalid_state', 'id');
 }
 
@@ -156,16 +169,32 @@ async function sendNow(ctx: ServiceContext, trx: Db, current: RequestWithSigners
   const now = nowSeconds(ctx.clock);
   const move = moveRequest(request.status, 'send');
   const toInvite = request.ordered ? current.signers.slice(0, 1) : current.signers;
-  if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, toInvite.filter((s) => invitationChannel(request, s) === 'email').length);
+  if (!request.livemode)
+    await countTestEmails(ctx, trx, request.account_id, toInvite.filter((s) => invitationChannel(request, s) === 'email').length);
   await charge(ctx, trx, current);
   request.status = move.to;
   request.sent_at = now;
   request.updated_at = now;
-  await updateRequest(trx, request.id, { status: request.status, sent_at: now, updated_at: now, charged: request.charged, cost_sends: request.cost_sends, cost_wallet_minor: request.cost_wallet_minor, cost_source: request.cost_source });
+  await updateRequest(trx, request.id, {
+    status: request.status,
+    sent_at: now,
+    updated_at: now,
+    charged: request.charged,
+    cost_sends: request.cost_sends,
+    cost_wallet_minor: request.cost_wallet_minor,
+    cost_source: request.cost_source,
+  });
   for (const s of toInvite) await inviteSigner(ctx, trx, request, s);
   await announceSend(ctx, trx, current, move.events, toInvite);
   if (request.reminders.enabled && request.reminders.max > 0 && request.workflow?.channel !== 'link') {
-    await scheduleJob(trx, 'auto_reminder', now + request.reminders.interval_hours * 3600, { signature_request_id: request.id }, now, `auto_reminder:${request.id}:1`);
+    await scheduleJob(
+      trx,
+      'auto_reminder',
+      now + request.reminders.interval_hours * 3600,
+      { signature_request_id: request.id },
+      now,
+      `auto_reminder:${request.id}:1`,
+    );
   }
   return current;
 }
@@ -239,11 +268,23 @@ export async function inviteSigner(
   signer.status = 'sent';
   signer.sent_at = now;
   await updateSigner(trx, signer.id, { status: 'sent', sent_at: now });
-  const held = followUp && !request.livemode && invitationChannel(request, signer) === 'email' && !(await tryCountTestEmails(ctx, trx, request.account_id, 1));
+  const held =
+    followUp &&
+    !request.livemode &&
+    invitationChannel(request, signer) === 'email' &&
+    !(await tryCountTestEmails(ctx, trx, request.account_id, 1));
   await queueInvitation(ctx, trx, request, signer, 'invitation', held);
 }
 
-async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureRequestRecord, signer: SignerRecord, kind: 'invitation' | 'reminder', held = false, delaySeconds = 0): Promise<void> {
+async function queueInvitation(
+  ctx: ServiceContext,
+  trx: Db,
+  request: SignatureRequestRecord,
+  signer: SignerRecord,
+  kind: 'invitation' | 'reminder',
+  held = false,
+  delaySeconds = 0,
+): Promise<void> {
   const now = nowSeconds(ctx.clock);
   const text = invitationMessage(request, signer, kind);
   const channel = invitationChannel(request, signer);
@@ -254,7 +295,13 @@ async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureR
       accountId: request.account_id,
       livemode: false,
       type: 'audit.whatsapp_simulated',
-      object: { object: 'whatsapp_message', to: signer.phone ? `${'*'.repeat(Math.max(0, signer.phone.length - 4))}${signer.phone.slice(-4)}` : null, kind, signer: signer.id, signature_request: request.id },
+      object: {
+        object: 'whatsapp_message',
+        to: signer.phone ? `${'*'.repeat(Math.max(0, signer.phone.length - 4))}${signer.phone.slice(-4)}` : null,
+        kind,
+        signer: signer.id,
+        signature_request: request.id,
+      },
       signatureRequestId: request.id,
     });
     return;
@@ -272,7 +319,12 @@ async function queueInvitation(ctx: ServiceContext, trx: Db, request: SignatureR
   };
   const deliverAt = now + delaySeconds;
   if (channel === 'whatsapp') {
-    await queueWhatsAppMessage(trx, { ...message, recipient: signer.phone!, template: signingTemplate(ctx.config, kind, request.language, signer.name, request.title) }, deliverAt, held);
+    await queueWhatsAppMessage(
+      trx,
+      { ...message, recipient: signer.phone!, template: signingTemplate(ctx.config, kind, request.language, signer.name, request.title) },
+      deliverAt,
+      held,
+    );
   } else {
     await queueMessage(trx, { ...message, channel, recipient: signer.email!, blocks: text.blocks }, deliverAt, held);
   }
@@ -290,28 +342,58 @@ export async function cancelSignatureRequest(ctx: ServiceContext, trx: Db, actor
  * POST …/reminders: to every signer whose turn it is (or the one named). 400 on a draft or a
  * finished request; 429 reminder_too_soon within an hour for a signer; 429 past 10 per request.
  */
-export async function remindSigners(ctx: ServiceContext, trx: Db, actor: Actor, id: string, opts: { signerId?: string; automatic?: boolean }): Promise<RequestWithSigners> {
+export async function remindSigners(
+  ctx: ServiceContext,
+  trx: Db,
+  actor: Actor,
+  id: string,
+  opts: { signerId?: string; automatic?: boolean },
+): Promise<RequestWithSigners> {
   const current = await loadOwned(trx, actor, id);
   const { request } = current;
   if (!OPEN_STATUSES.includes(request.status)) throw new ApiError('reminder_not_allowed', 'id');
   if (request.workflow?.channel === 'link') {
-    throw new ApiError('reminder_not_allowed', 'id', {}, {}, { en: 'Requests on the link channel get no reminders: you deliver the links yourself.', ar: 'طلبات قناة الروابط لا تُرسل لها تذكيرات: أنت من يوصل الروابط.' });
+    throw new ApiError(
+      'reminder_not_allowed',
+      'id',
+      {},
+      {},
+      {
+        en: 'Requests on the link channel get no reminders: you deliver the links yourself.',
+        ar: 'طلبات قناة الروابط لا تُرسل لها تذكيرات: أنت من يوصل الروابط.',
+      },
+    );
   }
-  if (!opts.automatic && request.reminders_sent >= MAX_MANUAL_REMINDERS) throw new ApiError('reminder_limit_reached', 'id', { max_reminders: MAX_MANUAL_REMINDERS });
+  if (!opts.automatic && request.reminders_sent >= MAX_MANUAL_REMINDERS)
+    throw new ApiError('reminder_limit_reached', 'id', { max_reminders: MAX_MANUAL_REMINDERS });
   const now = nowSeconds(ctx.clock);
   let targets = current.signers.filter((s) => ['sent', 'viewed', 'otp_verified', 'identity_verified'].includes(s.status));
   if (opts.signerId) {
     targets = targets.filter((s) => s.id === opts.signerId);
-    if (targets.length === 0) throw new ApiError('parameter_invalid', 'signer', {}, {}, { en: 'That signer has nothing to sign now.', ar: 'لا يوجد ما يوقّعه هذا الموقّع الآن.' });
+    if (targets.length === 0)
+      throw new ApiError(
+        'parameter_invalid',
+        'signer',
+        {},
+        {},
+        { en: 'That signer has nothing to sign now.', ar: 'لا يوجد ما يوقّعه هذا الموقّع الآن.' },
+      );
   }
   const isTooSoon = (s: SignerRecord): boolean => s.last_reminder_at !== null && now - s.last_reminder_at < REMINDER_GAP_SECONDS;
   const tooSoon = targets.find(isTooSoon);
   if (tooSoon) {
     // Automatic reminders skip every signer reminded within the hour, not only the first found.
     if (opts.automatic) targets = targets.filter((s) => !isTooSoon(s));
-    else throw new ApiError('reminder_too_soon', 'signer', { signer: tooSoon.id }, { 'Retry-After': String(tooSoon.last_reminder_at! + REMINDER_GAP_SECONDS - now) });
+    else
+      throw new ApiError(
+        'reminder_too_soon',
+        'signer',
+        { signer: tooSoon.id },
+        { 'Retry-After': String(tooSoon.last_reminder_at! + REMINDER_GAP_SECONDS - now) },
+      );
   }
-  if (!request.livemode) await countTestEmails(ctx, trx, request.account_id, targets.filter((s) => invitationChannel(request, s) === 'email').length);
+  if (!request.livemode)
+    await countTestEmails(ctx, trx, request.account_id, targets.filter((s) => invitationChannel(request, s) === 'email').length);
   for (const s of targets) {
     s.last_reminder_at = now;
     await updateSigner(trx, s.id, { last_reminder_at: now });
@@ -320,7 +402,11 @@ export async function remindSigners(ctx: ServiceContext, trx: Db, actor: Actor, 
   if (opts.automatic) request.auto_reminders_sent += 1;
   else request.reminders_sent += 1;
   request.updated_at = now;
-  await updateRequest(trx, request.id, { reminders_sent: request.reminders_sent, auto_reminders_sent: request.auto_reminders_sent, updated_at: now });
+  await updateRequest(trx, request.id, {
+    reminders_sent: request.reminders_sent,
+    auto_reminders_sent: request.auto_reminders_sent,
+    updated_at: now,
+  });
   return current;
 }
 
@@ -338,12 +424,26 @@ export async function runAutoReminder(ctx: ServiceContext, trx: Db, requestId: s
     if (!(err instanceof ApiError && err.code === 'test_email_limit')) throw err;
     // Past today's test email limit: try this round again at the start of the next UTC day.
     const n = request.auto_reminders_sent + 1;
-    await scheduleJob(trx, 'auto_reminder', dayStart(now) + DAY, { signature_request_id: requestId }, now, `auto_reminder:${requestId}:${n}:${dayStart(now) + DAY}`);
+    await scheduleJob(
+      trx,
+      'auto_reminder',
+      dayStart(now) + DAY,
+      { signature_request_id: requestId },
+      now,
+      `auto_reminder:${requestId}:${n}:${dayStart(now) + DAY}`,
+    );
     return;
   }
   if (done.request.auto_reminders_sent < request.reminders.max) {
     const n = done.request.auto_reminders_sent + 1;
-    await scheduleJob(trx, 'auto_reminder', now + request.reminders.interval_hours * 3600, { signature_request_id: requestId }, now, `auto_reminder:${requestId}:${n}`);
+    await scheduleJob(
+      trx,
+      'auto_reminder',
+      now + request.reminders.interval_hours * 3600,
+      { signature_request_id: requestId },
+      now,
+      `auto_reminder:${requestId}:${n}`,
+    );
   }
 }
 
@@ -367,7 +467,11 @@ export async function applyRequestMove(ctx: ServiceContext, trx: Db, current: Re
   await updateRequest(trx, current.request.id, changes);
   if (move.to === 'completed') await recordCompletion(ctx, trx, current.request, current.signers);
   if (move.to === 'completed') await queueCcCopies(ctx, trx, current.request);
-  await emitEvents(trx, ctx.clock, move.events.map((type) => requestEventInput(ctx, type, current.request, current.signers)));
+  await emitEvents(
+    trx,
+    ctx.clock,
+    move.events.map((type) => requestEventInput(ctx, type, current.request, current.signers)),
+  );
 }
 
 export async function loadOwned(trx: Db, actor: Actor, id: string): Promise<RequestWithSigners> {
@@ -376,13 +480,30 @@ export async function loadOwned(trx: Db, actor: Actor, id: string): Promise<Requ
   return { request, signers: await signersOf(trx, id) };
 }
 
-export async function emitRequestEvent(ctx: ServiceContext, trx: Db, type: string, request: SignatureRequestRecord, signers: readonly SignerRecord[]): Promise<void> {
+export async function emitRequestEvent(
+  ctx: ServiceContext,
+  trx: Db,
+  type: string,
+  request: SignatureRequestRecord,
+  signers: readonly SignerRecord[],
+): Promise<void> {
   await emitEvent(trx, ctx.clock, requestEventInput(ctx, type, request, signers));
 }
 
 /** A signature_request.* event: a snapshot of the request as it is now. */
-function requestEventInput(ctx: ServiceContext, type: string, request: SignatureRequestRecord, signers: readonly SignerRecord[]): EmitInput {
-  return { accountId: request.account_id, livemode: request.livemode, type, object: requestObject(request, signers, snapshotView(ctx)), signatureRequestId: request.id };
+function requestEventInput(
+  ctx: ServiceContext,
+  type: string,
+  request: SignatureRequestRecord,
+  signers: readonly SignerRecord[],
+): EmitInput {
+  return {
+    accountId: request.account_id,
+    livemode: request.livemode,
+    type,
+    object: requestObject(request, signers, snapshotView(ctx)),
+    signatureRequestId: request.id,
+  };
 }
 
 /** A signer.* event: a snapshot of the signer as it is now (with `extra` fields of that event). */

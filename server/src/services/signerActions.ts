@@ -1,5 +1,12 @@
 import { nowSeconds } from '../clock.js';
-import { afterSignature, nextInOrder, SIGNER_MOVES, signerRefusal, type SignerRefusal, type SignerTrigger } from '../domain/requestStates.js';
+import {
+  afterSignature,
+  nextInOrder,
+  SIGNER_MOVES,
+  signerRefusal,
+  type SignerRefusal,
+  type SignerTrigger,
+} from '../domain/requestStates.js';
 import { ApiError } from '../errors.js';
 import type { Db } from '../store/db.js';
 import { getRequestById, getSigner, signersOf, updateSigner, type IdentityState, type SignerRecord } from '../store/signatureRequests.js';
@@ -20,7 +27,10 @@ export const REFUSAL_TEXT: Record<SignerRefusal, { en: string; ar: string }> = {
   identity_required: { en: 'Identity verification must be approved first.', ar: 'يجب اعتماد التحقق من الهوية أولًا.' },
   identity_in_review: { en: 'Your identity verification is in review.', ar: 'التحقق من هويتك قيد المراجعة.' },
   identity_declined: { en: 'Your identity verification was declined.', ar: 'رُفض التحقق من هويتك.' },
-  identity_match_hold: { en: 'The name on your document differs; a reviewer will decide.', ar: 'الاسم في مستندك مختلف؛ سيقرر أحد المراجعين.' },
+  identity_match_hold: {
+    en: 'The name on your document differs; a reviewer will decide.',
+    ar: 'الاسم في مستندك مختلف؛ سيقرر أحد المراجعين.',
+  },
   identity_match_rejected: { en: 'Signing was stopped after the name review.', ar: 'أوقف التوقيع بعد مراجعة الاسم.' },
   move_not_allowed: { en: 'This step is not available now.', ar: 'هذه الخطوة غير متاحة الآن.' },
 };

@@ -8,8 +8,25 @@ import { maskEmail, maskPhone } from '../domain/keys.js';
 import { ApiError } from '../errors.js';
 import { getAccount, type Account } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
-import { endSignerSessions, findPageSession, findSigningSession, grantAccess, insertPageSession, type PageSession, type SigningSession } from '../store/pageSessions.js';
-import { getRequestById, getSigner, giveBackAttempt, signersOf, takeAttempt, updateSigner, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
+import {
+  endSignerSessions,
+  findPageSession,
+  findSigningSession,
+  grantAccess,
+  insertPageSession,
+  type PageSession,
+  type SigningSession,
+} from '../store/pageSessions.js';
+import {
+  getRequestById,
+  getSigner,
+  giveBackAttempt,
+  signersOf,
+  takeAttempt,
+  updateSigner,
+  type SignatureRequestRecord,
+  type SignerRecord,
+} from '../store/signatureRequests.js';
 import { findTemplate } from '../store/templates.js';
 import { hashCodeAsync, verifyCodeAsync } from './codes.js';
 import type { ServiceContext } from '../context.js';
@@ -51,7 +68,13 @@ export async function signerForLink(ctx: ServiceContext, credential: string): Pr
 }
 
 /** Mint the page token a loaded page uses for its API calls (128 random bits, stored as SHA-256). */
-export async function mintPageSession(ctx: ServiceContext, signerId: string, kind: PageSession['kind'], expiresAt: number, signingSessionId: string | null): Promise<string> {
+export async function mintPageSession(
+  ctx: ServiceContext,
+  signerId: string,
+  kind: PageSession['kind'],
+  expiresAt: number,
+  signingSessionId: string | null,
+): Promise<string> {
   const token = randomBytes(24).toString('base64url');
   await insertPageSession(ctx.store.db, {
     token_hash: sha256(token),
@@ -76,14 +99,14 @@ export async function loadPage(ctx: ServiceContext, trx: Db, token: string | und
   const session = await findPageSession(trx, sha256(token));
   if (!session || session.revoked_at !== null || session.expires_at <= nowSeconds(ctx.clock)) throw new ApiError('page_session_invalid');
   const signingSession = session.signing_session_id ? ((await findSigningSession(trx, session.signing_session_id)) ?? null) : null;
-  if (signingSession && (signingSession.invalidated_at !== null || signingSession.expires_at <= nowSeconds(ctx.clock))) throw new ApiError('page_session_invalid');
+  if (signingSession && (signingSession.invalidated_at !== null || signingSession.expires_at <= nowSeconds(ctx.clock)))
+    throw new ApiError('page_session_invalid');
   const signer = (await getSigner(trx, session.signer_id))!;
   const request = (await getRequestById(trx, signer.signature_request_id))!;
   const signers = await signersOf(trx, request.id);
   const account = (await getAccount(trx, request.account_id))!;
   return { session, signingSession, signer: signers.find((s) => s.id === signer.id)!, request, signers, account };
 }
-
 
 export type { PageStep };
 
@@ -145,9 +168,19 @@ export async function pageState(ctx: ServiceContext, p: PageContext): Promise<Pa
     step,
     closed_reason: step === 'closed' ? p.request.status : null,
     request: { id: p.request.id, title: p.request.title, status: p.request.status, legal_level: p.request.legal_level },
-    signer: { id: p.signer.id, name: p.signer.name, status: p.signer.status, order: p.signer.position, method: p.signer.method, identity_status: p.signer.identity.status },
+    signer: {
+      id: p.signer.id,
+      name: p.signer.name,
+      status: p.signer.status,
+      order: p.signer.position,
+      method: p.signer.method,
+      identity_status: p.signer.identity.status,
+    },
     access: p.signer.access_code_hash
-      ? { attempts_left: Math.max(0, ACCESS_CODE_MAX_ATTEMPTS - p.signer.access_attempts), locked: p.signer.access_attempts >= ACCESS_CODE_MAX_ATTEMPTS }
+      ? {
+          attempts_left: Math.max(0, ACCESS_CODE_MAX_ATTEMPTS - p.signer.access_attempts),
+          locked: p.signer.access_attempts >= ACCESS_CODE_MAX_ATTEMPTS,
+        }
       : null,
     otp: {
       sent: p.signer.otp_hash !== null,
@@ -166,16 +199,20 @@ export async function pageState(ctx: ServiceContext, p: PageContext): Promise<Pa
       hide_powered: b.hide_powered === true,
       welcome: str(p.request.language === 'ar' ? 'sign_welcome_ar' : 'sign_welcome_en'),
     },
-    embed: p.signingSession && p.signingSession.mode !== 'redirect' && p.signingSession.embed_origin ? { origin: p.signingSession.embed_origin } : null,
+    embed:
+      p.signingSession && p.signingSession.mode !== 'redirect' && p.signingSession.embed_origin
+        ? { origin: p.signingSession.embed_origin }
+        : null,
     /** Method token: where the page finds the desktop agent (shared/src/agentProtocol.ts) and where to get it. */
     token:
       p.signer.method === 'token'
-        ? { agent_ports: [...AGENT_PORTS], protocol_versions: [...AGENT_PROTOCOL_VERSIONS], download_url: ctx.config.TAWQI_AGENT_DOWNLOAD_URL ?? null }
+        ? {
+            agent_ports: [...AGENT_PORTS],
+            protocol_versions: [...AGENT_PROTOCOL_VERSIONS],
+            download_url: ctx.config.TAWQI_AGENT_DOWNLOAD_URL ?? null,
+          }
         : null,
-    finish:
-      step === 'signed' || step === 'declined'
-        ? { redirect_url: finishUrl(p, step === 'signed' ? 'completed' : 'declined') }
-        : null,
+    finish: step === 'signed' || step === 'declined' ? { redirect_url: finishUrl(p, step === 'signed' ? 'completed' : 'declined') } : null,
   };
 }
 
@@ -246,19 +283,23 @@ async function storeAndSendOtp(ctx: ServiceContext, trx: Db, p: PageContext, cod
   // By WhatsApp: the authentication template when configured (without one, a plain text message, which
   // Meta delivers only inside a conversation the signer opened); held while no WhatsApp transport exists.
   const text = otpMessage(p.request, code);
-  await queueWhatsAppMessage(trx, {
-    template: otpTemplate(ctx.config, p.request.language, code),
-    account_id: p.request.account_id,
-    livemode: p.request.livemode,
-    recipient: p.signer.phone!,
-    kind: 'otp',
-    subject: text.subject,
-    body: text.text,
-    language: p.request.language,
-    signature_request_id: p.request.id,
-    signer_id: p.signer.id,
-    created_at: now,
-  }, now);
+  await queueWhatsAppMessage(
+    trx,
+    {
+      template: otpTemplate(ctx.config, p.request.language, code),
+      account_id: p.request.account_id,
+      livemode: p.request.livemode,
+      recipient: p.signer.phone!,
+      kind: 'otp',
+      subject: text.subject,
+      body: text.text,
+      language: p.request.language,
+      signature_request_id: p.request.id,
+      signer_id: p.signer.id,
+      created_at: now,
+    },
+    now,
+  );
 }
 
 /**
@@ -303,16 +344,29 @@ export async function signOnPage(ctx: ServiceContext, trx: Db, p: PageContext, s
   // A token signer signs with the token (POST /sign/api/token/complete), never with a drawing.
   if (p.signer.method === 'token') throw new ApiError('invalid_state', null, { reason: 'method_token' });
   if (!validSignatureImage(signature)) {
-    throw new ApiError('parameter_invalid', 'signature', {}, {}, { en: 'The signature must be a PNG image drawn on the page.', ar: 'يجب أن يكون التوقيع صورة PNG مرسومة في الصفحة.' });
+    throw new ApiError(
+      'parameter_invalid',
+      'signature',
+      {},
+      {},
+      { en: 'The signature must be a PNG image drawn on the page.', ar: 'يجب أن يكون التوقيع صورة PNG مرسومة في الصفحة.' },
+    );
   }
   await updateSigner(trx, p.signer.id, { signature_image: signature });
   await applySignerMove(ctx, trx, p.signer.id, 'sign', origin);
   await endSignerSessions(trx, p.signer.id, nowSeconds(ctx.clock));
 }
 
-export async function declineOnPage(ctx: ServiceContext, trx: Db, p: PageContext, reason: string | undefined, origin: ActionOrigin): Promise<void> {
+export async function declineOnPage(
+  ctx: ServiceContext,
+  trx: Db,
+  p: PageContext,
+  reason: string | undefined,
+  origin: ActionOrigin,
+): Promise<void> {
   const step = pageStep(p);
-  if (['closed', 'not_your_turn', 'signed', 'declined', 'access_code'].includes(step)) throw new ApiError('invalid_state', null, { reason: step });
+  if (['closed', 'not_your_turn', 'signed', 'declined', 'access_code'].includes(step))
+    throw new ApiError('invalid_state', null, { reason: step });
   await applySignerMove(ctx, trx, p.signer.id, 'decline', origin, { reason });
   await endSignerSessions(trx, p.signer.id, nowSeconds(ctx.clock));
 }

@@ -22,17 +22,36 @@ export interface SigningSessionInput {
 
 /** Origins allowed to embed: the account's list and its publishable keys' allowed origins. */
 export async function embeddingOrigins(trx: Db, account: Account): Promise<string[]> {
-  const keys = await trx.selectFrom('api_keys').select('allowed_origins').where('account_id', '=', account.id).where('kind', '=', 'publishable').where('revoked_at', 'is', null).execute();
+  const keys = await trx
+    .selectFrom('api_keys')
+    .select('allowed_origins')
+    .where('account_id', '=', account.id)
+    .where('kind', '=', 'publishable')
+    .where('revoked_at', 'is', null)
+    .execute();
   const all = new Set(account.allowed_origins);
   for (const k of keys) for (const o of JSON.parse(k.allowed_origins) as string[]) all.add(o);
   return [...all];
 }
 
-export async function createSigningSession(ctx: ServiceContext, trx: Db, actor: { account: Account; livemode: boolean }, signerId: string, input: SigningSessionInput) {
+export async function createSigningSession(
+  ctx: ServiceContext,
+  trx: Db,
+  actor: { account: Account; livemode: boolean },
+  signerId: string,
+  input: SigningSessionInput,
+) {
   const signer = await getSigner(trx, signerId);
   const request = signer && (await getRequestById(trx, signer.signature_request_id));
-  if (!signer || !request || request.account_id !== actor.account.id || request.livemode !== actor.livemode) throw new ApiError('not_found', 'id');
-  if (isFinal(request.status) || request.status === 'draft' || signer.status === 'signed' || signer.status === 'declined' || signer.status === 'pending') {
+  if (!signer || !request || request.account_id !== actor.account.id || request.livemode !== actor.livemode)
+    throw new ApiError('not_found', 'id');
+  if (
+    isFinal(request.status) ||
+    request.status === 'draft' ||
+    signer.status === 'signed' ||
+    signer.status === 'declined' ||
+    signer.status === 'pending'
+  ) {
     throw new ApiError('invalid_state', 'id', { reason: signer.status === 'pending' ? 'not_your_turn' : 'request_not_open' });
   }
   for (const f of ['return_url', 'success_url', 'cancel_url'] as const) {
@@ -42,7 +61,16 @@ export async function createSigningSession(ctx: ServiceContext, trx: Db, actor: 
   let embedOrigin: string | null = null;
   if (input.embed_origin) {
     if (!(await embeddingOrigins(trx, actor.account)).includes(input.embed_origin)) {
-      throw new ApiError('parameter_invalid', 'embed_origin', {}, {}, { en: 'embed_origin must be one of the account’s allowed origins.', ar: 'يجب أن يكون embed_origin أحد الأصول المسموح بها في الحساب.' });
+      throw new ApiError(
+        'parameter_invalid',
+        'embed_origin',
+        {},
+        {},
+        {
+          en: 'embed_origin must be one of the account’s allowed origins.',
+          ar: 'يجب أن يكون embed_origin أحد الأصول المسموح بها في الحساب.',
+        },
+      );
     }
     embedOrigin = input.embed_origin;
   }
@@ -61,5 +89,11 @@ export async function createSigningSession(ctx: ServiceContext, trx: Db, actor: 
     invalidated_at: null,
     created_at: now,
   });
-  return { object: 'signing_session' as const, signer: signer.id, signing_url: `${ctx.publicUrl}/sign/s/${token}`, expires_at: expiresAt, mode: input.mode ?? 'embedded' };
+  return {
+    object: 'signing_session' as const,
+    signer: signer.id,
+    signing_url: `${ctx.publicUrl}/sign/s/${token}`,
+    expires_at: expiresAt,
+    mode: input.mode ?? 'embedded',
+  };
 }

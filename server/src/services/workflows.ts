@@ -44,7 +44,16 @@ export interface WorkflowWithVersion {
 export function defaultWorkflow(account: Pick<Account, 'id' | 'created_at'>): WorkflowWithVersion {
   const settings = structuredClone(BASE_SETTINGS);
   return {
-    workflow: { id: DEFAULT_WORKFLOW_ID, account_id: account.id, name: DEFAULT_WORKFLOW_NAME, status: 'published', settings, version: 1, created_at: account.created_at, updated_at: account.created_at },
+    workflow: {
+      id: DEFAULT_WORKFLOW_ID,
+      account_id: account.id,
+      name: DEFAULT_WORKFLOW_NAME,
+      status: 'published',
+      settings,
+      version: 1,
+      created_at: account.created_at,
+      updated_at: account.created_at,
+    },
     published: { workflow_id: DEFAULT_WORKFLOW_ID, version: 1, settings, published_at: account.created_at },
   };
 }
@@ -85,7 +94,10 @@ export function presentWorkflow(w: WorkflowWithVersion, opts: { mask: boolean })
     status: w.workflow.status,
     version: w.published?.version ?? null,
     default: w.workflow.id === DEFAULT_WORKFLOW_ID,
-    document: s.document.mode === 'fixed' ? { mode: 'fixed' as const, template_id: s.document.template_id } : { mode: 'per_request' as const, default_template_id: s.document.default_template_id },
+    document:
+      s.document.mode === 'fixed'
+        ? { mode: 'fixed' as const, template_id: s.document.template_id }
+        : { mode: 'per_request' as const, default_template_id: s.document.default_template_id },
     signature_method: s.signature_method,
     legal_level: LEGAL_LEVEL_OF[s.signature_method],
     channel: s.channel,
@@ -130,7 +142,17 @@ function patched(current: WorkflowSettings, p: WorkflowPatch): WorkflowSettings 
     const template = p.template_id !== undefined ? p.template_id : workflowTemplate(current);
     next.document = mode === 'fixed' ? { mode: 'fixed', template_id: template } : { mode: 'per_request', default_template_id: template };
   }
-  for (const k of ['signature_method', 'channel', 'cc', 'require_id_attachment', 'require_access_code', 'expires_in', 'language', 'return_url', 'ordered'] as const) {
+  for (const k of [
+    'signature_method',
+    'channel',
+    'cc',
+    'require_id_attachment',
+    'require_access_code',
+    'expires_in',
+    'language',
+    'return_url',
+    'ordered',
+  ] as const) {
     if (p[k] !== undefined) (next as unknown as Record<string, unknown>)[k] = p[k];
   }
   if (p.reminders) next.reminders = { ...next.reminders, ...p.reminders };
@@ -144,19 +166,30 @@ async function checkedSettings(tx: Tx, accountId: string, settings: WorkflowSett
     throw new OperatorError(parsed.error.issues.map((i) => `${i.path.join('.') || 'settings'}: ${i.message}`).join('; '));
   }
   const template = workflowTemplate(parsed.data as WorkflowSettings);
-  if (template && !(await findTemplate(tx, accountId, template))) throw new OperatorError(`No template ${template} for account ${accountId}`);
+  if (template && !(await findTemplate(tx, accountId, template)))
+    throw new OperatorError(`No template ${template} for account ${accountId}`);
   return parsed.data as WorkflowSettings;
 }
 
 async function requireStored(tx: Tx, id: string): Promise<WorkflowRecord> {
-  if (isDefaultWorkflowId(id)) throw new OperatorError('The default workflow is built in: it always has the base settings and cannot be changed, published or archived');
+  if (isDefaultWorkflowId(id))
+    throw new OperatorError(
+      'The default workflow is built in: it always has the base settings and cannot be changed, published or archived',
+    );
   const w = await getWorkflow(tx, id);
   if (!w) throw new OperatorError(`No workflow ${id}`);
   return w;
 }
 
 /** Create a workflow (a draft) from the base defaults and the patch; `publish` publishes version 1 at once. */
-export async function createWorkflow(store: Store, clock: Clock, accountId: string, name: string, patch: WorkflowPatch, publish = false): Promise<WorkflowWithVersion> {
+export async function createWorkflow(
+  store: Store,
+  clock: Clock,
+  accountId: string,
+  name: string,
+  patch: WorkflowPatch,
+  publish = false,
+): Promise<WorkflowWithVersion> {
   return store.tx(async (trx) => {
     const account = await getAccount(trx, accountId);
     if (!account) throw new OperatorError(`No account ${accountId}`);
@@ -183,7 +216,13 @@ function checkedName(name: string): string {
 }
 
 /** Change a workflow's working settings (and name); a published workflow keeps serving its published version until the next publish. */
-export async function changeWorkflow(store: Store, clock: Clock, id: string, patch: WorkflowPatch, name?: string): Promise<WorkflowWithVersion> {
+export async function changeWorkflow(
+  store: Store,
+  clock: Clock,
+  id: string,
+  patch: WorkflowPatch,
+  name?: string,
+): Promise<WorkflowWithVersion> {
   return store.tx(async (trx) => {
     const current = await requireStored(trx, id);
     const changes: Partial<WorkflowRecord> = {
@@ -199,7 +238,12 @@ export async function changeWorkflow(store: Store, clock: Clock, id: string, pat
 }
 
 async function publishIn(trx: Db, current: WorkflowRecord, now: number): Promise<WorkflowWithVersion> {
-  const version: WorkflowVersionRecord = { workflow_id: current.id, version: current.version + 1, settings: current.settings, published_at: now };
+  const version: WorkflowVersionRecord = {
+    workflow_id: current.id,
+    version: current.version + 1,
+    settings: current.settings,
+    published_at: now,
+  };
   await insertWorkflowVersion(trx, version);
   await updateWorkflow(trx, current.id, { status: 'published', version: version.version, updated_at: now });
   return { workflow: { ...current, status: 'published', version: version.version, updated_at: now }, published: version };

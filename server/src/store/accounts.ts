@@ -6,7 +6,6 @@ import type { AccountsTable } from './schema.js';
 import type { Account, AccountBalance } from '../domain/records.js';
 export type { Account, AccountBalance };
 
-
 function fromRow(row: Selectable<AccountsTable>): Account {
   return {
     ...row,
@@ -39,7 +38,9 @@ export async function insertAccount(tx: Tx, a: Account): Promise<void> {
 
 // Precompiled (compiled.ts): authentication reads the account on every request, a send charges it.
 const getQuery = precompile((db, $) => db.selectFrom('accounts').selectAll().where('id', '=', $(0)));
-const balanceQuery = precompile((db, $) => db.selectFrom('accounts').select(['plan', 'balance_sends', 'wallet_minor', 'currency']).where('id', '=', $(0)));
+const balanceQuery = precompile((db, $) =>
+  db.selectFrom('accounts').select(['plan', 'balance_sends', 'wallet_minor', 'currency']).where('id', '=', $(0)),
+);
 const chargeQuery = precompile((db, $) =>
   db
     .updateTable('accounts')
@@ -53,7 +54,6 @@ export async function getAccount(tx: Tx, id: string): Promise<Account | undefine
   const row = (await getQuery.run(tx, [id])).rows[0];
   return row ? fromRow(row) : undefined;
 }
-
 
 export async function getBalance(tx: Tx, id: string): Promise<AccountBalance | undefined> {
   return (await balanceQuery.run(tx, [id])).rows[0] as AccountBalance | undefined;
@@ -74,7 +74,10 @@ export async function listAccounts(tx: Tx): Promise<Account[]> {
 }
 
 export async function countAccounts(tx: Tx): Promise<number> {
-  const row = await tx.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await tx
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -89,5 +92,9 @@ export async function updateAccount(tx: Tx, id: string, changes: AccountChanges)
     else values[k as keyof AccountsTable] = v;
   }
   if (Object.keys(values).length === 0) return;
-  await tx.updateTable('accounts').set(values as never).where('id', '=', id).execute();
+  await tx
+    .updateTable('accounts')
+    .set(values as never)
+    .where('id', '=', id)
+    .execute();
 }

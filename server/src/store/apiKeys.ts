@@ -34,7 +34,12 @@ function fromRow(row: Selectable<ApiKeysTable>): ApiKey {
 export async function insertKey(tx: Tx, k: ApiKey): Promise<void> {
   await tx
     .insertInto('api_keys')
-    .values({ ...k, read_only: k.read_only ? 1 : 0, allowed_ips: JSON.stringify(k.allowed_ips), allowed_origins: JSON.stringify(k.allowed_origins) })
+    .values({
+      ...k,
+      read_only: k.read_only ? 1 : 0,
+      allowed_ips: JSON.stringify(k.allowed_ips),
+      allowed_origins: JSON.stringify(k.allowed_origins),
+    })
     .execute();
 }
 
@@ -64,5 +69,9 @@ export async function updateKey(
   const values: Record<string, unknown> = { ...changes };
   if (changes.allowed_ips) values.allowed_ips = JSON.stringify(changes.allowed_ips);
   if (changes.allowed_origins) values.allowed_origins = JSON.stringify(changes.allowed_origins);
-  await tx.updateTable('api_keys').set(values as never).where('id', '=', id).execute();
+  await tx
+    .updateTable('api_keys')
+    .set(values as never)
+    .where('id', '=', id)
+    .execute();
 }

@@ -1,4 +1,14 @@
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, type CompiledQuery, type QueryResult, type RawBuilder, type SqliteDatabase } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+  type QueryResult,
+  type RawBuilder,
+  type SqliteDatabase,
+} from 'kysely';
 import type { Tx } from './types.js';
 import type { Codec } from './rowCodec.js';
 import type { Database } from './schema.js';
@@ -159,7 +169,13 @@ const lastInsertShape = new Map<string, { columns: string[]; query: Precompiled<
  * the compiled query is reused without building a shape key; otherwise it is found by shape.
  * What encodeRow + insertRow do, at a fraction of the allocations, for the rows every create writes.
  */
-export function insertRecord<R extends object>(db: Tx, table: Table, codec: Codec<R> | null, record: R, returning?: string): Promise<QueryResult<Record<string, unknown>>> {
+export function insertRecord<R extends object>(
+  db: Tx,
+  table: Table,
+  codec: Codec<R> | null,
+  record: R,
+  returning?: string,
+): Promise<QueryResult<Record<string, unknown>>> {
   const cacheKey = returning ? `${table}\u0000${returning}` : table;
   const last = lastInsertShape.get(cacheKey);
   const kinds = codec ? columnKinds(codec) : null;
@@ -204,7 +220,12 @@ function insertQuery(table: Table, columns: readonly string[], returning?: strin
 }
 
 /** INSERT one row (already encoded: JSON as text, booleans as 0/1); `returning` names one column to read back. */
-export function insertRow(db: Tx, table: Table, row: Record<string, unknown>, returning?: string): Promise<QueryResult<Record<string, unknown>>> {
+export function insertRow(
+  db: Tx,
+  table: Table,
+  row: Record<string, unknown>,
+  returning?: string,
+): Promise<QueryResult<Record<string, unknown>>> {
   return insertRecord(db, table, null, row, returning);
 }
 

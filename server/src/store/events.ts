@@ -21,7 +21,13 @@ export async function insertEvent(tx: Tx, e: EventRecord): Promise<void> {
 }
 
 export async function findEvent(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<EventRecord | undefined> {
-  const row = await tx.selectFrom('events').selectAll().where('id', '=', id).where('account_id', '=', accountId).where('livemode', '=', livemode ? 1 : 0).executeTakeFirst();
+  const row = await tx
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('livemode', '=', livemode ? 1 : 0)
+    .executeTakeFirst();
   return row ? decodeRow(codec, row) : undefined;
 }
 
@@ -37,16 +43,25 @@ export interface EventListQuery {
 }
 
 export async function listEvents(tx: Tx, q: EventListQuery): Promise<EventRecord[]> {
-  let query = tx.selectFrom('events').selectAll().where('account_id', '=', q.accountId).where('livemode', '=', q.livemode ? 1 : 0);
+  let query = tx
+    .selectFrom('events')
+    .selectAll()
+    .where('account_id', '=', q.accountId)
+    .where('livemode', '=', q.livemode ? 1 : 0);
   if (q.type) {
     const prefix = q.type.slice(0, -1);
     // A prefix like `signer.*` is compared literally (LIKE would treat `_` as a wildcard).
-    query = q.type.endsWith('.*') ? query.where(sql<boolean>`substr(type, 1, ${prefix.length}) = ${prefix}`) : query.where('type', '=', q.type);
+    query = q.type.endsWith('.*')
+      ? query.where(sql<boolean>`substr(type, 1, ${prefix.length}) = ${prefix}`)
+      : query.where('type', '=', q.type);
   }
   if (q.signatureRequestId) query = query.where('signature_request_id', '=', q.signatureRequestId);
   if (q.createdAfter !== undefined) query = query.where('created_at', '>=', q.createdAfter);
   if (q.createdBefore !== undefined) query = query.where('created_at', '<=', q.createdBefore);
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   return rows.map((r) => decodeRow(codec, r));
 }

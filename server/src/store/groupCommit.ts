@@ -36,7 +36,11 @@ interface Control {
  * `database` is what Kysely's dialect prepares statements on (the statement cache): while a group
  * runs, precompiled queries on its connection go to it directly (compiled.ts, holdConnection).
  */
-export function groupCommit<D>(db: Kysely<D>, raw: SQLite.Database, database?: SqliteDatabase): <T>(work: (trx: Kysely<D>) => Promise<T>) => Promise<T> {
+export function groupCommit<D>(
+  db: Kysely<D>,
+  raw: SQLite.Database,
+  database?: SqliteDatabase,
+): <T>(work: (trx: Kysely<D>) => Promise<T>) => Promise<T> {
   const group = new GroupCommit(db, raw, database);
   return <T>(work: (trx: Kysely<D>) => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => group.add({ work, resolve: resolve as Member<D>['resolve'], reject }));

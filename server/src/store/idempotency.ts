@@ -28,7 +28,17 @@ const findQuery = precompile((db, $) =>
 const completeQuery = precompile((db, $) =>
   db
     .insertInto('idempotency')
-    .values({ account_id: $(0), mode: $(1), idem_key: $(2), method: $(3), path: $(4), state: 'done', response_status: $(5), response_body: $(6), created_at: $(7) })
+    .values({
+      account_id: $(0),
+      mode: $(1),
+      idem_key: $(2),
+      method: $(3),
+      path: $(4),
+      state: 'done',
+      response_status: $(5),
+      response_body: $(6),
+      created_at: $(7),
+    })
     .onConflict((oc) => oc.doNothing()),
 );
 
@@ -56,7 +66,12 @@ export async function completeIdempotency(tx: Tx, c: IdempotencyClaim, status: n
 }
 
 export async function deleteIdempotency(tx: Tx, s: IdempotencyScope): Promise<void> {
-  await tx.deleteFrom('idempotency').where('account_id', '=', s.accountId).where('mode', '=', s.mode).where('idem_key', '=', s.key).execute();
+  await tx
+    .deleteFrom('idempotency')
+    .where('account_id', '=', s.accountId)
+    .where('mode', '=', s.mode)
+    .where('idem_key', '=', s.key)
+    .execute();
 }
 
 /**
@@ -80,5 +95,8 @@ export async function replaceStoredResponse(tx: Tx, s: IdempotencyScope, status:
  * effect's own transaction), so its retry runs anew.
  */
 export async function resetIdempotency(tx: Tx, expiredBefore: number): Promise<void> {
-  await tx.deleteFrom('idempotency').where((eb) => eb.or([eb('state', '=', 'in_progress'), eb('created_at', '<', expiredBefore)])).execute();
+  await tx
+    .deleteFrom('idempotency')
+    .where((eb) => eb.or([eb('state', '=', 'in_progress'), eb('created_at', '<', expiredBefore)]))
+    .execute();
 }

@@ -43,7 +43,10 @@ export interface IdentityVerificationRecord {
 const verificationCodec: Codec<IdentityVerificationRecord> = { json: ['name_match'], bool: ['livemode'] };
 
 export async function insertVerification(tx: Tx, v: IdentityVerificationRecord): Promise<void> {
-  await tx.insertInto('identity_verifications').values(encodeRow(verificationCodec, v) as never).execute();
+  await tx
+    .insertInto('identity_verifications')
+    .values(encodeRow(verificationCodec, v) as never)
+    .execute();
 }
 
 export async function getVerification(tx: Tx, id: string): Promise<IdentityVerificationRecord | undefined> {
@@ -52,7 +55,12 @@ export async function getVerification(tx: Tx, id: string): Promise<IdentityVerif
 }
 
 /** A verification of this account and mode; another account's or mode's id is not found. */
-export async function findVerification(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<IdentityVerificationRecord | undefined> {
+export async function findVerification(
+  tx: Tx,
+  accountId: string,
+  livemode: boolean,
+  id: string,
+): Promise<IdentityVerificationRecord | undefined> {
   const row = await tx
     .selectFrom('identity_verifications')
     .selectAll()
@@ -63,7 +71,11 @@ export async function findVerification(tx: Tx, accountId: string, livemode: bool
   return row ? decodeRow(verificationCodec, row) : undefined;
 }
 
-export async function findByProviderReference(tx: Tx, provider: string, reference: string): Promise<IdentityVerificationRecord | undefined> {
+export async function findByProviderReference(
+  tx: Tx,
+  provider: string,
+  reference: string,
+): Promise<IdentityVerificationRecord | undefined> {
   const row = await tx
     .selectFrom('identity_verifications')
     .selectAll()
@@ -75,12 +87,22 @@ export async function findByProviderReference(tx: Tx, provider: string, referenc
 
 /** The signer's most recent verification (ids are time-ordered). */
 export async function latestVerificationOf(tx: Tx, signerId: string): Promise<IdentityVerificationRecord | undefined> {
-  const row = await tx.selectFrom('identity_verifications').selectAll().where('signer_id', '=', signerId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const row = await tx
+    .selectFrom('identity_verifications')
+    .selectAll()
+    .where('signer_id', '=', signerId)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return row ? decodeRow(verificationCodec, row) : undefined;
 }
 
 export async function updateVerification(tx: Tx, id: string, changes: Partial<IdentityVerificationRecord>): Promise<void> {
   const values = encodeRow(verificationCodec, changes);
   if (Object.keys(values).length === 0) return;
-  await tx.updateTable('identity_verifications').set(values as never).where('id', '=', id).execute();
+  await tx
+    .updateTable('identity_verifications')
+    .set(values as never)
+    .where('id', '=', id)
+    .execute();
 }

@@ -18,11 +18,25 @@ const scheduleQuery = precompile((db, $) =>
     .onConflict((oc) => oc.column('dedupe_key').doNothing()),
 );
 const dueQuery = precompile((db, $) =>
-  db.selectFrom('jobs').select(['id', 'kind', 'run_at', 'payload', 'attempts']).where('state', '=', 'pending').where('run_at', '<=', $(0)).orderBy('run_at').orderBy('id').limit($(1)),
+  db
+    .selectFrom('jobs')
+    .select(['id', 'kind', 'run_at', 'payload', 'attempts'])
+    .where('state', '=', 'pending')
+    .where('run_at', '<=', $(0))
+    .orderBy('run_at')
+    .orderBy('id')
+    .limit($(1)),
 );
 const finishQuery = precompile((db, $) => db.updateTable('jobs').set({ state: 'done', dedupe_key: null }).where('id', '=', $(0)));
 
-export async function scheduleJob(tx: Tx, kind: string, runAt: number, payload: Record<string, unknown>, now: number, dedupeKey: string | null = null): Promise<void> {
+export async function scheduleJob(
+  tx: Tx,
+  kind: string,
+  runAt: number,
+  payload: Record<string, unknown>,
+  now: number,
+  dedupeKey: string | null = null,
+): Promise<void> {
   await scheduleQuery.run(tx, [kind, runAt, JSON.stringify(payload), dedupeKey, now]);
 }
 
@@ -38,12 +52,21 @@ export async function finishJob(tx: Tx, id: number): Promise<void> {
 export async function retryJob(tx: Tx, id: number, runAt: number, error: string, giveUp: boolean): Promise<void> {
   await tx
     .updateTable('jobs')
-    .set((eb) => ({ run_at: runAt, last_error: error.slice(0, 500), attempts: eb('attempts', '+', 1), state: giveUp ? 'failed' : 'pending' }))
+    .set((eb) => ({
+      run_at: runAt,
+      last_error: error.slice(0, 500),
+      attempts: eb('attempts', '+', 1),
+      state: giveUp ? 'failed' : 'pending',
+    }))
     .where('id', '=', id)
     .execute();
 }
 
 export async function nextJobTime(tx: Tx): Promise<number | null> {
-  const row = await tx.selectFrom('jobs').select((eb) => eb.fn.min('run_at').as('t')).where('state', '=', 'pending').executeTakeFirst();
+  const row = await tx
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.min('run_at').as('t'))
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
   return (row?.t as number | null) ?? null;
 }

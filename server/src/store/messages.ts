@@ -57,8 +57,16 @@ const dueQuery = precompile((db, $) =>
 );
 /** The due query's SQL (tests check that SQLite plans it on messages_due). */
 export const DUE_MESSAGES_SQL = dueQuery.sql;
-const holdQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'held', deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
-const sentQuery = precompile((db, $) => db.updateTable('messages').set({ state: 'sent', sent_at: $(1), deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'));
+const holdQuery = precompile((db, $) =>
+  db.updateTable('messages').set({ state: 'held', deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'),
+);
+const sentQuery = precompile((db, $) =>
+  db
+    .updateTable('messages')
+    .set({ state: 'sent', sent_at: $(1), deliver_at: null })
+    .where('id', '=', $(0))
+    .where('state', '=', 'queued'),
+);
 const sentScrubbedQuery = precompile((db, $) =>
   db
     .updateTable('messages')
@@ -95,7 +103,12 @@ export async function markMessageSentScrubbed(tx: Tx, id: number, sentAt: number
 export async function retryMessage(tx: Tx, id: number, retryAt: number, error: string, giveUp: boolean): Promise<void> {
   await tx
     .updateTable('messages')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: error.slice(0, 500), deliver_at: giveUp ? null : retryAt, state: giveUp ? 'failed' : 'queued' }))
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      last_error: error.slice(0, 500),
+      deliver_at: giveUp ? null : retryAt,
+      state: giveUp ? 'failed' : 'queued',
+    }))
     .where('id', '=', id)
     .where('state', '=', 'queued')
     .execute();

@@ -9,7 +9,10 @@ export interface Notice {
 }
 
 export async function insertNotice(tx: Tx, n: Notice): Promise<void> {
-  await tx.insertInto('notices').values({ ...n, data: JSON.stringify(n.data) }).execute();
+  await tx
+    .insertInto('notices')
+    .values({ ...n, data: JSON.stringify(n.data) })
+    .execute();
 }
 
 export async function listNotices(tx: Tx, accountId: string): Promise<Notice[]> {

@@ -24,7 +24,12 @@ interface Row {
 
 function stats(queue: QueueStats['queue'], row: Row | undefined, now: number): QueueStats {
   const first = row?.first == null ? null : Number(row.first);
-  return { queue, waiting: Number(row?.waiting ?? 0), due: Number(row?.due ?? 0), oldestDueAge: first !== null && first <= now ? now - first : 0 };
+  return {
+    queue,
+    waiting: Number(row?.waiting ?? 0),
+    due: Number(row?.due ?? 0),
+    oldestDueAge: first !== null && first <= now ? now - first : 0,
+  };
 }
 
 /**
@@ -36,12 +41,20 @@ export async function queueStats(db: Tx, now: number): Promise<QueueStats[]> {
   const jobs = await db
     .selectFrom('jobs')
     .where('state', '=', sql.lit('pending'))
-    .select((eb) => [eb.fn.countAll().as('waiting'), eb.fn.sum(eb.case().when('run_at', '<=', now).then(1).else(0).end()).as('due'), eb.fn.min('run_at').as('first')])
+    .select((eb) => [
+      eb.fn.countAll().as('waiting'),
+      eb.fn.sum(eb.case().when('run_at', '<=', now).then(1).else(0).end()).as('due'),
+      eb.fn.min('run_at').as('first'),
+    ])
     .executeTakeFirst();
   const messages = await db
     .selectFrom('messages')
     .where('state', '=', sql.lit('queued'))
-    .select((eb) => [eb.fn.countAll().as('waiting'), eb.fn.sum(eb.case().when('deliver_at', '<=', now).then(1).else(0).end()).as('due'), eb.fn.min('deliver_at').as('first')])
+    .select((eb) => [
+      eb.fn.countAll().as('waiting'),
+      eb.fn.sum(eb.case().when('deliver_at', '<=', now).then(1).else(0).end()).as('due'),
+      eb.fn.min('deliver_at').as('first'),
+    ])
     .executeTakeFirst();
   const deliveries = await db
     .selectFrom('webhook_deliveries')
@@ -52,5 +65,9 @@ export async function queueStats(db: Tx, now: number): Promise<QueueStats[]> {
       eb.fn.min('next_attempt_at').as('first'),
     ])
     .executeTakeFirst();
-  return [stats('jobs', jobs as Row | undefined, now), stats('messages', messages as Row | undefined, now), stats('webhook_deliveries', deliveries as Row | undefined, now)];
+  return [
+    stats('jobs', jobs as Row | undefined, now),
+    stats('messages', messages as Row | undefined, now),
+    stats('webhook_deliveries', deliveries as Row | undefined, now),
+  ];
 }

@@ -19,8 +19,18 @@ export async function grantAccess(tx: Tx, tokenHash: string): Promise<void> {
 
 /** End every page session and signing session of a signer (after signing or declining). */
 export async function endSignerSessions(tx: Tx, signerId: string, now: number): Promise<void> {
-  await tx.updateTable('page_sessions').set({ revoked_at: now }).where('signer_id', '=', signerId).where('revoked_at', 'is', null).execute();
-  await tx.updateTable('signing_sessions').set({ invalidated_at: now }).where('signer_id', '=', signerId).where('invalidated_at', 'is', null).execute();
+  await tx
+    .updateTable('page_sessions')
+    .set({ revoked_at: now })
+    .where('signer_id', '=', signerId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await tx
+    .updateTable('signing_sessions')
+    .set({ invalidated_at: now })
+    .where('signer_id', '=', signerId)
+    .where('invalidated_at', 'is', null)
+    .execute();
 }
 
 export async function insertSigningSession(tx: Tx, s: SigningSession): Promise<void> {

@@ -5,11 +5,6 @@ import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 import type { Reminders, WorkflowLink, SignatureRequestRecord, IdentityState, SignerRecord } from '../domain/records.js';
 export type { Reminders, WorkflowLink, SignatureRequestRecord, IdentityState, SignerRecord };
 
-
-
-
-
-
 const requestCodec: Codec<SignatureRequestRecord> = {
   json: ['reminders', 'metadata', 'workflow'],
   bool: ['livemode', 'ordered', 'require_identity', 'charged'],
@@ -114,12 +109,19 @@ export interface RequestListQuery {
 
 /** Newest first (ids are time-ordered); fetches limit + 1 for has_more. */
 export async function listRequests(tx: Tx, q: RequestListQuery): Promise<SignatureRequestRecord[]> {
-  let query = tx.selectFrom('signature_requests').selectAll().where('account_id', '=', q.accountId).where('livemode', '=', q.livemode ? 1 : 0);
+  let query = tx
+    .selectFrom('signature_requests')
+    .selectAll()
+    .where('account_id', '=', q.accountId)
+    .where('livemode', '=', q.livemode ? 1 : 0);
   if (q.status) query = query.where('status', '=', q.status);
   if (q.createdAfter !== undefined) query = query.where('created_at', '>=', q.createdAfter);
   if (q.createdBefore !== undefined) query = query.where('created_at', '<=', q.createdBefore);
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   return rows.map((r) => decodeRow(requestCodec, r));
 }
 
@@ -144,7 +146,10 @@ export async function listSigners(tx: Tx, q: SignerListQuery): Promise<SignerRec
   if (q.status) query = query.where('signers.status', '=', q.status);
   if (q.email) query = query.where(sql<boolean>`lower(signers.email) = ${q.email.toLowerCase()}`);
   if (q.startingAfter) query = query.where('signers.id', '<', q.startingAfter);
-  const rows = await query.orderBy('signers.id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('signers.id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   return rows.map((r) => decodeRow(signerCodec, r));
 }
 

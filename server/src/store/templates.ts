@@ -5,12 +5,18 @@ import type { Tx } from './db.js';
 import type { TemplateRecord } from '../domain/records.js';
 export type { TemplateRecord };
 
-
 type Row = { id: string; account_id: string | null; title: string; language: string; body: string; fields: string; created_at: number };
-const fromRow = (r: Row): TemplateRecord => ({ ...r, language: r.language as 'ar' | 'en', fields: JSON.parse(r.fields) as TemplateFieldDefinition[] });
+const fromRow = (r: Row): TemplateRecord => ({
+  ...r,
+  language: r.language as 'ar' | 'en',
+  fields: JSON.parse(r.fields) as TemplateFieldDefinition[],
+});
 
 export async function insertTemplate(tx: Tx, t: TemplateRecord): Promise<void> {
-  await tx.insertInto('templates').values({ ...t, fields: JSON.stringify(t.fields) }).execute();
+  await tx
+    .insertInto('templates')
+    .values({ ...t, fields: JSON.stringify(t.fields) })
+    .execute();
 }
 
 /** Library templates (account_id null) are synced at start so upgrades ship new contract text. */
@@ -18,7 +24,9 @@ export async function upsertLibraryTemplate(tx: Tx, t: TemplateRecord): Promise<
   await tx
     .insertInto('templates')
     .values({ ...t, fields: JSON.stringify(t.fields) })
-    .onConflict((oc) => oc.column('id').doUpdateSet({ title: t.title, language: t.language, body: t.body, fields: JSON.stringify(t.fields) }))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({ title: t.title, language: t.language, body: t.body, fields: JSON.stringify(t.fields) }),
+    )
     .execute();
 }
 
@@ -38,7 +46,12 @@ export async function findTemplate(tx: Tx, accountId: string, id: string): Promi
 }
 
 export async function titleTaken(tx: Tx, accountId: string, title: string): Promise<boolean> {
-  const row = await tx.selectFrom('templates').select('id').where('account_id', '=', accountId).where('title', '=', title).executeTakeFirst();
+  const row = await tx
+    .selectFrom('templates')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('title', '=', title)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -58,6 +71,9 @@ export async function listTemplates(tx: Tx, q: TemplateQuery): Promise<TemplateR
     : query.where((eb) => eb.or([eb('account_id', '=', q.accountId), eb('account_id', 'is', null)]));
   if (q.search) query = query.where(sql<boolean>`title LIKE ${'%' + q.search.replace(/[\\%_]/g, (c) => '\\' + c) + '%'} ESCAPE '\\'`);
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   return rows.map(fromRow);
 }

@@ -82,7 +82,10 @@ const PENDING = sql<boolean>`status = 'pending'`;
 // Endpoints
 
 export async function insertEndpoint(tx: Tx, e: WebhookEndpoint): Promise<void> {
-  await tx.insertInto('webhook_endpoints').values(encodeRow(endpointCodec, e) as never).execute();
+  await tx
+    .insertInto('webhook_endpoints')
+    .values(encodeRow(endpointCodec, e) as never)
+    .execute();
 }
 
 /** An endpoint that is not deleted, by id alone (the CLI). */
@@ -97,25 +100,45 @@ export async function findEndpoint(tx: Tx, accountId: string, livemode: boolean,
   return e && e.account_id === accountId && e.livemode === livemode ? e : undefined;
 }
 
-export async function listEndpoints(tx: Tx, q: { accountId: string; livemode?: boolean; startingAfter?: string; limit: number }): Promise<WebhookEndpoint[]> {
+export async function listEndpoints(
+  tx: Tx,
+  q: { accountId: string; livemode?: boolean; startingAfter?: string; limit: number },
+): Promise<WebhookEndpoint[]> {
   let query = tx.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', q.accountId).where('deleted_at', 'is', null);
   if (q.livemode !== undefined) query = query.where('livemode', '=', q.livemode ? 1 : 0);
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   return rows.map((r) => decodeRow(endpointCodec, r));
 }
 
 export async function updateEndpoint(tx: Tx, id: string, changes: Partial<WebhookEndpoint>): Promise<void> {
-  await tx.updateTable('webhook_endpoints').set(encodeRow(endpointCodec, changes) as never).where('id', '=', id).execute();
+  await tx
+    .updateTable('webhook_endpoints')
+    .set(encodeRow(endpointCodec, changes) as never)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** The enabled endpoints an event of this account and mode may go to (fan-out reads this in the event's transaction). */
 // Precompiled (compiled.ts): every event runs it (four per signature request sent).
 const enabledQuery = precompile((db, $) =>
-  db.selectFrom('webhook_endpoints').select(['id', 'enabled_events']).where('account_id', '=', $(0)).where('livemode', '=', $(1)).where('status', '=', 'enabled').where('deleted_at', 'is', null),
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'enabled_events'])
+    .where('account_id', '=', $(0))
+    .where('livemode', '=', $(1))
+    .where('status', '=', 'enabled')
+    .where('deleted_at', 'is', null),
 );
 
-export async function enabledEndpoints(tx: Tx, accountId: string, livemode: boolean): Promise<Pick<WebhookEndpoint, 'id' | 'enabled_events'>[]> {
+export async function enabledEndpoints(
+  tx: Tx,
+  accountId: string,
+  livemode: boolean,
+): Promise<Pick<WebhookEndpoint, 'id' | 'enabled_events'>[]> {
   const { rows } = await enabledQuery.run(tx, [accountId, livemode ? 1 : 0]);
   return rows.map((r) => ({ id: r.id, enabled_events: JSON.parse(r.enabled_events) as string[] }));
 }
@@ -136,13 +159,19 @@ export function deliveryWrites(): number {
 export async function insertDeliveries(tx: Tx, rows: readonly WebhookDelivery[]): Promise<void> {
   if (rows.length === 0) return;
   deliveriesWritten++;
-  await tx.insertInto('webhook_deliveries').values(rows.map((d) => encodeRow(deliveryCodec, d) as never)).execute();
+  await tx
+    .insertInto('webhook_deliveries')
+    .values(rows.map((d) => encodeRow(deliveryCodec, d) as never))
+    .execute();
 }
 
 export async function listDeliveries(tx: Tx, eventId: string, q: { startingAfter?: string; limit: number }): Promise<WebhookDelivery[]> {
   let query = tx.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId);
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-  const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   return rows.map((r) => decodeRow(deliveryCodec, r));
 }
 
@@ -307,7 +336,11 @@ export async function recordAttempts(tx: Tx, results: readonly AttemptResult[]):
  */
 export async function releaseLeases(tx: Tx, now: number, ids?: readonly string[]): Promise<number> {
   if (ids?.length === 0) return 0;
-  let update = tx.updateTable('webhook_deliveries').set({ next_attempt_at: now, leased_until: null }).where(PENDING).where('leased_until', 'is not', null);
+  let update = tx
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: now, leased_until: null })
+    .where(PENDING)
+    .where('leased_until', 'is not', null);
   if (ids) update = update.where('id', 'in', ids);
   const r = await update.executeTakeFirst();
   return Number(r.numUpdatedRows);
@@ -315,7 +348,11 @@ export async function releaseLeases(tx: Tx, now: number, ids?: readonly string[]
 
 /** Counts by status, for the CLI and the benchmark. */
 export async function deliveryCounts(tx: Tx): Promise<Record<DeliveryStatus, number>> {
-  const rows = await tx.selectFrom('webhook_deliveries').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+  const rows = await tx
+    .selectFrom('webhook_deliveries')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
   const counts: Record<DeliveryStatus, number> = { pending: 0, succeeded: 0, failed: 0, canceled: 0 };
   for (const r of rows) counts[r.status as DeliveryStatus] = Number(r.n);
   return counts;

@@ -23,18 +23,23 @@ export interface WorkflowVersionRecord {
   published_at: number;
 }
 
-
-
 const workflowCodec: Codec<WorkflowRecord> = { json: ['settings'], bool: [] };
 const versionCodec: Codec<WorkflowVersionRecord> = { json: ['settings'], bool: [] };
 const sessionCodec: Codec<SessionRecord> = { json: ['settings'], bool: ['livemode'] };
 
 export async function insertWorkflow(tx: Tx, w: WorkflowRecord): Promise<void> {
-  await tx.insertInto('workflows').values(encodeRow(workflowCodec, w) as never).execute();
+  await tx
+    .insertInto('workflows')
+    .values(encodeRow(workflowCodec, w) as never)
+    .execute();
 }
 
 export async function updateWorkflow(tx: Tx, id: string, changes: Partial<WorkflowRecord>): Promise<void> {
-  await tx.updateTable('workflows').set(encodeRow(workflowCodec, changes) as never).where('id', '=', id).execute();
+  await tx
+    .updateTable('workflows')
+    .set(encodeRow(workflowCodec, changes) as never)
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function getWorkflow(tx: Tx, id: string): Promise<WorkflowRecord | undefined> {
@@ -49,21 +54,37 @@ export async function listWorkflows(tx: Tx, accountId: string): Promise<Workflow
 }
 
 export async function insertWorkflowVersion(tx: Tx, v: WorkflowVersionRecord): Promise<void> {
-  await tx.insertInto('workflow_versions').values(encodeRow(versionCodec, v) as never).execute();
+  await tx
+    .insertInto('workflow_versions')
+    .values(encodeRow(versionCodec, v) as never)
+    .execute();
 }
 
 export async function getWorkflowVersion(tx: Tx, workflowId: string, version: number): Promise<WorkflowVersionRecord | undefined> {
-  const row = await tx.selectFrom('workflow_versions').selectAll().where('workflow_id', '=', workflowId).where('version', '=', version).executeTakeFirst();
+  const row = await tx
+    .selectFrom('workflow_versions')
+    .selectAll()
+    .where('workflow_id', '=', workflowId)
+    .where('version', '=', version)
+    .executeTakeFirst();
   return row ? decodeRow(versionCodec, row) : undefined;
 }
 
 export async function listWorkflowVersions(tx: Tx, workflowId: string): Promise<WorkflowVersionRecord[]> {
-  const rows = await tx.selectFrom('workflow_versions').selectAll().where('workflow_id', '=', workflowId).orderBy('version', 'desc').execute();
+  const rows = await tx
+    .selectFrom('workflow_versions')
+    .selectAll()
+    .where('workflow_id', '=', workflowId)
+    .orderBy('version', 'desc')
+    .execute();
   return rows.map((r) => decodeRow(versionCodec, r));
 }
 
 export async function insertSession(tx: Tx, s: SessionRecord): Promise<void> {
-  await tx.insertInto('sessions').values(encodeRow(sessionCodec, s) as never).execute();
+  await tx
+    .insertInto('sessions')
+    .values(encodeRow(sessionCodec, s) as never)
+    .execute();
 }
 
 export async function getSession(tx: Tx, signatureRequestId: string): Promise<SessionRecord | undefined> {
@@ -94,6 +115,9 @@ export async function listSessionIds(tx: Tx, q: SessionListQuery): Promise<strin
   if (q.vendorData !== undefined) query = query.where('sessions.vendor_data', '=', q.vendorData);
   if (q.statuses) query = query.where('r.status', 'in', [...q.statuses]);
   if (q.startingAfter) query = query.where('sessions.signature_request_id', '<', q.startingAfter);
-  const rows = await query.orderBy('sessions.signature_request_id', 'desc').limit(q.limit + 1).execute();
+  const rows = await query
+    .orderBy('sessions.signature_request_id', 'desc')
+    .limit(q.limit + 1)
+    .execute();
   return rows.map((r) => r.id);
 }

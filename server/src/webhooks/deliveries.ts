@@ -18,5 +18,7 @@ export async function redeliver(trx: Db, clock: Clock, event: EventRecord, endpo
 
 /** The endpoints a redelivery without a named endpoint goes to. */
 export async function subscribedEndpointIds(trx: Db, event: EventRecord): Promise<string[]> {
-  return (await enabledEndpoints(trx, event.account_id, event.livemode)).filter((e) => subscribes(e.enabled_events, event.type)).map((e) => e.id);
+  return (await enabledEndpoints(trx, event.account_id, event.livemode))
+    .filter((e) => subscribes(e.enabled_events, event.type))
+    .map((e) => e.id);
 }

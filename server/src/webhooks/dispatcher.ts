@@ -3,7 +3,17 @@ import type { Logger } from 'pino';
 import { nowSeconds, type Clock } from '../clock.js';
 import type { Store } from '../store/db.js';
 import { presentEvent } from '../presenters/events.js';
-import { deliveriesToSend, deliveryWrites, dueForEndpoint, leaseDeliveries, nextDueByEndpoint, recordAttempts, releaseLeases, type AttemptResult, type DueDelivery } from '../store/webhooks.js';
+import {
+  deliveriesToSend,
+  deliveryWrites,
+  dueForEndpoint,
+  leaseDeliveries,
+  nextDueByEndpoint,
+  recordAttempts,
+  releaseLeases,
+  type AttemptResult,
+  type DueDelivery,
+} from '../store/webhooks.js';
 import { signingSecrets } from './endpoints.js';
 import { systemResolver, type Resolver } from './reachability.js';
 import { nextRetryAt } from './schedule.js';
@@ -160,7 +170,9 @@ export class WebhookDispatcher {
     const ids = [...this.unrecorded];
     this.unrecorded.clear();
     // Best effort: if the store still fails, the leases expire (or the next start releases them).
-    await this.ctx.store.tx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock), ids)).catch((err: unknown) => this.ctx.log.error({ err }, 'could not release webhook leases'));
+    await this.ctx.store
+      .tx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock), ids))
+      .catch((err: unknown) => this.ctx.log.error({ err }, 'could not release webhook leases'));
   }
 
   /** One claim at a time, so the per-endpoint counts a claim reads are never stale. */
@@ -181,7 +193,8 @@ export class WebhookDispatcher {
     try {
       taken = await this.ctx.store.tx(async (trx) => {
         await recordAttempts(trx, results);
-        if (refresh) for (const r of await nextDueByEndpoint(trx)) if (r.next_due !== null && r.next_due <= now) this.mayHaveDue.add(r.endpoint_id);
+        if (refresh)
+          for (const r of await nextDueByEndpoint(trx)) if (r.next_due !== null && r.next_due <= now) this.mayHaveDue.add(r.endpoint_id);
         let room = this.opts.concurrency - this.active;
         const picked: string[] = [];
         for (const endpointId of [...this.mayHaveDue]) {
@@ -264,7 +277,15 @@ export class WebhookDispatcher {
       const retryAt = nextRetryAt(attempt, now);
       outcome = retryAt === null ? { status: 'failed' } : { status: 'pending', retryAt };
       this.ctx.log.warn(
-        { delivery_id: d.id, event_id: d.event.id, endpoint_id: d.endpoint_id, attempt, response_status: o.status, error: o.error, next_retry_at: retryAt },
+        {
+          delivery_id: d.id,
+          event_id: d.event.id,
+          endpoint_id: d.endpoint_id,
+          attempt,
+          response_status: o.status,
+          error: o.error,
+          next_retry_at: retryAt,
+        },
         retryAt === null ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry',
       );
     }
@@ -304,10 +325,12 @@ export class WebhookDispatcher {
       this.flushQueued = false;
       const batch = this.takeResults();
       if (batch.length === 0) return;
-      this.ctx.store.tx((trx) => recordAttempts(trx, batch)).then(
-        () => batch.forEach((r) => r.written()),
-        (err: unknown) => this.resultsLost(batch, err),
-      );
+      this.ctx.store
+        .tx((trx) => recordAttempts(trx, batch))
+        .then(
+          () => batch.forEach((r) => r.written()),
+          (err: unknown) => this.resultsLost(batch, err),
+        );
     });
   }
 }

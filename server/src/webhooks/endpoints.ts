@@ -65,7 +65,10 @@ export async function checkEndpointUrl(raw: string, allowPrivate: boolean, resol
   } catch (err) {
     if (!(err instanceof TargetRefused)) throw err;
     if (err.reason === 'unresolvable') {
-      throw new EndpointUrlProblem(`url must be publicly reachable: ${err.message}.`, `يجب أن يكون العنوان قابلًا للوصول من الإنترنت: تعذّر العثور على المضيف ${url.hostname}.`);
+      throw new EndpointUrlProblem(
+        `url must be publicly reachable: ${err.message}.`,
+        `يجب أن يكون العنوان قابلًا للوصول من الإنترنت: تعذّر العثور على المضيف ${url.hostname}.`,
+      );
     }
     throw new EndpointUrlProblem(
       `url must be publicly reachable: ${err.message}. Loopback, private, link-local and reserved addresses are refused.`,
@@ -109,7 +112,12 @@ export async function createEndpoint(trx: Db, clock: Clock, input: NewEndpoint):
 }
 
 /** Apply an update (the URL already checked). Disabling cancels the pending deliveries; enabling again does not revive them. */
-export async function changeEndpoint(trx: Db, clock: Clock, endpoint: WebhookEndpoint, changes: Omit<EndpointUpdate, 'url'> & { url?: string }): Promise<WebhookEndpoint> {
+export async function changeEndpoint(
+  trx: Db,
+  clock: Clock,
+  endpoint: WebhookEndpoint,
+  changes: Omit<EndpointUpdate, 'url'> & { url?: string },
+): Promise<WebhookEndpoint> {
   const now = nowSeconds(clock);
   const next: WebhookEndpoint = { ...endpoint, updated_at: now };
   if (changes.url !== undefined) next.url = changes.url;
@@ -130,7 +138,13 @@ export async function changeEndpoint(trx: Db, clock: Clock, endpoint: WebhookEnd
 /** Delete: the endpoint stops receiving at once, its pending deliveries are canceled and its secrets erased; its delivery history stays. */
 export async function deleteEndpoint(trx: Db, clock: Clock, endpoint: WebhookEndpoint): Promise<void> {
   const now = nowSeconds(clock);
-  await updateEndpoint(trx, endpoint.id, { deleted_at: now, updated_at: now, secret: null, previous_secret: null, previous_secret_expires_at: null });
+  await updateEndpoint(trx, endpoint.id, {
+    deleted_at: now,
+    updated_at: now,
+    secret: null,
+    previous_secret: null,
+    previous_secret_expires_at: null,
+  });
   await cancelPendingDeliveries(trx, endpoint.id, now);
 }
 
@@ -139,7 +153,12 @@ export async function deleteEndpoint(trx: Db, clock: Clock, endpoint: WebhookEnd
  * old one too (two v1 values), so a receiver switches without a gap. A rotation during an overlap
  * ends the older overlap (at most two secrets sign).
  */
-export async function rotateEndpointSecret(trx: Db, clock: Clock, endpoint: WebhookEndpoint, overlapSeconds: number): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+export async function rotateEndpointSecret(
+  trx: Db,
+  clock: Clock,
+  endpoint: WebhookEndpoint,
+  overlapSeconds: number,
+): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const now = nowSeconds(clock);
   const secret = newWebhookSecret();
   const keepOld = overlapSeconds > 0 && endpoint.secret !== null;
@@ -154,7 +173,10 @@ export async function rotateEndpointSecret(trx: Db, clock: Clock, endpoint: Webh
 }
 
 /** The secrets that sign at `now`: the current one, then the previous one during its overlap. */
-export function signingSecrets(e: Pick<WebhookEndpoint, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, now: number): string[] {
+export function signingSecrets(
+  e: Pick<WebhookEndpoint, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  now: number,
+): string[] {
   const secrets = e.secret ? [e.secret] : [];
   if (e.previous_secret && e.previous_secret_expires_at !== null && now < e.previous_secret_expires_at) secrets.push(e.previous_secret);
   return secrets;

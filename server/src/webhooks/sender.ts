@@ -28,7 +28,14 @@ const IDLE_SOCKET_MS = 4000;
  * store plus NODE_EXTRA_CA_CERTS; `ca` is for in-process tests only (it replaces the store).
  */
 export function createWebhookAgent(ca?: string): https.Agent {
-  return new https.Agent({ keepAlive: true, maxFreeSockets: 256, timeout: IDLE_SOCKET_MS, scheduling: 'lifo', minVersion: 'TLSv1.2', ...(ca ? { ca } : {}) });
+  return new https.Agent({
+    keepAlive: true,
+    maxFreeSockets: 256,
+    timeout: IDLE_SOCKET_MS,
+    scheduling: 'lifo',
+    minVersion: 'TLSv1.2',
+    ...(ca ? { ca } : {}),
+  });
 }
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
@@ -71,9 +78,12 @@ export async function postWebhook(r: SendRequest): Promise<SendOutcome> {
         agent: r.agent,
         lookup: checkedLookup(r.allowPrivate, r.resolve),
       });
-      const timer = setTimeout(() => {
-        req.destroy(new Error(`timed out: no answer within ${r.timeoutMs} ms`));
-      }, Math.max(1, deadline - performance.now()));
+      const timer = setTimeout(
+        () => {
+          req.destroy(new Error(`timed out: no answer within ${r.timeoutMs} ms`));
+        },
+        Math.max(1, deadline - performance.now()),
+      );
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         settle(status, isSuccess(status) ? null : `answered ${status}`);

@@ -54,7 +54,10 @@ export function readMessageDigest(attribute: pkijs.Attribute): Uint8Array {
 
 /** signing-time (UTCTime, whole seconds). */
 export function signingTimeAttribute(at: Date): pkijs.Attribute {
-  return new pkijs.Attribute({ type: OID_ATTR_SIGNING_TIME, values: [new asn1js.UTCTime({ valueDate: new Date(Math.floor(at.getTime() / 1000) * 1000) })] });
+  return new pkijs.Attribute({
+    type: OID_ATTR_SIGNING_TIME,
+    values: [new asn1js.UTCTime({ valueDate: new Date(Math.floor(at.getTime() / 1000) * 1000) })],
+  });
 }
 
 export function readSigningTime(attribute: pkijs.Attribute): Date {
@@ -76,11 +79,17 @@ export function signingCertificateV2Attribute(certificate: Uint8Array, certifica
     value: [
       new asn1js.OctetString({ valueHex: certificateHash }),
       new asn1js.Sequence({
-        value: [new asn1js.Sequence({ value: [new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 4 }, value: [raw(issuer)] })] }), raw(serial)],
+        value: [
+          new asn1js.Sequence({ value: [new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 4 }, value: [raw(issuer)] })] }),
+          raw(serial),
+        ],
       }),
     ],
   });
-  return new pkijs.Attribute({ type: OID_ATTR_SIGNING_CERTIFICATE_V2, values: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] })] });
+  return new pkijs.Attribute({
+    type: OID_ATTR_SIGNING_CERTIFICATE_V2,
+    values: [new asn1js.Sequence({ value: [new asn1js.Sequence({ value: [essCertIdV2] })] })],
+  });
 }
 
 export interface SigningCertificateV2 {
@@ -164,7 +173,8 @@ function findAttribute(signedAttributes: Uint8Array, type: string): pkijs.Attrib
 /** The value of the message-digest attribute in DER signed attributes. */
 export function messageDigestOf(signedAttributes: Uint8Array): Uint8Array {
   const attribute = findAttribute(signedAttributes, OID_ATTR_MESSAGE_DIGEST);
-  if (!attribute || !(attribute.values[0] instanceof asn1js.OctetString)) throw new CmsError('invalid_cms', 'signed attributes have no message-digest');
+  if (!attribute || !(attribute.values[0] instanceof asn1js.OctetString))
+    throw new CmsError('invalid_cms', 'signed attributes have no message-digest');
   return readMessageDigest(attribute);
 }
 
@@ -176,6 +186,7 @@ export function signingCertificateHashOf(signedAttributes: Uint8Array): Uint8Arr
   const attribute = findAttribute(signedAttributes, OID_ATTR_SIGNING_CERTIFICATE_V2);
   if (!attribute) throw new CmsError('invalid_cms', 'signing-certificate-v2 is missing or malformed: unexpected ASN.1 structure');
   const { hashAlgorithm, certHash } = readSigningCertificateV2(attribute);
-  if (hashAlgorithm !== OID_SHA256) throw new CmsError('invalid_cms', 'signing-certificate-v2 is missing or malformed: certHash is not SHA-256');
+  if (hashAlgorithm !== OID_SHA256)
+    throw new CmsError('invalid_cms', 'signing-certificate-v2 is missing or malformed: certHash is not SHA-256');
   return certHash;
 }

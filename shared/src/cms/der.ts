@@ -111,7 +111,8 @@ function derUnsignedInteger(value: Uint8Array): number[] {
 
 /** ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER } from the raw r‖s of PKCS#11 and WebCrypto (equal halves). */
 export function ecdsaRawToDer(rawSignature: Uint8Array): Uint8Array {
-  if (rawSignature.byteLength === 0 || rawSignature.byteLength % 2 !== 0) throw new Error('raw ECDSA signature must be r‖s of equal length');
+  if (rawSignature.byteLength === 0 || rawSignature.byteLength % 2 !== 0)
+    throw new Error('raw ECDSA signature must be r‖s of equal length');
   const half = rawSignature.byteLength / 2;
   const r = derUnsignedInteger(rawSignature.subarray(0, half));
   const s = derUnsignedInteger(rawSignature.subarray(half));

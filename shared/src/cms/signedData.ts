@@ -15,7 +15,9 @@ export interface SignatureAlgorithmId {
 }
 
 export function algorithmId(oid: string, nullParams = false): pkijs.AlgorithmIdentifier {
-  return nullParams ? new pkijs.AlgorithmIdentifier({ algorithmId: oid, algorithmParams: new asn1js.Null() }) : new pkijs.AlgorithmIdentifier({ algorithmId: oid });
+  return nullParams
+    ? new pkijs.AlgorithmIdentifier({ algorithmId: oid, algorithmParams: new asn1js.Null() })
+    : new pkijs.AlgorithmIdentifier({ algorithmId: oid });
 }
 
 /** sha256WithRSAEncryption or ecdsa-with-SHA256. */
@@ -55,8 +57,10 @@ export function signedData(p: SignedDataParts): Uint8Array {
   // The signed attributes as they will be encoded ([0] IMPLICIT) must be the bytes that were signed.
   const reencoded = der(signerInfo.signedAttrs!.toSchema());
   reencoded[0] = 0x31;
-  if (!bytesEqual(reencoded, p.signedAttributes)) throw new CmsError('invalid_cms', 'signed attributes changed while encoding the SignedData');
-  if (p.unsignedAttributes?.length) signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 1, attributes: [...p.unsignedAttributes] });
+  if (!bytesEqual(reencoded, p.signedAttributes))
+    throw new CmsError('invalid_cms', 'signed attributes changed while encoding the SignedData');
+  if (p.unsignedAttributes?.length)
+    signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 1, attributes: [...p.unsignedAttributes] });
 
   const signed = new pkijs.SignedData({
     // v3 when the content is not id-data (RFC 5652 §5.1), else v1.

@@ -62,7 +62,8 @@ export function signedView(ctx: ViewContext, state: State): View {
           ),
         );
   return {
-    root: card({ tone: 'ok', icon: 'check', title },
+    root: card(
+      { tone: 'ok', icon: 'check', title },
       p('lead', ...s.nodes('signedBody', { title: titleRef(state) })),
       state.livemode ? p(null, s.t('signedNext')) : null,
       end.node,
@@ -109,14 +110,20 @@ export function notYourTurnView(ctx: ViewContext, state: State): View {
   const { s } = ctx;
   const title = heading(s.t('notYourTurnTitle'));
   const again = button(s.t('checkAgain'), 'secondary', () => {
-    void ctx.act([again], () => ctx.api.state()).then((next) => {
-      if (!next) return;
-      ctx.show(next);
-      if (next.step === 'not_your_turn') ctx.announce(s.t('stillWaiting'), true);
-    });
+    void ctx
+      .act([again], () => ctx.api.state())
+      .then((next) => {
+        if (!next) return;
+        ctx.show(next);
+        if (next.step === 'not_your_turn') ctx.announce(s.t('stillWaiting'), true);
+      });
   });
   return {
-    root: card({ tone: 'muted', icon: 'clock', title }, p('lead', ...s.nodes('notYourTurnBody', { title: titleRef(state) })), actions(again)),
+    root: card(
+      { tone: 'muted', icon: 'clock', title },
+      p('lead', ...s.nodes('notYourTurnBody', { title: titleRef(state) })),
+      actions(again),
+    ),
     heading: title,
     update: () => true,
   };
@@ -127,7 +134,8 @@ export function messageView(ctx: Pick<ViewContext, 's'>, titleKey: Key, body: st
   const { s } = ctx;
   const title = heading(s.t(titleKey));
   return {
-    root: card({ tone: 'warn', icon: 'alert', title },
+    root: card(
+      { tone: 'warn', icon: 'alert', title },
       p('lead', body),
       withReload ? actions(button(s.t('reload'), 'primary', () => window.location.reload())) : null,
     ),

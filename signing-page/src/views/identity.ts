@@ -19,22 +19,24 @@ const HIDDEN_POLL_MS = 15_000;
  */
 function startVerification(ctx: ViewContext, trigger: HTMLButtonElement, onOpened: () => void): void {
   const back = window.location.href.split('#')[0] ?? window.location.href;
-  void ctx.act([trigger], () => ctx.api.startIdentity(back)).then((answer) => {
-    if (!answer) return;
-    const url = safeUrl(answer.url, { allowRelative: true });
-    if (!url) {
-      ctx.alert(ctx.s.t('unexpectedError'));
-      return;
-    }
-    trigger.disabled = true;
-    trigger.setAttribute('aria-busy', 'true');
-    if (window.top !== window.self) {
-      window.open(url, '_blank', 'noopener');
-      onOpened();
-      return;
-    }
-    window.location.assign(url);
-  });
+  void ctx
+    .act([trigger], () => ctx.api.startIdentity(back))
+    .then((answer) => {
+      if (!answer) return;
+      const url = safeUrl(answer.url, { allowRelative: true });
+      if (!url) {
+        ctx.alert(ctx.s.t('unexpectedError'));
+        return;
+      }
+      trigger.disabled = true;
+      trigger.setAttribute('aria-busy', 'true');
+      if (window.top !== window.self) {
+        window.open(url, '_blank', 'noopener');
+        onOpened();
+        return;
+      }
+      window.location.assign(url);
+    });
 }
 
 export function identityView(ctx: ViewContext, state: State): View {
@@ -50,7 +52,8 @@ export function identityView(ctx: ViewContext, state: State): View {
     h('li', null, icon('info'), s.t('idPrepLight')),
   );
   return {
-    root: card({ tone: 'brand', icon: 'id', title, chip: docChip(s, state) },
+    root: card(
+      { tone: 'brand', icon: 'id', title, chip: docChip(s, state) },
       p('lead', s.t('idIntro')),
       h('h2', { class: 'subtitle' }, s.t('idPrepare')),
       prep,
@@ -95,7 +98,8 @@ export function identityWaitView(ctx: ViewContext, state: State): View {
   const title = heading(s.t('idWaitTitle'));
   const poll = poller(ctx, WAIT_POLL_MS);
   return {
-    root: card({ tone: 'brand', icon: 'hourglass', title, chip: docChip(s, state) },
+    root: card(
+      { tone: 'brand', icon: 'hourglass', title, chip: docChip(s, state) },
       p('lead', s.t('idWaitBody')),
       h('p', { class: 'waiting' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), s.t('idWaitChecking')),
     ),

@@ -215,7 +215,8 @@ function enterView(ctx: ViewContext, initial: State): View {
     fieldRoot,
     actions(verify),
   );
-  const root = card({ tone: 'brand', icon: 'mail', title, chip: docChip(s, initial) },
+  const root = card(
+    { tone: 'brand', icon: 'mail', title, chip: docChip(s, initial) },
     e.lead,
     e.notice,
     form,

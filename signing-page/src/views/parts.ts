@@ -59,7 +59,12 @@ export function card(head: { tone: Tone; icon: IconName; title: HTMLElement; chi
 export type ButtonVariant = 'primary' | 'secondary' | 'quiet' | 'danger' | 'link';
 
 /** A button; clicks are ignored while it is busy (aria-disabled during an API call). */
-export function button(label: Child, variant: ButtonVariant, onClick: () => void, extra: { type?: 'button' | 'submit' } = {}): HTMLButtonElement {
+export function button(
+  label: Child,
+  variant: ButtonVariant,
+  onClick: () => void,
+  extra: { type?: 'button' | 'submit' } = {},
+): HTMLButtonElement {
   const b = h('button', { class: ['btn', `btn-${variant}`], attrs: { type: extra.type ?? 'button' } }, label);
   if (extra.type !== 'submit') {
     b.addEventListener('click', () => {
@@ -100,7 +105,11 @@ export function titleRef(state: State): HTMLElement {
 }
 
 /** A labelled text field with a hint and a slot for a field-level message. */
-export function field(label: string, input: HTMLInputElement | HTMLTextAreaElement, hint?: string): {
+export function field(
+  label: string,
+  input: HTMLInputElement | HTMLTextAreaElement,
+  hint?: string,
+): {
   root: HTMLElement;
   message: HTMLElement;
 } {
@@ -123,7 +132,12 @@ export function field(label: string, input: HTMLInputElement | HTMLTextAreaEleme
 }
 
 /** Show or clear a field's message and its invalid state. */
-export function setFieldMessage(input: HTMLInputElement | HTMLTextAreaElement, message: HTMLElement, text: string | null, invalid: boolean): void {
+export function setFieldMessage(
+  input: HTMLInputElement | HTMLTextAreaElement,
+  message: HTMLElement,
+  text: string | null,
+  invalid: boolean,
+): void {
   message.textContent = text ?? '';
   if (invalid) input.setAttribute('aria-invalid', 'true');
   else input.removeAttribute('aria-invalid');

@@ -51,9 +51,7 @@ export function reviewView(ctx: ViewContext, state: State): View {
   declineButton.classList.add('decline-trigger');
 
   const panel =
-    state.signer.method === 'token'
-      ? tokenPanel(ctx, state, panelTitle, declineButton)
-      : signPanel(ctx, state, panelTitle, declineButton);
+    state.signer.method === 'token' ? tokenPanel(ctx, state, panelTitle, declineButton) : signPanel(ctx, state, panelTitle, declineButton);
 
   const root = h('div', { class: 'review' }, documentPane, panel.root, decline.dialog);
   return {

@@ -16,7 +16,20 @@ import type { Key, Strings } from '../i18n.js';
 import type { State } from '../types.js';
 import type { ViewContext } from './context.js';
 import { button, icon, p } from './parts.js';
-import { initialState, listsOnTokenChange, relistsAfter, stateName, transition, usable, type AgentErrorReason, type Note, type Phase, type TokenEvent, type TokenState, type Working } from './tokenMachine.js';
+import {
+  initialState,
+  listsOnTokenChange,
+  relistsAfter,
+  stateName,
+  transition,
+  usable,
+  type AgentErrorReason,
+  type Note,
+  type Phase,
+  type TokenEvent,
+  type TokenState,
+  type Working,
+} from './tokenMachine.js';
 
 const WORKING_TEXT: Record<Working, Key> = {
   preparing: 'tokenPreparing',
@@ -26,7 +39,11 @@ const WORKING_TEXT: Record<Working, Key> = {
   completing: 'tokenCompleting',
 };
 
-const AGENT_ERROR_TITLE: Record<AgentErrorReason, Key> = { unavailable: 'tokenUnavailableTitle', not_trusted: 'tokenNotTrustedTitle', outdated: 'tokenOutdatedTitle' };
+const AGENT_ERROR_TITLE: Record<AgentErrorReason, Key> = {
+  unavailable: 'tokenUnavailableTitle',
+  not_trusted: 'tokenNotTrustedTitle',
+  outdated: 'tokenOutdatedTitle',
+};
 
 /** Server refusals the panel explains itself (the others go to the page's alert). */
 const PANEL_CODES = new Set(['certificate_invalid', 'cms_invalid', 'ticket_invalid']);
@@ -60,7 +77,11 @@ function agentFailureText(s: Strings, code: string, finalTry: boolean): string {
 function noteText(s: Strings, note: Note): string {
   if (note.from === 'agent') return agentFailureText(s, note.code, note.finalTry);
   const reason = note.message ?? s.t('unexpectedError');
-  return note.code === 'certificate_invalid' ? s.t('tokenWrongCertificate', { reason }) : note.code === 'ticket_invalid' ? s.t('tokenTicketExpired') : reason;
+  return note.code === 'certificate_invalid'
+    ? s.t('tokenWrongCertificate', { reason })
+    : note.code === 'ticket_invalid'
+      ? s.t('tokenTicketExpired')
+      : reason;
 }
 
 /** What the render functions need from the panel: its strings, its state and its actions. */
@@ -75,49 +96,90 @@ interface PanelView {
 }
 
 function notice(tone: 'warn' | 'info', title: string, ...text: Child[]): HTMLElement {
-  return h('div', { class: ['notice', `tone-${tone}`], attrs: { role: 'status' } }, icon(tone === 'warn' ? 'alert' : 'info'), h('div', null, h('strong', null, title), ...text));
+  return h(
+    'div',
+    { class: ['notice', `tone-${tone}`], attrs: { role: 'status' } },
+    icon(tone === 'warn' ? 'alert' : 'info'),
+    h('div', null, h('strong', null, title), ...text),
+  );
 }
 
 function noteNode(v: PanelView): Child {
   const note = v.state.note;
-  return note ? h('div', { class: ['notice', `tone-${note.tone}`], attrs: { role: 'alert' } }, icon(note.tone === 'warn' ? 'alert' : 'info'), p(null, noteText(v.s, note))) : null;
+  return note
+    ? h(
+        'div',
+        { class: ['notice', `tone-${note.tone}`], attrs: { role: 'alert' } },
+        icon(note.tone === 'warn' ? 'alert' : 'info'),
+        p(null, noteText(v.s, note)),
+      )
+    : null;
 }
 
 const retryButton = (v: PanelView): HTMLButtonElement => button(v.s.t('tokenRetry'), 'secondary', () => v.retry());
 
 function download(v: PanelView): Child {
   return v.downloadUrl
-    ? h('a', { class: 'btn btn-secondary', attrs: { href: v.downloadUrl, target: '_blank', rel: 'noopener noreferrer' } }, v.s.t('tokenDownload'))
+    ? h(
+        'a',
+        { class: 'btn btn-secondary', attrs: { href: v.downloadUrl, target: '_blank', rel: 'noopener noreferrer' } },
+        v.s.t('tokenDownload'),
+      )
     : p('muted', v.s.t('tokenNoDownload'));
 }
 
 function renderConnecting(v: PanelView): Child[] {
-  return [h('div', { class: 'waiting' }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), h('p', null, v.s.t('tokenConnecting')))];
+  return [
+    h(
+      'div',
+      { class: 'waiting' },
+      h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }),
+      h('p', null, v.s.t('tokenConnecting')),
+    ),
+  ];
 }
 
 function renderAgentError(v: PanelView, reason: AgentErrorReason): Child[] {
   const { s } = v;
   if (reason === 'not_trusted') {
-    return [notice('warn', s.t('tokenNotTrustedTitle'), p(null, ...s.nodes('tokenNotTrustedBody', { site: h('strong', null, bdi(location.origin)) }))), h('div', { class: 'actions' }, retryButton(v))];
+    return [
+      notice(
+        'warn',
+        s.t('tokenNotTrustedTitle'),
+        p(null, ...s.nodes('tokenNotTrustedBody', { site: h('strong', null, bdi(location.origin)) })),
+      ),
+      h('div', { class: 'actions' }, retryButton(v)),
+    ];
   }
   const body = reason === 'outdated' ? s.t('tokenOutdatedBody') : s.t('tokenUnavailableBody');
   return [notice('warn', s.t(AGENT_ERROR_TITLE[reason]), p(null, body)), h('div', { class: 'actions' }, download(v), retryButton(v))];
 }
 
 function renderNoToken(v: PanelView): Child[] {
-  return [noteNode(v), notice('info', v.s.t('tokenNoTokenTitle'), p(null, v.s.t('tokenNoTokenBody'))), h('div', { class: 'actions' }, retryButton(v))];
+  return [
+    noteNode(v),
+    notice('info', v.s.t('tokenNoTokenTitle'), p(null, v.s.t('tokenNoTokenBody'))),
+    h('div', { class: 'actions' }, retryButton(v)),
+  ];
 }
 
 function renderNoCertificate(v: PanelView, pinLocked: boolean): Child[] {
   const { s } = v;
   return [
     noteNode(v),
-    pinLocked ? notice('warn', s.t('tokenPinLockedTitle'), p(null, s.t('tokenPinLockedBody'))) : notice('warn', s.t('tokenNoCertificateTitle'), p(null, s.t('tokenNoCertificateBody'))),
+    pinLocked
+      ? notice('warn', s.t('tokenPinLockedTitle'), p(null, s.t('tokenPinLockedBody')))
+      : notice('warn', s.t('tokenNoCertificateTitle'), p(null, s.t('tokenNoCertificateBody'))),
     h('div', { class: 'actions' }, retryButton(v)),
   ];
 }
 
-function certificateOption(v: PanelView, c: TokenState['certificates'][number], name: string, dateFormat: Intl.DateTimeFormat): HTMLElement {
+function certificateOption(
+  v: PanelView,
+  c: TokenState['certificates'][number],
+  name: string,
+  dateFormat: Intl.DateTimeFormat,
+): HTMLElement {
   const { s } = v;
   const id = nextId('cert-option');
   const input = h('input', {
@@ -158,7 +220,12 @@ function renderChoice(v: PanelView): Child[] {
   sign.disabled = v.state.selected === null;
   return [
     noteNode(v),
-    h('div', { class: 'form cert-list', attrs: { role: 'radiogroup', 'aria-labelledby': legendId } }, h('p', { id: legendId, class: 'subtitle' }, s.t('tokenChoose')), ...options),
+    h(
+      'div',
+      { class: 'form cert-list', attrs: { role: 'radiogroup', 'aria-labelledby': legendId } },
+      h('p', { id: legendId, class: 'subtitle' }, s.t('tokenChoose')),
+      ...options,
+    ),
     sign,
   ];
 }
@@ -166,8 +233,19 @@ function renderChoice(v: PanelView): Child[] {
 function renderWorking(v: PanelView, status: Working): Child[] {
   const cancellable = status === 'awaiting_consent' || status === 'awaiting_pin' || status === 'signing';
   return [
-    h('div', { class: 'waiting', attrs: { role: 'status' } }, h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }), h('p', null, v.s.t(WORKING_TEXT[status]))),
-    cancellable ? h('div', { class: 'actions' }, button(v.s.t('tokenCancel'), 'secondary', () => v.cancel())) : null,
+    h(
+      'div',
+      { class: 'waiting', attrs: { role: 'status' } },
+      h('span', { class: 'spinner', attrs: { 'aria-hidden': 'true' } }),
+      h('p', null, v.s.t(WORKING_TEXT[status])),
+    ),
+    cancellable
+      ? h(
+          'div',
+          { class: 'actions' },
+          button(v.s.t('tokenCancel'), 'secondary', () => v.cancel()),
+        )
+      : null,
   ];
 }
 
@@ -298,7 +376,11 @@ class TokenPanel implements PanelView {
       return;
     }
     this.dispatch({ type: 'listed', tokens, certificates }, (next) =>
-      next.k === 'no_token' ? this.s.t('tokenNoTokenTitle') : next.k === 'no_certificate' ? this.s.t(next.pinLocked ? 'tokenPinLockedTitle' : 'tokenNoCertificateTitle') : null,
+      next.k === 'no_token'
+        ? this.s.t('tokenNoTokenTitle')
+        : next.k === 'no_certificate'
+          ? this.s.t(next.pinLocked ? 'tokenPinLockedTitle' : 'tokenNoCertificateTitle')
+          : null,
     );
   }
 
@@ -320,7 +402,9 @@ class TokenPanel implements PanelView {
     const client = this.agent;
     this.dispatch({ type: 'sign_started' });
     // 1. The server prepares the document for this certificate and issues the ticket.
-    const prepared = await panelCall(this.ctx, [signButton, this.declineButton], () => this.ctx.api.tokenPrepare(certificate.certificate, certificate.chain));
+    const prepared = await panelCall(this.ctx, [signButton, this.declineButton], () =>
+      this.ctx.api.tokenPrepare(certificate.certificate, certificate.chain),
+    );
     if (this.destroyed || prepared === null) return;
     if (prepared instanceof ApiError) {
       this.serverRefused(prepared);
@@ -379,7 +463,12 @@ class TokenPanel implements PanelView {
   }
 }
 
-export function tokenPanel(ctx: ViewContext, state: State, panelTitle: HTMLElement, declineButton: HTMLButtonElement): { root: HTMLElement; destroy: () => void } {
+export function tokenPanel(
+  ctx: ViewContext,
+  state: State,
+  panelTitle: HTMLElement,
+  declineButton: HTMLButtonElement,
+): { root: HTMLElement; destroy: () => void } {
   const { s } = ctx;
   const ports = state.token?.agent_ports.length ? state.token.agent_ports : DEFAULT_PORTS;
   const versions = state.token?.protocol_versions.length ? state.token.protocol_versions : [1];
@@ -388,7 +477,12 @@ export function tokenPanel(ctx: ViewContext, state: State, panelTitle: HTMLEleme
     'aside',
     { class: 'sign-pane', attrs: { 'aria-labelledby': panelTitle.id } },
     panelTitle,
-    h('div', { class: 'notice tone-info' }, icon('shield'), h('div', null, h('strong', null, s.t('tokenTitle')), p(null, s.t('tokenBody')), p(null, s.t('tokenPinNote')))),
+    h(
+      'div',
+      { class: 'notice tone-info' },
+      icon('shield'),
+      h('div', null, h('strong', null, s.t('tokenTitle')), p(null, s.t('tokenBody')), p(null, s.t('tokenPinNote'))),
+    ),
     panel.body,
     h('div', { class: 'pane-foot' }, declineButton),
   );

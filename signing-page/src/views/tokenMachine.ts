@@ -76,7 +76,8 @@ export const relistsAfter = (code: string): boolean => code === 'pin_locked' || 
 const agentGone = (code: string): boolean => code === 'disconnected' || code === 'origin_not_trusted';
 
 /** The screens on which a change of the plugged-in tokens lists them again. */
-export const listsOnTokenChange = (state: TokenState): boolean => state.phase.k === 'choose' || state.phase.k === 'no_token' || state.phase.k === 'no_certificate';
+export const listsOnTokenChange = (state: TokenState): boolean =>
+  state.phase.k === 'choose' || state.phase.k === 'no_token' || state.phase.k === 'no_certificate';
 
 /** The panel's `data-token-state`. */
 export function stateName(phase: Phase): string {
@@ -86,13 +87,17 @@ export function stateName(phase: Phase): string {
 }
 
 function agentError(code: string): Phase {
-  return { k: 'agent_error', reason: code === 'origin_not_trusted' ? 'not_trusted' : code === 'unsupported_version' ? 'outdated' : 'unavailable' };
+  return {
+    k: 'agent_error',
+    reason: code === 'origin_not_trusted' ? 'not_trusted' : code === 'unsupported_version' ? 'outdated' : 'unavailable',
+  };
 }
 
 function listed(state: TokenState, tokens: readonly TokenInfo[], certificates: readonly CertificateInfo[]): TokenState {
   const next = { ...state, tokens, certificates };
   if (tokens.length === 0) return { ...next, phase: { k: 'no_token' } };
-  if (!certificates.some(usable)) return { ...next, phase: { k: 'no_certificate', pinLocked: certificates.length > 0 || tokens.some((t) => t.pin.locked) } };
+  if (!certificates.some(usable))
+    return { ...next, phase: { k: 'no_certificate', pinLocked: certificates.length > 0 || tokens.some((t) => t.pin.locked) } };
   const { selected } = state;
   const keep = selected !== null && certificates.some((c) => c.cert_sha256 === selected && usable(c));
   return { ...next, phase: { k: 'choose' }, selected: keep ? selected : (certificates.find(usable)?.cert_sha256 ?? null) };

@@ -118,13 +118,7 @@ export interface SignJob {
 }
 
 export type SignFailureCode =
-  | 'no_token'
-  | 'pin_incorrect'
-  | 'pin_locked'
-  | 'user_canceled'
-  | 'key_not_found'
-  | 'mechanism_unsupported'
-  | 'token_error';
+  'no_token' | 'pin_incorrect' | 'pin_locked' | 'user_canceled' | 'key_not_found' | 'mechanism_unsupported' | 'token_error';
 
 export type SignOutcome =
   | { ok: true; signature: Uint8Array; mechanism: MechanismChoice['name'] }
@@ -156,7 +150,8 @@ const trimPad = (s: string): string => s.replace(/[\s\0]+$/, '');
 
 function ulongOf(value: unknown): number | null {
   if (typeof value === 'number') return value;
-  if (Buffer.isBuffer(value) && value.byteLength >= 4) return value.byteLength >= 8 ? Number(value.readBigUInt64LE(0)) : value.readUInt32LE(0);
+  if (Buffer.isBuffer(value) && value.byteLength >= 4)
+    return value.byteLength >= 8 ? Number(value.readBigUInt64LE(0)) : value.readUInt32LE(0);
   return null;
 }
 const bytesOf = (value: unknown): Buffer => (Buffer.isBuffer(value) ? value : Buffer.alloc(0));

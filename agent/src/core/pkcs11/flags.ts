@@ -1,11 +1,6 @@
 /** Token flags → the PIN state the user sees before typing (and the page gets with PIN errors). */
 import type { PinState } from '@tawqi/shared';
-import {
-  CKF_PROTECTED_AUTHENTICATION_PATH,
-  CKF_USER_PIN_COUNT_LOW,
-  CKF_USER_PIN_FINAL_TRY,
-  CKF_USER_PIN_LOCKED,
-} from './constants.js';
+import { CKF_PROTECTED_AUTHENTICATION_PATH, CKF_USER_PIN_COUNT_LOW, CKF_USER_PIN_FINAL_TRY, CKF_USER_PIN_LOCKED } from './constants.js';
 
 export function pinStateFromFlags(flags: number): PinState {
   const count_low = (flags & CKF_USER_PIN_COUNT_LOW) !== 0;

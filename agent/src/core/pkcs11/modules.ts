@@ -145,7 +145,13 @@ export interface DiscoveryOptions {
 export function expandPath(p: string, env: NodeJS.ProcessEnv, home: string): string {
   let out = p.replace(/%([A-Za-z_][A-Za-z0-9_()]*)%/g, (whole, name: string) => {
     const key = Object.keys(env).find((k) => k.toLowerCase() === name.toLowerCase());
-    return key ? (env[key] ?? whole) : name.toLowerCase() === 'systemroot' ? 'C:\\Windows' : name.toLowerCase() === 'programfiles' ? 'C:\\Program Files' : whole;
+    return key
+      ? (env[key] ?? whole)
+      : name.toLowerCase() === 'systemroot'
+        ? 'C:\\Windows'
+        : name.toLowerCase() === 'programfiles'
+          ? 'C:\\Program Files'
+          : whole;
   });
   if (out === '~' || out.startsWith('~/')) out = home + out.slice(1);
   return out;
@@ -196,7 +202,13 @@ export function discoverModules(options: DiscoveryOptions): DiscoveryResult {
     }
     const known = KNOWN_MODULES.find((k) => (k.paths[platform] ?? []).some((kp) => expandPath(kp, env, home) === p));
     add({
-      id: item.id ?? known?.id ?? path.basename(p).replace(/\.(so(\.[0-9.]+)?|dylib|dll)$/i, '').replace(/^lib/, ''),
+      id:
+        item.id ??
+        known?.id ??
+        path
+          .basename(p)
+          .replace(/\.(so(\.[0-9.]+)?|dylib|dll)$/i, '')
+          .replace(/^lib/, ''),
       path: p,
       vendor: known?.vendor ?? 'configured',
       rescan: item.rescan ?? known?.rescan ?? defaultRescan(p),

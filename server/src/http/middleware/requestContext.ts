@@ -73,7 +73,10 @@ export function requestContext(ctx: AppContext) {
       // The right-most address not belonging to a trusted proxy is the client.
       while (chain.length > 0 && inList(trusted, chain[chain.length - 1]!)) chain.pop();
       if (chain.length > 0) clientIp = chain[chain.length - 1]!;
-      const proto = String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim().toLowerCase();
+      const proto = String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]!
+        .trim()
+        .toLowerCase();
       secure = proto === 'https';
       forwarded = proto !== '';
     }

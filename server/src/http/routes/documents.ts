@@ -56,7 +56,10 @@ export const documentRoutes = [
     handle: async (ctx, { req, res }) => {
       const d = await completedDocument(ctx, req);
       if (d.pdf_status === 'pending') throw new ApiError('pdf_not_ready', 'id', {}, { 'Retry-After': '2' });
-      if (d.pdf_status === 'unavailable') throw new ApiError('pdf_unavailable', 'id', { final_document_url: `${ctx.publicUrl}/api/v1/signature_requests/${d.signature_request_id}/document` });
+      if (d.pdf_status === 'unavailable')
+        throw new ApiError('pdf_unavailable', 'id', {
+          final_document_url: `${ctx.publicUrl}/api/v1/signature_requests/${d.signature_request_id}/document`,
+        });
       const bytes = await readFile(pdfFile(ctx.config.DATA_DIR, d.signature_request_id));
       res.setHeader('X-File-Sha256', d.pdf_sha256!);
       res.setHeader('Content-Disposition', `attachment; filename="${d.reference}.pdf"`);
@@ -98,7 +101,8 @@ export const documentRoutes = [
   defineRoute({
     method: 'get',
     path: '/signature_requests/:id/evidence',
-    summary: 'The sealed evidence record (live requests; 404 until sealed): record_raw (RFC 8785), Ed25519 signature, public key, RFC 3161 token',
+    summary:
+      'The sealed evidence record (live requests; 404 until sealed): record_raw (RFC 8785), Ed25519 signature, public key, RFC 3161 token',
     tag: 'documents',
     access: 'secret',
     status: 200,
@@ -106,7 +110,14 @@ export const documentRoutes = [
     handle: async (ctx, { req, res }) => {
       const { request } = await loadOwned(ctx.store.db, req.tawqi.auth!, String(req.params.id));
       const e = await getEvidence(ctx.store.db, request.id);
-      if (!e) throw new ApiError('not_found', 'id', {}, {}, { en: 'No sealed evidence record for this request (yet).', ar: 'لا يوجد سجل أدلة مختوم لهذا الطلب (بعد).' });
+      if (!e)
+        throw new ApiError(
+          'not_found',
+          'id',
+          {},
+          {},
+          { en: 'No sealed evidence record for this request (yet).', ar: 'لا يوجد سجل أدلة مختوم لهذا الطلب (بعد).' },
+        );
       res.json({
         object: 'evidence_record',
         signature_request: request.id,

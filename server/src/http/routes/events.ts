@@ -10,7 +10,10 @@ import { limitParam, listEnvelopeSchema, listPage, timeParam } from '../lists.js
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
-  type: z.string().regex(/^[a-z_]+(\.[a-z_]+|\.\*)$/).optional(),
+  type: z
+    .string()
+    .regex(/^[a-z_]+(\.[a-z_]+|\.\*)$/)
+    .optional(),
   signature_request: z.string().startsWith('sr_').optional(),
   created_after: timeParam.optional(),
   created_before: timeParam.optional(),
@@ -87,14 +90,21 @@ export const eventRoutes = [
           const endpoint = await findEndpoint(trx, auth.account.id, auth.livemode, body.endpoint);
           if (!endpoint) throw new ApiError('not_found', 'endpoint');
           if (endpoint.status !== 'enabled') {
-            throw invalidParam('endpoint', 'The endpoint is disabled; enable it first (disabled: false).', 'نقطة الاستقبال معطّلة؛ فعّلها أولًا.');
+            throw invalidParam(
+              'endpoint',
+              'The endpoint is disabled; enable it first (disabled: false).',
+              'نقطة الاستقبال معطّلة؛ فعّلها أولًا.',
+            );
           }
           targets = [endpoint.id];
         } else {
           targets = await subscribedEndpointIds(trx, e);
         }
         const rows = await redeliver(trx, ctx.clock, e, targets);
-        return { status: 200, body: { object: 'list' as const, data: rows.reverse().map(presentDelivery), has_more: false, next_cursor: null } };
+        return {
+          status: 200,
+          body: { object: 'list' as const, data: rows.reverse().map(presentDelivery), has_more: false, next_cursor: null },
+        };
       });
     },
   }),

@@ -110,9 +110,15 @@ const simulationBody = z.object({
 });
 
 const CALLBACK_TEXT: Record<CallbackRejected['reason'], { en: string; ar: string }> = {
-  signature_missing: { en: 'The X-Provider-Signature header is missing or malformed.', ar: 'ترويسة X-Provider-Signature مفقودة أو غير صحيحة.' },
+  signature_missing: {
+    en: 'The X-Provider-Signature header is missing or malformed.',
+    ar: 'ترويسة X-Provider-Signature مفقودة أو غير صحيحة.',
+  },
   signature_invalid: { en: 'The X-Provider-Signature does not match the body.', ar: 'توقيع X-Provider-Signature لا يطابق نص الطلب.' },
-  timestamp_stale: { en: 'The X-Provider-Signature timestamp is more than 300 seconds away.', ar: 'طابع الوقت في X-Provider-Signature يبعد أكثر من 300 ثانية.' },
+  timestamp_stale: {
+    en: 'The X-Provider-Signature timestamp is more than 300 seconds away.',
+    ar: 'طابع الوقت في X-Provider-Signature يبعد أكثر من 300 ثانية.',
+  },
   body_invalid: { en: 'The callback body is not a verification result.', ar: 'نص الاستدعاء ليس نتيجة تحقق.' },
 };
 
@@ -127,28 +133,48 @@ export function identityRouter(ctx: AppContext): express.Router {
   const router = express.Router();
   router.use('/identity', ipRateLimit(ctx));
 
-  router.post('/identity/callbacks/:provider', express.raw({ type: () => true, limit: ctx.config.TAWQI_BODY_LIMIT_BYTES }), async (req: Request, res: Response) => {
-    const provider = identityProvider(ctx);
-    if (!provider || provider.name !== req.params.provider) throw new ApiError('not_found');
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    let parsed;
-    try {
-      parsed = provider.parseCallback(raw, req.headers);
-    } catch (err) {
-      if (!(err instanceof CallbackRejected)) throw err;
-      ctx.log.warn({ request_id: req.tawqi.requestId, reason: err.reason }, 'identity callback refused');
-      throw new ApiError('parameter_invalid', err.reason === 'body_invalid' ? 'body' : 'X-Provider-Signature', { reason: err.reason }, {}, CALLBACK_TEXT[err.reason]);
-    }
-    const applied = await handleProviderCallback(ctx, provider, parsed);
-    if (!applied) throw new ApiError('not_found', 'id');
-    res.json({ received: true, outcome: applied.outcome, status: applied.verification.status });
-  });
+  router.post(
+    '/identity/callbacks/:provider',
+    express.raw({ type: () => true, limit: ctx.config.TAWQI_BODY_LIMIT_BYTES }),
+    async (req: Request, res: Response) => {
+      const provider = identityProvider(ctx);
+      if (!provider || provider.name !== req.params.provider) throw new ApiError('not_found');
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let parsed;
+      try {
+        parsed = provider.parseCallback(raw, req.headers);
+      } catch (err) {
+        if (!(err instanceof CallbackRejected)) throw err;
+        ctx.log.warn({ request_id: req.tawqi.requestId, reason: err.reason }, 'identity callback refused');
+        throw new ApiError(
+          'parameter_invalid',
+          err.reason === 'body_invalid' ? 'body' : 'X-Provider-Signature',
+          { reason: err.reason },
+          {},
+          CALLBACK_TEXT[err.reason],
+        );
+      }
+      const applied = await handleProviderCallback(ctx, provider, parsed);
+      if (!applied) throw new ApiError('not_found', 'id');
+      res.json({ received: true, outcome: applied.outcome, status: applied.verification.status });
+    },
+  );
 
   router.get('/identity/simulate/:id', async (req: Request, res: Response) => {
     const { v, returnUrl } = await simulationTarget(ctx, req, req.query.token, req.query.return_url);
     const signer = (await getSigner(ctx.store.db, v.signer_id))!;
     const token = String(req.query.token);
-    sendPage(res, 200, simulationPage({ action: `${basePath(ctx)}/identity/simulate/${v.id}`, token, returnUrl, signerName: signer.name, decided: v.status === 'approved' || v.status === 'declined' ? v.status : null }));
+    sendPage(
+      res,
+      200,
+      simulationPage({
+        action: `${basePath(ctx)}/identity/simulate/${v.id}`,
+        token,
+        returnUrl,
+        signerName: signer.name,
+        decided: v.status === 'approved' || v.status === 'declined' ? v.status : null,
+      }),
+    );
   });
 
   router.post('/identity/simulate/:id', express.urlencoded({ extended: false, limit: '16kb' }), async (req: Request, res: Response) => {
@@ -168,7 +194,12 @@ export function identityRouter(ctx: AppContext): express.Router {
   return router;
 }
 
-async function simulationTarget(ctx: AppContext, req: Request, token: unknown, returnUrlInput: unknown): Promise<{ v: IdentityVerificationRecord; returnUrl: string | null }> {
+async function simulationTarget(
+  ctx: AppContext,
+  req: Request,
+  token: unknown,
+  returnUrlInput: unknown,
+): Promise<{ v: IdentityVerificationRecord; returnUrl: string | null }> {
   const v = await getVerification(ctx.store.db, String(req.params.id));
   if (!v || v.livemode || v.provider !== SIMULATION_PROVIDER) throw new ApiError('not_found', 'id');
   const returnUrl = typeof returnUrlInput === 'string' && returnUrlInput !== '' ? returnUrlInput : null;
@@ -181,7 +212,8 @@ function refuseCrossSite(ctx: AppContext, req: Request): void {
   const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') throw new ApiError('forbidden', 'Origin', {}, {}, LINK_INVALID);
   const origin = req.headers.origin;
-  if (typeof origin === 'string' && origin !== 'null' && origin !== new URL(ctx.publicUrl).origin) throw new ApiError('forbidden', 'Origin', {}, {}, LINK_INVALID);
+  if (typeof origin === 'string' && origin !== 'null' && origin !== new URL(ctx.publicUrl).origin)
+    throw new ApiError('forbidden', 'Origin', {}, {}, LINK_INVALID);
   if (origin === 'null') throw new ApiError('forbidden', 'Origin', {}, {}, LINK_INVALID);
 }
 
@@ -199,7 +231,10 @@ function sendPage(res: Response, status: number, html: string): void {
   res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  res.setHeader(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   res.send(html);
 }
 
@@ -278,6 +313,10 @@ function resultPage(status: string, returnUrl: string | null): string {
 }
 
 function errorPage(text: { en: string; ar: string }): string {
-  return layout('تعذّر المتابعة', 'Cannot continue', `<section><h1>تعذّر المتابعة</h1><p>${escapeHtml(text.ar)}</p></section>
-<section lang="en" dir="ltr"><h2>Cannot continue</h2><p>${escapeHtml(text.en)}</p></section>`);
+  return layout(
+    'تعذّر المتابعة',
+    'Cannot continue',
+    `<section><h1>تعذّر المتابعة</h1><p>${escapeHtml(text.ar)}</p></section>
+<section lang="en" dir="ltr"><h2>Cannot continue</h2><p>${escapeHtml(text.en)}</p></section>`,
+  );
 }

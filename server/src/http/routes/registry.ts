@@ -47,22 +47,37 @@ export function validationError(error: z.ZodError, input: unknown): ApiError {
   const issue = error.issues[0]!;
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
   const pathParts = [...issue.path, ...(keys.length > 0 ? [keys[0]!] : [])];
-  const param = pathParts.reduce<string>(
-    (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
-    '',
-  ) || null;
+  const param =
+    pathParts.reduce<string>(
+      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+      '',
+    ) || null;
   const shown = param ?? 'body';
   if (issue.code === 'unrecognized_keys') {
     return new ApiError('parameter_unknown', param, {}, {}, { en: `Unknown parameter: ${shown}.`, ar: `حقل غير معروف: ${shown}.` });
   }
-  const missing = (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') && valueAt(input, issue.path) === undefined;
+  const missing =
+    (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') &&
+    valueAt(input, issue.path) === undefined;
   if (missing) {
-    return new ApiError('parameter_missing', param, {}, {}, { en: `Missing required parameter: ${shown}.`, ar: `الحقل المطلوب مفقود: ${shown}.` });
+    return new ApiError(
+      'parameter_missing',
+      param,
+      {},
+      {},
+      { en: `Missing required parameter: ${shown}.`, ar: `الحقل المطلوب مفقود: ${shown}.` },
+    );
   }
-  return new ApiError('parameter_invalid', param, {}, {}, {
-    en: `Invalid value for ${shown}: ${issue.message}.`,
-    ar: `قيمة غير صالحة للحقل ${shown}.`,
-  });
+  return new ApiError(
+    'parameter_invalid',
+    param,
+    {},
+    {},
+    {
+      en: `Invalid value for ${shown}: ${issue.message}.`,
+      ar: `قيمة غير صالحة للحقل ${shown}.`,
+    },
+  );
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

@@ -22,7 +22,8 @@ import { defineRoute } from './registry.js';
 import type { Request } from 'express';
 
 const idParams = (req: Request): string => String(req.params.id);
-const present = (ctx: AppContext, req: Request, r: RequestWithSigners, creation = false) => requestObject(r.request, r.signers, viewFor(ctx, req, { creation }));
+const present = (ctx: AppContext, req: Request, r: RequestWithSigners, creation = false) =>
+  requestObject(r.request, r.signers, viewFor(ctx, req, { creation }));
 
 const listQuery = z.object({
   status: z.enum(REQUEST_STATUSES).optional(),
@@ -46,10 +47,28 @@ export const signatureRequestRoutes = [
     body: signatureRequestCreateSchema,
     status: 201,
     errors: [
-      'parameter_invalid', 'parameter_missing', 'parameter_unknown', 'invalid_request', 'too_many_signers', 'test_signer_limit', 'test_email_required',
-      'test_recipient_not_allowed', 'domain_not_accepted', 'plan_required', 'plan_expired', 'insufficient_balance', 'kyb_required',
-      'plan_feature_unavailable', 'forbidden', 'workflow_not_found', 'idempotency_in_progress', 'idempotency_key_reused', 'too_many_requests',
-      'daily_cap_reached', 'test_daily_limit', 'test_email_limit',
+      'parameter_invalid',
+      'parameter_missing',
+      'parameter_unknown',
+      'invalid_request',
+      'too_many_signers',
+      'test_signer_limit',
+      'test_email_required',
+      'test_recipient_not_allowed',
+      'domain_not_accepted',
+      'plan_required',
+      'plan_expired',
+      'insufficient_balance',
+      'kyb_required',
+      'plan_feature_unavailable',
+      'forbidden',
+      'workflow_not_found',
+      'idempotency_in_progress',
+      'idempotency_key_reused',
+      'too_many_requests',
+      'daily_cap_reached',
+      'test_daily_limit',
+      'test_email_limit',
     ],
     handle: async (ctx, { req, res, body }) => {
       const auth = req.tawqi.auth!;
@@ -83,7 +102,10 @@ export const signatureRequestRoutes = [
         limit: query.limit,
       });
       const page = listPage(rows, query.limit);
-      const signers = await signersOfMany(ctx.store.db, page.data.map((r) => r.id));
+      const signers = await signersOfMany(
+        ctx.store.db,
+        page.data.map((r) => r.id),
+      );
       res.json({ ...page, data: page.data.map((r) => present(ctx, req, { request: r, signers: signers.get(r.id)! })) });
     },
   }),
@@ -110,7 +132,10 @@ export const signatureRequestRoutes = [
     handle: async (ctx, { req, res }) => {
       const auth = req.tawqi.auth!;
       checkLiveGates(ctx, auth);
-      await commitWrite(ctx, req, res, async (trx) => ({ status: 200, body: present(ctx, req, await sendSignatureRequest(ctx, trx, auth, idParams(req))) }));
+      await commitWrite(ctx, req, res, async (trx) => ({
+        status: 200,
+        body: present(ctx, req, await sendSignatureRequest(ctx, trx, auth, idParams(req))),
+      }));
     },
   }),
   defineRoute({
@@ -123,7 +148,10 @@ export const signatureRequestRoutes = [
     errors: ['not_found', 'request_not_cancelable', 'too_many_requests'],
     handle: async (ctx, { req, res }) => {
       const auth = req.tawqi.auth!;
-      await commitWrite(ctx, req, res, async (trx) => ({ status: 200, body: present(ctx, req, await cancelSignatureRequest(ctx, trx, auth, idParams(req))) }));
+      await commitWrite(ctx, req, res, async (trx) => ({
+        status: 200,
+        body: present(ctx, req, await cancelSignatureRequest(ctx, trx, auth, idParams(req))),
+      }));
     },
   }),
   defineRoute({
@@ -144,4 +172,3 @@ export const signatureRequestRoutes = [
     },
   }),
 ];
-

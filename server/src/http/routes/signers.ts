@@ -19,7 +19,8 @@ export const signerRoutes = [
   defineRoute({
     method: 'get',
     path: '/signers',
-    summary: 'List signers (filters: signature_request, status, email); publishable keys must name a signature_request and see masked contacts',
+    summary:
+      'List signers (filters: signature_request, status, email); publishable keys must name a signature_request and see masked contacts',
     tag: 'signers',
     access: 'key',
     query: listQuery,
@@ -39,7 +40,9 @@ export const signerRoutes = [
       });
       const page = listPage(rows, query.limit);
       const requests = new Map<string, Awaited<ReturnType<typeof getRequestById>>>();
-      for (const s of page.data) if (!requests.has(s.signature_request_id)) requests.set(s.signature_request_id, await getRequestById(ctx.store.db, s.signature_request_id));
+      for (const s of page.data)
+        if (!requests.has(s.signature_request_id))
+          requests.set(s.signature_request_id, await getRequestById(ctx.store.db, s.signature_request_id));
       const view = viewFor(ctx, req);
       res.json({ ...page, data: page.data.map((s) => signerObject(s, requests.get(s.signature_request_id)!, view)) });
     },
@@ -56,7 +59,8 @@ export const signerRoutes = [
       const auth = req.tawqi.auth!;
       const signer = await getSigner(ctx.store.db, String(req.params.id));
       const request = signer && (await getRequestById(ctx.store.db, signer.signature_request_id));
-      if (!signer || !request || request.account_id !== auth.account.id || request.livemode !== auth.livemode) throw new ApiError('not_found', 'id');
+      if (!signer || !request || request.account_id !== auth.account.id || request.livemode !== auth.livemode)
+        throw new ApiError('not_found', 'id');
       res.json(signerObject(signer, request, viewFor(ctx, req)));
     },
   }),

@@ -28,7 +28,10 @@ export const signingSessionRoutes = [
       const auth = req.tawqi.auth!;
       checkLiveGates(ctx, auth);
       for (const f of ['return_url', 'success_url', 'cancel_url'] as const) if (body[f]) checkFeature(ctx, auth, f, f);
-      await commitWrite(ctx, req, res, async (trx) => ({ status: 200, body: await createSigningSession(ctx, trx, auth, String(req.params.id), body) }));
+      await commitWrite(ctx, req, res, async (trx) => ({
+        status: 200,
+        body: await createSigningSession(ctx, trx, auth, String(req.params.id), body),
+      }));
     },
   }),
 ];

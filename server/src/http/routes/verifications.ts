@@ -12,7 +12,14 @@ const verificationSchema = z.object({
   test: z.boolean(),
   sealed_at: z.number().nullable(),
   completed_at: z.number().nullable(),
-  document: z.object({ title: z.string(), sha256: z.string(), hash_alg: z.literal('hmac-sha256'), format: z.string(), legal_level: z.string(), pdf_sha256: z.string().nullable() }),
+  document: z.object({
+    title: z.string(),
+    sha256: z.string(),
+    hash_alg: z.literal('hmac-sha256'),
+    format: z.string(),
+    legal_level: z.string(),
+    pdf_sha256: z.string().nullable(),
+  }),
   parties: z.array(z.object({ name: z.string(), signed_at: z.number().nullable() })),
 });
 

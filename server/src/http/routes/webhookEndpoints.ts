@@ -68,7 +68,8 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'get',
     path: '/webhook_endpoints',
-    summary: 'List the webhook endpoints of the key’s mode, newest first (limit, starting_after; pass next_cursor as starting_after). Secrets are never listed',
+    summary:
+      'List the webhook endpoints of the key’s mode, newest first (limit, starting_after; pass next_cursor as starting_after). Secrets are never listed',
     tag: 'webhooks',
     access: 'secret',
     query: listQuery,
@@ -77,7 +78,12 @@ export const webhookEndpointRoutes = [
     errors: ['parameter_invalid', 'forbidden'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
-      const rows = await listEndpoints(ctx.store.db, { accountId: auth.account.id, livemode: auth.livemode, startingAfter: query.starting_after, limit: query.limit });
+      const rows = await listEndpoints(ctx.store.db, {
+        accountId: auth.account.id,
+        livemode: auth.livemode,
+        startingAfter: query.starting_after,
+        limit: query.limit,
+      });
       res.json(listPage(rows.map(presentEndpoint), query.limit));
     },
   }),
@@ -122,7 +128,8 @@ export const webhookEndpointRoutes = [
   defineRoute({
     method: 'delete',
     path: '/webhook_endpoints/:id',
-    summary: 'Delete a webhook endpoint: it receives nothing more, its pending deliveries are canceled and its secret erased. Answers {id, object: webhook_endpoint, deleted: true}',
+    summary:
+      'Delete a webhook endpoint: it receives nothing more, its pending deliveries are canceled and its secret erased. Answers {id, object: webhook_endpoint, deleted: true}',
     tag: 'webhooks',
     access: 'secret',
     status: 200,

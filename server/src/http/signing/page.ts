@@ -9,7 +9,10 @@ import type { AppContext } from '../context.js';
 export const TOKEN_HEADER = 'x-tawqi-page-token';
 
 /** Where a signer's action came from: the client IP and (a bounded) User-Agent. */
-export const origin = (req: Request) => ({ ip: req.tawqi.clientIp, user_agent: String(req.headers['user-agent'] ?? '').slice(0, 300) || null });
+export const origin = (req: Request) => ({
+  ip: req.tawqi.clientIp,
+  user_agent: String(req.headers['user-agent'] ?? '').slice(0, 300) || null,
+});
 
 /**
  * A page API handler: load the page context, answer in the request's language, run `handler`, and
@@ -32,5 +35,11 @@ export const pageHandler =
 async function reload(ctx: AppContext, p: PageContext): Promise<PageContext> {
   const signers = await signersOf(ctx.store.db, p.request.id);
   const session = (await findPageSession(ctx.store.db, p.session.token_hash))!;
-  return { ...p, session, request: (await getRequestById(ctx.store.db, p.request.id))!, signers, signer: signers.find((s) => s.id === p.signer.id)! };
+  return {
+    ...p,
+    session,
+    request: (await getRequestById(ctx.store.db, p.request.id))!,
+    signers,
+    signer: signers.find((s) => s.id === p.signer.id)!,
+  };
 }

@@ -47,7 +47,8 @@ export function signingRouter(ctx: AppContext): express.Router {
 
   router.get('/s/:token', async (req, res) => {
     const session = await openSigningSession(ctx, String(req.params.token));
-    if (!session) return sendShell(res, { language: req.tawqi.lang, pageToken: null, frameAncestors: [], message: INVALID_LINK[req.tawqi.lang] }, 404);
+    if (!session)
+      return sendShell(res, { language: req.tawqi.lang, pageToken: null, frameAncestors: [], message: INVALID_LINK[req.tawqi.lang] }, 404);
     const signer = (await getSigner(ctx.store.db, session.signer_id))!;
     const request = (await getRequestById(ctx.store.db, signer.signature_request_id))!;
     const account = (await getAccount(ctx.store.db, request.account_id))!;
@@ -59,18 +60,37 @@ export function signingRouter(ctx: AppContext): express.Router {
       const chosen = from && allowed.includes(from) ? from : allowed.length === 1 ? allowed[0]! : null;
       if (chosen) await updateSigningSessionOrigin(ctx.store.db, session.id, chosen);
     }
-    const token = await mintPageSession(ctx, signer.id, session.mode === 'redirect' ? 'redirect' : 'embedded', session.expires_at, session.id);
-    sendShell(res, { language: request.language, pageToken: token, frameAncestors: allowed, brandColor: brand(account.branding, 'brand_color'), buttonColor: brand(account.branding, 'sign_button_color') });
+    const token = await mintPageSession(
+      ctx,
+      signer.id,
+      session.mode === 'redirect' ? 'redirect' : 'embedded',
+      session.expires_at,
+      session.id,
+    );
+    sendShell(res, {
+      language: request.language,
+      pageToken: token,
+      frameAncestors: allowed,
+      brandColor: brand(account.branding, 'brand_color'),
+      buttonColor: brand(account.branding, 'sign_button_color'),
+    });
   });
 
   router.get('/:credential', async (req, res, next) => {
     if (req.params.credential === 'api') return next();
     const signer = await signerForLink(ctx, String(req.params.credential));
-    if (!signer) return sendShell(res, { language: req.tawqi.lang, pageToken: null, frameAncestors: [], message: INVALID_LINK[req.tawqi.lang] }, 404);
+    if (!signer)
+      return sendShell(res, { language: req.tawqi.lang, pageToken: null, frameAncestors: [], message: INVALID_LINK[req.tawqi.lang] }, 404);
     const request = (await getRequestById(ctx.store.db, signer.signature_request_id))!;
     const account = (await getAccount(ctx.store.db, request.account_id))!;
     const token = await mintPageSession(ctx, signer.id, 'link', nowSeconds(ctx.clock) + LINK_PAGE_SESSION_SECONDS, null);
-    sendShell(res, { language: request.language, pageToken: token, frameAncestors: [], brandColor: brand(account.branding, 'brand_color'), buttonColor: brand(account.branding, 'sign_button_color') });
+    sendShell(res, {
+      language: request.language,
+      pageToken: token,
+      frameAncestors: [],
+      brandColor: brand(account.branding, 'brand_color'),
+      buttonColor: brand(account.branding, 'sign_button_color'),
+    });
   });
 
   const api = express.Router();
@@ -84,19 +104,40 @@ export function signingRouter(ctx: AppContext): express.Router {
   /** Load the page context, answer in the request's language, and return the fresh state. */
   const page = pageHandler(ctx);
 
-  api.get('/state', page(async () => {}));
-  api.post('/view', page((p, req) => ctx.store.tx((trx) => recordView(ctx, trx, p, origin(req)))));
-  api.post('/access_code', page((p, req) => checkAccessCode(ctx, p, parseWith(codeBody, req.body).code)));
-  api.post('/otp/send', page((p) => sendOtp(ctx, p)));
-  api.post('/otp/verify', page((p, req) => verifyOtp(ctx, p, parseWith(codeBody, req.body).code, origin(req))));
-  api.post('/sign', page((p, req) => {
-    const body = parseWith(signBody, req.body);
-    return ctx.store.tx((trx) => signOnPage(ctx, trx, p, body.signature, origin(req)));
-  }));
-  api.post('/decline', page((p, req) => {
-    const body = parseWith(declineBody, req.body);
-    return ctx.store.tx((trx) => declineOnPage(ctx, trx, p, body.reason, origin(req)));
-  }));
+  api.get(
+    '/state',
+    page(async () => {}),
+  );
+  api.post(
+    '/view',
+    page((p, req) => ctx.store.tx((trx) => recordView(ctx, trx, p, origin(req)))),
+  );
+  api.post(
+    '/access_code',
+    page((p, req) => checkAccessCode(ctx, p, parseWith(codeBody, req.body).code)),
+  );
+  api.post(
+    '/otp/send',
+    page((p) => sendOtp(ctx, p)),
+  );
+  api.post(
+    '/otp/verify',
+    page((p, req) => verifyOtp(ctx, p, parseWith(codeBody, req.body).code, origin(req))),
+  );
+  api.post(
+    '/sign',
+    page((p, req) => {
+      const body = parseWith(signBody, req.body);
+      return ctx.store.tx((trx) => signOnPage(ctx, trx, p, body.signature, origin(req)));
+    }),
+  );
+  api.post(
+    '/decline',
+    page((p, req) => {
+      const body = parseWith(declineBody, req.body);
+      return ctx.store.tx((trx) => declineOnPage(ctx, trx, p, body.reason, origin(req)));
+    }),
+  );
   api.post('/identity/start', async (req, res) => {
     const p = await loadPage(ctx, ctx.store.db, req.get(TOKEN_HEADER));
     req.tawqi.lang = p.request.language;
@@ -108,14 +149,17 @@ export function signingRouter(ctx: AppContext): express.Router {
     const started = await startIdentityVerification(ctx, p.signer.id, { returnUrl: back });
     res.json({ url: started.url });
   });
-  api.post('/identity/simulate', page(async (p, req) => {
-    const body = parseWith(identitySimulateBody, req.body);
-    if (p.request.livemode) throw new ApiError('invalid_state', null, { reason: 'not_test_mode' });
-    const step = pageStep(p);
-    if (step !== 'identity' && step !== 'identity_declined') throw new ApiError('invalid_state', null, { reason: step });
-    await startIdentityVerification(ctx, p.signer.id);
-    await simulateIdentityDecision(ctx, p.signer.id, body.decision);
-  }));
+  api.post(
+    '/identity/simulate',
+    page(async (p, req) => {
+      const body = parseWith(identitySimulateBody, req.body);
+      if (p.request.livemode) throw new ApiError('invalid_state', null, { reason: 'not_test_mode' });
+      const step = pageStep(p);
+      if (step !== 'identity' && step !== 'identity_declined') throw new ApiError('invalid_state', null, { reason: step });
+      await startIdentityVerification(ctx, p.signer.id);
+      await simulateIdentityDecision(ctx, p.signer.id, body.decision);
+    }),
+  );
   api.use('/token', tokenRouter(ctx));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   router.use('/api', api);

@@ -26,14 +26,20 @@ export function tokenRouter(ctx: AppContext): express.Router {
     const ticket = /^Bearer\s+(\S+)$/i.exec(auth)?.[1] ?? null;
     const preview = await tokenPreview(ctx, ticket);
     res.setHeader('Content-Type', preview.contentType);
-    res.setHeader('Content-Disposition', preview.contentType === 'application/pdf' ? 'inline; filename="preview.pdf"' : 'inline; filename="preview.png"');
+    res.setHeader(
+      'Content-Disposition',
+      preview.contentType === 'application/pdf' ? 'inline; filename="preview.pdf"' : 'inline; filename="preview.png"',
+    );
     res.end(Buffer.from(preview.body.buffer, preview.body.byteOffset, preview.body.byteLength));
   });
 
-  router.post('/complete', pageHandler(ctx)(async (p, req) => {
-    const body = parseWith(TokenCompleteBodySchema, req.body ?? {});
-    await completeTokenSignature(ctx, p, body, origin(req));
-  }));
+  router.post(
+    '/complete',
+    pageHandler(ctx)(async (p, req) => {
+      const body = parseWith(TokenCompleteBodySchema, req.body ?? {});
+      await completeTokenSignature(ctx, p, body, origin(req));
+    }),
+  );
 
   return router;
 }

@@ -10,7 +10,18 @@
  * The new cross-reference section matches the previous one: a classic table after a table, an
  * (uncompressed) cross-reference stream after a stream.
  */
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFObjectParser, PDFRawStream, type PDFContext } from 'pdf-lib';
+import {
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFName,
+  PDFNumber,
+  PDFObject,
+  PDFRef,
+  PDFObjectParser,
+  PDFRawStream,
+  type PDFContext,
+} from 'pdf-lib';
 import { PadesError } from './types.js';
 
 const latin1 = (text: string): Uint8Array => Buffer.from(text, 'latin1');
@@ -34,7 +45,8 @@ export function readPreviousSection(pdf: Uint8Array, context: PDFContext): Previ
   if (at < 0) throw new PadesError('invalid_pdf', 'no startxref: not a PDF file or truncated');
   const match = /^startxref\s+(\d+)/.exec(buffer.subarray(at, at + 40).toString('latin1'));
   const startxref = Number(match?.[1] ?? NaN);
-  if (!Number.isSafeInteger(startxref) || startxref >= pdf.byteLength) throw new PadesError('invalid_pdf', 'startxref points outside the file');
+  if (!Number.isSafeInteger(startxref) || startxref >= pdf.byteLength)
+    throw new PadesError('invalid_pdf', 'startxref points outside the file');
 
   let position = startxref;
   while (isWhite(pdf[position])) position += 1;

@@ -21,13 +21,7 @@ import {
 } from '@tawqi/shared/cms';
 import { assembleCms, buildSignedAttributes, normaliseSignatureValue, padesErrors, sha256 } from './signature.js';
 import { addPlaceholder, embedCms, fillByteRange, signedBytes } from './placeholder.js';
-import {
-  PadesError,
-  type CompletePadesOptions,
-  type PreparePadesOptions,
-  type PreparedPades,
-  type SignPadesOptions,
-} from './types.js';
+import { PadesError, type CompletePadesOptions, type PreparePadesOptions, type PreparedPades, type SignPadesOptions } from './types.js';
 
 const equal = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a).equals(Buffer.from(b));
 
@@ -51,7 +45,13 @@ export async function preparePades(pdf: Uint8Array, options: PreparePadesOptions
 /** Checks that a PreparedPades still belongs together (e.g. after a round trip through storage). */
 function checkPrepared(prepared: PreparedPades): void {
   const digest = sha256(signedBytes(prepared.pdfWithPlaceholder, prepared.byteRange));
-  if (!equal(digest, prepared.byteRangeDigest) || !equal(padesErrors(() => messageDigestOf(prepared.signedAttributesDer)), digest)) {
+  if (
+    !equal(digest, prepared.byteRangeDigest) ||
+    !equal(
+      padesErrors(() => messageDigestOf(prepared.signedAttributesDer)),
+      digest,
+    )
+  ) {
     throw new PadesError('digest_mismatch', 'the prepared PDF, its ByteRange digest and the signed attributes do not match');
   }
 }
@@ -97,11 +97,7 @@ export async function completePades(
  * with prepared.certificate; the SignerInfo's signed attributes and signature are kept and the
  * SignedData is rebuilt with the timestamp (and the chain we know).
  */
-export async function completePadesFromCms(
-  prepared: PreparedPades,
-  cms: Uint8Array,
-  options: CompletePadesOptions,
-): Promise<Uint8Array> {
+export async function completePadesFromCms(prepared: PreparedPades, cms: Uint8Array, options: CompletePadesOptions): Promise<Uint8Array> {
   const signedData = padesErrors(() => readSignedData(cms));
   const signerInfo = signedData.signerInfos[0];
   if (signedData.signerInfos.length !== 1 || !signerInfo?.signedAttrs) {
@@ -113,18 +109,25 @@ export async function completePadesFromCms(
   for (const required of [OID_ATTR_CONTENT_TYPE, OID_ATTR_MESSAGE_DIGEST, OID_ATTR_SIGNING_CERTIFICATE_V2]) {
     if (!types.includes(required)) throw new PadesError('invalid_cms', `the signed attributes lack ${required}`);
   }
-  if (types.includes(OID_ATTR_SIGNING_TIME)) throw new PadesError('invalid_cms', 'PAdES baseline signed attributes must not contain signing-time');
-  if (!equal(padesErrors(() => messageDigestOf(signedAttributesDer)), prepared.byteRangeDigest)) {
+  if (types.includes(OID_ATTR_SIGNING_TIME))
+    throw new PadesError('invalid_cms', 'PAdES baseline signed attributes must not contain signing-time');
+  if (
+    !equal(
+      padesErrors(() => messageDigestOf(signedAttributesDer)),
+      prepared.byteRangeDigest,
+    )
+  ) {
     throw new PadesError('digest_mismatch', 'the CMS signs a different document');
   }
-  if (!equal(padesErrors(() => signingCertificateHashOf(signedAttributesDer)), sha256(prepared.certificate))) {
+  if (
+    !equal(
+      padesErrors(() => signingCertificateHashOf(signedAttributesDer)),
+      sha256(prepared.certificate),
+    )
+  ) {
     throw new PadesError('invalid_cms', 'signing-certificate-v2 names another certificate than the prepared one');
   }
-  return completePades(
-    { ...prepared, signedAttributesDer },
-    new Uint8Array(signerInfo.signature.valueBlock.valueHexView),
-    options,
-  );
+  return completePades({ ...prepared, signedAttributesDer }, new Uint8Array(signerInfo.signature.valueBlock.valueHexView), options);
 }
 
 function checkRevocation(options: CompletePadesOptions): void {

@@ -216,13 +216,17 @@ export function fillByteRange(input: Uint8Array): FilledPlaceholder {
   const pdf = Buffer.from(input); // a copy: the caller's bytes stay as they are
   const placeholderName = `/${BYTE_RANGE_NAME}`;
   let found: { start: number; end: number } | undefined;
-  for (let offset = 0; ; ) {
+  for (let offset = 0; ;) {
     const position = pdf.indexOf('/ByteRange', offset);
     if (position < 0) break;
     const open = pdf.indexOf('[', position);
     const close = pdf.indexOf(']', open);
     if (open < 0 || close < 0) break;
-    const items = pdf.subarray(open + 1, close).toString('latin1').split(/\s+/).filter(Boolean);
+    const items = pdf
+      .subarray(open + 1, close)
+      .toString('latin1')
+      .split(/\s+/)
+      .filter(Boolean);
     if (items.length === 4 && items[0] === '0' && items.slice(1).every((i) => i === placeholderName)) {
       if (found) throw new PadesError('placeholder_not_found', 'the PDF has more than one ByteRange placeholder');
       found = { start: open, end: close + 1 };
@@ -235,7 +239,8 @@ export function fillByteRange(input: Uint8Array): FilledPlaceholder {
   const objectEnd = pdf.indexOf('endobj', found.end);
   const objectStart = Math.max(pdf.lastIndexOf(' obj', found.start), 0);
   const contentsKey = pdf.indexOf('/Contents', objectStart);
-  if (contentsKey < 0 || contentsKey > objectEnd) throw new PadesError('placeholder_not_found', 'the signature dictionary has no /Contents');
+  if (contentsKey < 0 || contentsKey > objectEnd)
+    throw new PadesError('placeholder_not_found', 'the signature dictionary has no /Contents');
   let open = contentsKey + '/Contents'.length;
   while (isSpace(pdf[open])) open += 1;
   const close = pdf.indexOf('>', open);
@@ -266,7 +271,11 @@ export function signedBytes(pdf: Uint8Array, byteRange: readonly [number, number
 }
 
 /** Writes the DER CMS into /Contents (hex, zero-padded), failing clearly if it does not fit. */
-export function embedCms(pdfWithPlaceholder: Uint8Array, byteRange: readonly [number, number, number, number], cms: Uint8Array): Uint8Array {
+export function embedCms(
+  pdfWithPlaceholder: Uint8Array,
+  byteRange: readonly [number, number, number, number],
+  cms: Uint8Array,
+): Uint8Array {
   const [, contentsStart, contentsEnd] = byteRange;
   const room = (contentsEnd - contentsStart - 2) / 2;
   if (cms.byteLength > room) {

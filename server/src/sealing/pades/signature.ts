@@ -80,7 +80,10 @@ export function normaliseSignatureValue(input: {
   }
   const publicKey = new X509Certificate(input.certificate).publicKey;
   if (!verifySignature('sha256', input.signedAttributesDer, publicKey, signature)) {
-    throw new PadesError('invalid_signature_value', 'the signature does not verify with the signing certificate over the signed attributes');
+    throw new PadesError(
+      'invalid_signature_value',
+      'the signature does not verify with the signing certificate over the signed attributes',
+    );
   }
   return signature;
 }

@@ -23,9 +23,10 @@ export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels
   flow.lines(layoutText(c.intro, { size: SIZE.small }, flow.width, dir), COLOR.muted, leading(SIZE.small, t.language));
   flow.gap(10);
 
-  const sender = input.sender.brand_name && input.sender.brand_name !== input.sender.account_name
-    ? `${input.sender.brand_name} (${input.sender.account_name})`
-    : input.sender.account_name;
+  const sender =
+    input.sender.brand_name && input.sender.brand_name !== input.sender.account_name
+      ? `${input.sender.brand_name} (${input.sender.account_name})`
+      : input.sender.account_name;
   const facts: [string, string][] = [
     [c.requestId, input.request_id],
     [t.reference, input.reference],
@@ -41,7 +42,10 @@ export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels
   ];
   drawTable(
     flow,
-    [{ header: '', weight: 28 }, { header: '', weight: 72 }],
+    [
+      { header: '', weight: 28 },
+      { header: '', weight: 72 },
+    ],
     facts.map(([label, value]) => [{ text: label, bold: true, color: COLOR.muted }, { text: value || none }]),
     { ...table, size: SIZE.small, header: false },
   );

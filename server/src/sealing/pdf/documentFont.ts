@@ -56,7 +56,9 @@ export class DocumentFont {
     const scale = 1000 / face.unitsPerEm;
     const program = subsetSfnt(face.sfnt, this.gids);
     // A subset's name carries a six-letter tag; derived from its glyphs so equal input gives equal output.
-    const tag = createHash('sha256').update(Uint16Array.from(this.gids)).digest()
+    const tag = createHash('sha256')
+      .update(Uint16Array.from(this.gids))
+      .digest()
       .subarray(0, 6)
       .reduce((s, b) => s + String.fromCharCode(65 + (b % 26)), '');
     const baseFont = PDFName.of(`${tag}+${face.postscriptName}`);

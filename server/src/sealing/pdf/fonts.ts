@@ -109,7 +109,8 @@ export class Face {
     // clears them. A fontkit upgrade that moves them fails here, loudly, at the first document.
     font.layout([font.glyphForCodePoint(0x20)], undefined, undefined, undefined, 'ltr');
     const engine = font._layoutEngine?.engine;
-    if (!engine || typeof engine.cleanup !== 'function') throw new Error('fontkit: OpenType layout engine not found (fontkit version changed?)');
+    if (!engine || typeof engine.cleanup !== 'function')
+      throw new Error('fontkit: OpenType layout engine not found (fontkit version changed?)');
     const cleanup = engine.cleanup.bind(engine);
     engine.cleanup = () => {
       this.captured = engine.glyphInfos;

@@ -38,7 +38,16 @@ export interface Labels {
     readonly hash: string;
     readonly verification: string;
     readonly signers: string;
-    readonly columns: { order: string; name: string; contact: string; method: string; signedAt: string; ip: string; userAgent: string; identity: string };
+    readonly columns: {
+      order: string;
+      name: string;
+      contact: string;
+      method: string;
+      signedAt: string;
+      ip: string;
+      userAgent: string;
+      identity: string;
+    };
     readonly methods: Record<SignerOnDocument['method'], string>;
     readonly identity: Record<string, string>;
     readonly nameMatch: Record<string, string>;
@@ -69,11 +78,16 @@ const en: Labels = {
   none: '—',
   certificate: {
     title: 'Certificate of completion',
-    intro: 'This certificate records who signed the document, how and when. The document hash is computed over the document text; the reference can be checked at the verification address.',
+    intro:
+      'This certificate records who signed the document, how and when. The document hash is computed over the document text; the reference can be checked at the verification address.',
     requestId: 'Request ID',
     documentTitle: 'Document title',
     legalLevel: 'Legal level',
-    levels: { ses: 'Simple electronic signature (SES)', aes: 'Advanced electronic signature (AES)', qes: 'Qualified electronic signature (QES)' },
+    levels: {
+      ses: 'Simple electronic signature (SES)',
+      aes: 'Advanced electronic signature (AES)',
+      qes: 'Qualified electronic signature (QES)',
+    },
     format: 'Format',
     mode: 'Mode',
     live: 'Live',
@@ -82,7 +96,16 @@ const en: Labels = {
     hash: 'Document hash (HMAC-SHA256)',
     verification: 'Verification',
     signers: 'Signers',
-    columns: { order: '#', name: 'Name', contact: 'Email / phone', method: 'Method', signedAt: 'Signed at', ip: 'IP address', userAgent: 'User agent', identity: 'Identity' },
+    columns: {
+      order: '#',
+      name: 'Name',
+      contact: 'Email / phone',
+      method: 'Method',
+      signedAt: 'Signed at',
+      ip: 'IP address',
+      userAgent: 'User agent',
+      identity: 'Identity',
+    },
     methods: { draw: 'Drawn', token: 'Hardware token' },
     identity: {
       not_required: 'Not required',
@@ -135,7 +158,16 @@ const ar: Labels = {
     hash: 'بصمة المستند (HMAC-SHA256)',
     verification: 'رابط التحقق',
     signers: 'الموقعون',
-    columns: { order: '#', name: 'الاسم', contact: 'البريد / الهاتف', method: 'الطريقة', signedAt: 'وقت التوقيع', ip: 'عنوان IP', userAgent: 'المتصفح (User agent)', identity: 'الهوية' },
+    columns: {
+      order: '#',
+      name: 'الاسم',
+      contact: 'البريد / الهاتف',
+      method: 'الطريقة',
+      signedAt: 'وقت التوقيع',
+      ip: 'عنوان IP',
+      userAgent: 'المتصفح (User agent)',
+      identity: 'الهوية',
+    },
     methods: { draw: 'توقيع مرسوم', token: 'رمز مادي' },
     identity: {
       not_required: 'غير مطلوب',

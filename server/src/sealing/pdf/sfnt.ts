@@ -102,7 +102,10 @@ export function subsetSfnt(font: Sfnt, used: Iterable<number>): Uint8Array {
   hmtx.set(src.subarray(font.hmtxOffset, font.hmtxOffset + 4 * hMetrics));
   const hmtxView = new DataView(hmtx.buffer);
   for (let gid = hMetrics; gid < count; gid++) {
-    const lsb = gid < font.numberOfHMetrics ? view.getInt16(font.hmtxOffset + 4 * gid + 2) : view.getInt16(font.hmtxOffset + 4 * font.numberOfHMetrics + 2 * (gid - font.numberOfHMetrics));
+    const lsb =
+      gid < font.numberOfHMetrics
+        ? view.getInt16(font.hmtxOffset + 4 * gid + 2)
+        : view.getInt16(font.hmtxOffset + 4 * font.numberOfHMetrics + 2 * (gid - font.numberOfHMetrics));
     hmtxView.setInt16(4 * hMetrics + 2 * (gid - hMetrics), lsb);
   }
 

@@ -31,7 +31,12 @@ interface LaidBlock {
   height: number;
 }
 
-export function drawSignatures(flow: Flow, signers: readonly SignerOnDocument[], images: ReadonlyMap<string, SignatureImage>, t: Labels): void {
+export function drawSignatures(
+  flow: Flow,
+  signers: readonly SignerOnDocument[],
+  images: ReadonlyMap<string, SignatureImage>,
+  t: Labels,
+): void {
   const width = (flow.width - GUTTER * (PER_ROW - 1)) / PER_ROW;
   const dir = t.rtl ? 'rtl' : 'ltr';
   const nameHeight = leading(SIZE.body, 'ar');

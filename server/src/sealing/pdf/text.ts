@@ -74,7 +74,7 @@ class Paragraph {
     const latin = style.bold ? all.latinBold : all.latin;
     this.faces = new Array<Face>(text.length);
     let previous: Face | null = null;
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       const cp = text.codePointAt(i)!;
       const ch = String.fromCodePoint(cp);
       let face: Face;

@@ -63,7 +63,12 @@ export interface IssuedCertificate {
   serialHex: string;
 }
 
-export async function issueCaCertificate(caKey: KeyObject, signingKey: webcrypto.CryptoKey, installation: string, nowMs: number): Promise<IssuedCertificate> {
+export async function issueCaCertificate(
+  caKey: KeyObject,
+  signingKey: webcrypto.CryptoKey,
+  installation: string,
+  nowMs: number,
+): Promise<IssuedCertificate> {
   const notBefore = wholeSecond(nowMs);
   const publicKey = spkiDer(caKey);
   const serialHex = randomSerialHex();

@@ -34,7 +34,13 @@ export async function crlDer(pki: Pki): Promise<Uint8Array> {
   const key = revocationsKey(revocations);
   const now = pki.clock.nowMs();
   const current = cache.get(pki);
-  if (current && current.revocationsKey === key && current.caSerial === pki.ca.serialHex && now >= current.thisUpdateMs && now - current.thisUpdateMs < CRL_REFRESH_MS) {
+  if (
+    current &&
+    current.revocationsKey === key &&
+    current.caSerial === pki.ca.serialHex &&
+    now >= current.thisUpdateMs &&
+    now - current.thisUpdateMs < CRL_REFRESH_MS
+  ) {
     return current.der;
   }
   let pending = inFlight.get(pki);
@@ -66,7 +72,10 @@ async function makeCrl(pki: Pki, revocations: Map<string, Revocation>, key: stri
     nextUpdate: new Date(thisUpdateMs + CRL_VALIDITY_MS),
     signingAlgorithm: ECDSA_SHA256,
     signingKey: pki.caSigningKey as unknown as CrlSigningKey,
-    extensions: [await x509.AuthorityKeyIdentifierExtension.create(ca.publicKey), new x509.Extension(OID_CRL_NUMBER, false, new Uint8Array(crlNumber))],
+    extensions: [
+      await x509.AuthorityKeyIdentifierExtension.create(ca.publicKey),
+      new x509.Extension(OID_CRL_NUMBER, false, new Uint8Array(crlNumber)),
+    ],
     entries: [...revocations.values()].map((r) => ({
       serialNumber: r.serial,
       revocationDate: new Date(r.revoked_at * 1000),

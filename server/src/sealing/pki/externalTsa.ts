@@ -52,7 +52,9 @@ export async function requestExternalTimestamp(
   const tst = pkijs.TSTInfo.fromBER(eContent.getValue());
   const sameImprint =
     tst.messageImprint.hashAlgorithm.algorithmId === imprint.hashAlgorithm.algorithmId &&
-    Buffer.from(tst.messageImprint.hashedMessage.valueBlock.valueHexView).equals(Buffer.from(imprint.hashedMessage.valueBlock.valueHexView));
+    Buffer.from(tst.messageImprint.hashedMessage.valueBlock.valueHexView).equals(
+      Buffer.from(imprint.hashedMessage.valueBlock.valueHexView),
+    );
   if (!sameImprint) throw new ExternalTsaError(`TSA ${url} time-stamped another message imprint`);
   if (!tst.nonce || tst.nonce.toBigInt() !== nonce.toBigInt()) throw new ExternalTsaError(`TSA ${url} did not return the request's nonce`);
   return body;

@@ -98,7 +98,10 @@ function certStatusSchema(status: CertStatus): asn1js.BaseBlock {
         idBlock: { tagClass: 3, tagNumber: 1 },
         value: [
           new asn1js.GeneralizedTime({ valueDate: new Date(status.revocation.revoked_at * 1000) }),
-          new asn1js.Constructed({ idBlock: { tagClass: 3, tagNumber: 0 }, value: [new asn1js.Enumerated({ value: REASON_CODES[status.revocation.reason] })] }),
+          new asn1js.Constructed({
+            idBlock: { tagClass: 3, tagNumber: 0 },
+            value: [new asn1js.Enumerated({ value: REASON_CODES[status.revocation.reason] })],
+          }),
         ],
       });
   }
@@ -138,7 +141,10 @@ async function signedResponse(pki: Pki, certIds: pkijs.CertID[], nonce: Uint8Arr
   });
   const response = new pkijs.OCSPResponse({
     responseStatus: new asn1js.Enumerated({ value: STATUS.successful }),
-    responseBytes: new pkijs.ResponseBytes({ responseType: OID_OCSP_BASIC, response: new asn1js.OctetString({ valueHex: basic.toSchema().toBER(false) }) }),
+    responseBytes: new pkijs.ResponseBytes({
+      responseType: OID_OCSP_BASIC,
+      response: new asn1js.OctetString({ valueHex: basic.toSchema().toBER(false) }),
+    }),
   });
   return new Uint8Array(response.toSchema().toBER(false));
 }

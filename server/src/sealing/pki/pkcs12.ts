@@ -44,7 +44,9 @@ export async function loadPkcs12(file: string, password: string, nowMs = Date.no
     await pfx.parseInternalValues({ password: pwd, checkIntegrity: true });
     const safe = pfx.parsedValue?.authenticatedSafe;
     if (!safe) throw new Error('no authenticated safe');
-    await safe.parseInternalValues({ safeContents: safe.safeContents.map((c) => (c.contentType === CT_ENCRYPTED_DATA ? { password: pwd } : {})) });
+    await safe.parseInternalValues({
+      safeContents: safe.safeContents.map((c) => (c.contentType === CT_ENCRYPTED_DATA ? { password: pwd } : {})),
+    });
     const contents = (safe.parsedValue as { safeContents: { value: pkijs.SafeContents }[] }).safeContents;
     for (const { value } of contents) {
       for (const bag of value.safeBags) {
@@ -52,7 +54,10 @@ export async function loadPkcs12(file: string, password: string, nowMs = Date.no
         if (bag.bagId === BAG_SHROUDED_KEY) {
           const shrouded = bag.bagValue as pkijs.PKCS8ShroudedKeyBag;
           const encrypted = new pkijs.EncryptedData({
-            encryptedContentInfo: new pkijs.EncryptedContentInfo({ contentEncryptionAlgorithm: shrouded.encryptionAlgorithm, encryptedContent: shrouded.encryptedData }),
+            encryptedContentInfo: new pkijs.EncryptedContentInfo({
+              contentEncryptionAlgorithm: shrouded.encryptionAlgorithm,
+              encryptedContent: shrouded.encryptedData,
+            }),
           });
           const pkcs8 = await encrypted.decrypt({ password: pwd });
           keys.push(createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' }));
@@ -95,8 +100,10 @@ function chainOf(leaf: X509Certificate, pool: X509Certificate[]): X509Certificat
 }
 
 function checkSealCertificate(file: string, cert: X509Certificate, nowMs: number): void {
-  if (new Date(cert.validTo).getTime() < nowMs) throw new Pkcs12Error(`the certificate in ${file} expired on ${new Date(cert.validTo).toISOString()}`);
-  if (new Date(cert.validFrom).getTime() > nowMs) throw new Pkcs12Error(`the certificate in ${file} is not valid before ${new Date(cert.validFrom).toISOString()}`);
+  if (new Date(cert.validTo).getTime() < nowMs)
+    throw new Pkcs12Error(`the certificate in ${file} expired on ${new Date(cert.validTo).toISOString()}`);
+  if (new Date(cert.validFrom).getTime() > nowMs)
+    throw new Pkcs12Error(`the certificate in ${file} is not valid before ${new Date(cert.validFrom).toISOString()}`);
   if (cert.publicKey.asymmetricKeyType !== 'ec' && cert.publicKey.asymmetricKeyType !== 'rsa') {
     throw new Pkcs12Error(`the key in ${file} must be RSA or ECDSA (found ${cert.publicKey.asymmetricKeyType ?? 'unknown'})`);
   }

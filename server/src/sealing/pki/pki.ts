@@ -130,7 +130,12 @@ export class Pki {
   /** The root CA: publish it for verifiers; it is built-in and never publicly trusted. */
   get ca(): { readonly certificate: Uint8Array; readonly pem: string; readonly serialHex: string; readonly notAfter: Date } {
     const raw = new Uint8Array(this.caCert.raw);
-    return { certificate: raw, pem: toPem(raw, 'CERTIFICATE'), serialHex: normaliseSerialHex(this.caCert.serialNumber), notAfter: new Date(this.caCert.validTo) };
+    return {
+      certificate: raw,
+      pem: toPem(raw, 'CERTIFICATE'),
+      serialHex: normaliseSerialHex(this.caCert.serialNumber),
+      notAfter: new Date(this.caCert.validTo),
+    };
   }
 
   /** What sealing signs with: the operator's PKCS#12 seal when configured, else the built-in one. */
@@ -265,7 +270,8 @@ export async function loadOrCreatePki(dataDir: string, clock: Clock, publicUrl: 
     throw new Error(`pki: ${path.join(dir, keyFile('ca'))} is not the key of ${path.join(dir, certFile('ca'))}`);
   }
   const evidencePrivate = loadPrivateKeyPem(readRequired(dir, EVIDENCE_KEY_FILE));
-  if (!existsSync(path.join(dir, EVIDENCE_PUB_FILE))) writeAtomic(path.join(dir, EVIDENCE_PUB_FILE), publicKeyPem(evidencePrivate), PUBLIC_MODE);
+  if (!existsSync(path.join(dir, EVIDENCE_PUB_FILE)))
+    writeAtomic(path.join(dir, EVIDENCE_PUB_FILE), publicKeyPem(evidencePrivate), PUBLIC_MODE);
 
   const leaves = {} as Record<LeafRole, Leaf>;
   for (const role of LEAF_ROLES) {
@@ -283,7 +289,15 @@ export async function loadOrCreatePki(dataDir: string, clock: Clock, publicUrl: 
     dir,
     clock,
     publicUrl,
-    { caKey, caCert, caSigningKey: await toCryptoKey(caKey), leaves, evidence: evidenceKey(evidencePrivate), operatorSeal, externalTsaUrl: options.tsaUrl ?? null },
+    {
+      caKey,
+      caCert,
+      caSigningKey: await toCryptoKey(caKey),
+      leaves,
+      evidence: evidenceKey(evidencePrivate),
+      operatorSeal,
+      externalTsaUrl: options.tsaUrl ?? null,
+    },
     options.log,
   );
   await pki.maintain();

@@ -35,7 +35,11 @@ export const NOT_TRUSTED_NOTICE =
   'a verifier must add this CA as a trust anchor on purpose, after checking its fingerprint with the operator.';
 
 /** Node's "O=Tawqi\nCN=a\, b" as "O=Tawqi, CN=a, b": for people to read, not to parse. */
-const readable = (name: string): string => name.split('\n').map((rdn) => rdn.replace(/\\(.)/g, '$1')).join(', ');
+const readable = (name: string): string =>
+  name
+    .split('\n')
+    .map((rdn) => rdn.replace(/\\(.)/g, '$1'))
+    .join(', ');
 
 function summary(der: Uint8Array, builtIn: boolean): CertificateSummary {
   const c = new X509Certificate(Buffer.from(der));
@@ -67,7 +71,12 @@ export function describePki(pki: Pki): PkiDescription {
     },
     ocsp: { url: u.ocsp, certificate: { ...summary(pki.ocsp.certificate, true), pem_url: `${u.base}/pki/ocsp.pem` } },
     crl: { url: u.crl },
-    evidence_key: { algorithm: 'Ed25519', key_id: pki.evidence.keyId, pem_url: `${u.base}/pki/evidence-key.pem`, public_key_pem: pki.evidence.publicKeyPem },
+    evidence_key: {
+      algorithm: 'Ed25519',
+      key_id: pki.evidence.keyId,
+      pem_url: `${u.base}/pki/evidence-key.pem`,
+      public_key_pem: pki.evidence.publicKeyPem,
+    },
   };
 }
 

@@ -44,7 +44,11 @@ export interface Revocation {
   reason: RevocationReason;
 }
 
-const revocationFile = z.object({ serial: z.string().regex(/^[0-9a-f]+$/), revoked_at: z.number().int(), reason: z.enum(REVOCATION_REASONS) });
+const revocationFile = z.object({
+  serial: z.string().regex(/^[0-9a-f]+$/),
+  revoked_at: z.number().int(),
+  reason: z.enum(REVOCATION_REASONS),
+});
 
 const issuedDir = (pkiDir: string) => path.join(pkiDir, 'issued');
 const revokedDir = (pkiDir: string) => path.join(pkiDir, 'revoked');

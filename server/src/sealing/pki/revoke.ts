@@ -13,7 +13,11 @@ export class RevocationError extends Error {}
  * TSA, OCSP responder) replaces it at once with a new key and certificate. Revoking twice returns the
  * first record.
  */
-export async function revokeCertificate(pki: Pki, target: Uint8Array | string, options: { reason?: RevocationReason; at?: number } = {}): Promise<Revocation> {
+export async function revokeCertificate(
+  pki: Pki,
+  target: Uint8Array | string,
+  options: { reason?: RevocationReason; at?: number } = {},
+): Promise<Revocation> {
   let serial: string;
   if (typeof target === 'string') {
     serial = normaliseSerialHex(target);

@@ -44,14 +44,23 @@ export interface TimestampOptions {
 }
 
 /** PKIFailureInfo bit numbers (RFC 3161 §2.4.2). */
-export const FAIL = { badAlg: 0, badRequest: 2, badDataFormat: 5, timeNotAvailable: 14, unacceptedPolicy: 15, unacceptedExtension: 16, systemFailure: 25 } as const;
+export const FAIL = {
+  badAlg: 0,
+  badRequest: 2,
+  badDataFormat: 5,
+  timeNotAvailable: 14,
+  unacceptedPolicy: 15,
+  unacceptedExtension: 16,
+  systemFailure: 25,
+} as const;
 
 export class TimestampError extends Error {}
 
 /** A granted TimeStampResp (DER) for this imprint: from the external TSA when configured, else the built-in one. */
 export async function timestamp(pki: Pki, messageImprint: MessageImprintInput, options: TimestampOptions = {}): Promise<Uint8Array> {
   const imprint = messageImprintOf(messageImprint);
-  if (pki.externalTsaUrl) return requestExternalTimestamp(pki.externalTsaUrl, imprint, { nonce: nonceOf(options.nonce), certReq: options.certReq ?? true });
+  if (pki.externalTsaUrl)
+    return requestExternalTimestamp(pki.externalTsaUrl, imprint, { nonce: nonceOf(options.nonce), certReq: options.certReq ?? true });
   return issueTimeStamp(pki, { imprint, nonce: nonceOf(options.nonce), certReq: options.certReq ?? true });
 }
 
@@ -70,7 +79,8 @@ export async function respondToTimeStampQuery(pki: Pki, der: Uint8Array): Promis
   }
   if (req.version !== 1) return rejection(FAIL.badRequest, 'only version 1 requests are supported');
   if (req.extensions?.length) return rejection(FAIL.unacceptedExtension, 'request extensions are not supported');
-  if (req.reqPolicy && normaliseOid(req.reqPolicy) !== pki.tsa.policyOid) return rejection(FAIL.unacceptedPolicy, `the only policy is ${pki.tsa.policyOid}`);
+  if (req.reqPolicy && normaliseOid(req.reqPolicy) !== pki.tsa.policyOid)
+    return rejection(FAIL.unacceptedPolicy, `the only policy is ${pki.tsa.policyOid}`);
   const problem = imprintProblem(req.messageImprint);
   if (problem) return rejection(problem.bit, problem.text);
   try {
@@ -125,7 +135,7 @@ async function issueTimeStamp(pki: Pki, p: Issue): Promise<Uint8Array> {
 
 function rejection(bit: number, text: string): Uint8Array {
   const bytes = new Uint8Array(Math.floor(bit / 8) + 1);
-  bytes[bytes.length - 1] = 0x80 >> bit % 8;
+  bytes[bytes.length - 1] = 0x80 >> (bit % 8);
   const resp = new pkijs.TimeStampResp({
     status: new pkijs.PKIStatusInfo({
       status: pkijs.PKIStatus.rejection,
@@ -139,7 +149,8 @@ function rejection(bit: number, text: string): Uint8Array {
 function imprintProblem(imprint: pkijs.MessageImprint): { bit: number; text: string } | null {
   const hash = HASHES[imprint.hashAlgorithm.algorithmId];
   if (!hash || hash.name === 'SHA-1') return { bit: FAIL.badAlg, text: 'the hash must be SHA-256, SHA-384 or SHA-512' };
-  if (imprint.hashedMessage.valueBlock.valueHexView.byteLength !== hash.length) return { bit: FAIL.badDataFormat, text: `a ${hash.name} digest is ${hash.length} bytes` };
+  if (imprint.hashedMessage.valueBlock.valueHexView.byteLength !== hash.length)
+    return { bit: FAIL.badDataFormat, text: `a ${hash.name} digest is ${hash.length} bytes` };
   return null;
 }
 

@@ -15,7 +15,8 @@ import { OID_BASIC_CONSTRAINTS, OID_KEY_USAGE } from '@tawqi/shared/cms';
 import type { PadesKeyAlgorithm } from '../pades/index.js';
 import { allPem } from '../pki/index.js';
 
-export type CertificateRefusal = 'malformed' | 'not_signing' | 'expired' | 'not_yet_valid' | 'unsupported_key' | 'untrusted' | 'no_trusted_roots';
+export type CertificateRefusal =
+  'malformed' | 'not_signing' | 'expired' | 'not_yet_valid' | 'unsupported_key' | 'untrusted' | 'no_trusted_roots';
 
 export class CertificateError extends Error {
   constructor(
@@ -109,17 +110,25 @@ function issuedBy(child: X509Certificate, parent: { node: X509Certificate; pkijs
 }
 
 /** Checks a signer's certificate; throws CertificateError with the first reason it is refused. */
-export function checkSigningCertificate(certificate: Uint8Array, offeredChain: readonly Uint8Array[], roots: readonly Uint8Array[], nowMs: number): CheckedCertificate {
+export function checkSigningCertificate(
+  certificate: Uint8Array,
+  offeredChain: readonly Uint8Array[],
+  roots: readonly Uint8Array[],
+  nowMs: number,
+): CheckedCertificate {
   const leaf = parse(certificate);
   const ku = keyUsageBits(leaf.pkijs);
   if (ku === null || (ku & (KU_DIGITAL_SIGNATURE | KU_NON_REPUDIATION)) === 0) {
     throw new CertificateError('not_signing', 'the certificate has neither the digitalSignature nor the nonRepudiation key usage');
   }
-  if (Date.parse(leaf.node.validFrom) > nowMs) throw new CertificateError('not_yet_valid', `the certificate is valid from ${leaf.node.validFrom}`);
+  if (Date.parse(leaf.node.validFrom) > nowMs)
+    throw new CertificateError('not_yet_valid', `the certificate is valid from ${leaf.node.validFrom}`);
   if (Date.parse(leaf.node.validTo) < nowMs) throw new CertificateError('expired', `the certificate expired on ${leaf.node.validTo}`);
   const keyAlgorithm = keyAlgorithmOf(leaf.node);
-  if (!keyAlgorithm) throw new CertificateError('unsupported_key', 'the certificate key is neither RSA (2048 bits or more) nor ECDSA P-256/P-384');
-  if (roots.length === 0) throw new CertificateError('no_trusted_roots', 'no trusted roots are configured for token signatures (TAWQI_QES_TRUSTED_ROOTS)');
+  if (!keyAlgorithm)
+    throw new CertificateError('unsupported_key', 'the certificate key is neither RSA (2048 bits or more) nor ECDSA P-256/P-384');
+  if (roots.length === 0)
+    throw new CertificateError('no_trusted_roots', 'no trusted roots are configured for token signatures (TAWQI_QES_TRUSTED_ROOTS)');
 
   const anchors = roots.map((der) => ({ der, ...parse(der) }));
   const intermediates: { der: Uint8Array; node: X509Certificate; pkijs: pkijs.Certificate }[] = [];
@@ -139,9 +148,18 @@ export function checkSigningCertificate(certificate: Uint8Array, offeredChain: r
     if (anchor) {
       // (An offered chain may end with the root itself: then it is already in the path.)
       if (sha256Hex(anchor.der) !== sha256Hex(new Uint8Array(current.raw))) chain.push(anchor.der);
-      return { certificate, sha256: leafHash, keyAlgorithm, chain, name: commonName(leaf.node), notAfter: Math.floor(Date.parse(leaf.node.validTo) / 1000) };
+      return {
+        certificate,
+        sha256: leafHash,
+        keyAlgorithm,
+        chain,
+        name: commonName(leaf.node),
+        notAfter: Math.floor(Date.parse(leaf.node.validTo) / 1000),
+      };
     }
-    const next = intermediates.find((i) => !chain.includes(i.der) && sha256Hex(i.der) !== sha256Hex(new Uint8Array(current.raw)) && issuedBy(current, i, nowMs));
+    const next = intermediates.find(
+      (i) => !chain.includes(i.der) && sha256Hex(i.der) !== sha256Hex(new Uint8Array(current.raw)) && issuedBy(current, i, nowMs),
+    );
     if (!next) break;
     chain.push(next.der);
     current = next.node;

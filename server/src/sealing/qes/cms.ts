@@ -36,7 +36,8 @@ export class CmsCheckError extends Error {
   }
 }
 
-const hex = (bytes: ArrayBuffer | Uint8Array): string => Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString('hex');
+const hex = (bytes: ArrayBuffer | Uint8Array): string =>
+  Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString('hex');
 
 function sidMatches(sid: unknown, certificate: pkijs.Certificate): boolean {
   if (sid instanceof pkijs.IssuerAndSerialNumber) {
@@ -84,12 +85,15 @@ export function checkAgentCms(cms: Uint8Array, expected: { digest: Uint8Array; c
   } catch (err) {
     throw new CmsCheckError('attributes', (err as Error).message);
   }
-  if (hex(digest) !== hex(expected.digest)) throw new CmsCheckError('digest_mismatch', 'the CMS signs another document version (message-digest differs)');
+  if (hex(digest) !== hex(expected.digest))
+    throw new CmsCheckError('digest_mismatch', 'the CMS signs another document version (message-digest differs)');
 
   const expectedHash = sha256Hex(expected.certificate);
-  if (hex(certHash) !== expectedHash) throw new CmsCheckError('certificate_mismatch', 'signing-certificate-v2 names another certificate than the ticket');
+  if (hex(certHash) !== expectedHash)
+    throw new CmsCheckError('certificate_mismatch', 'signing-certificate-v2 names another certificate than the ticket');
   const certificate = pkijs.Certificate.fromBER(new Uint8Array(expected.certificate).buffer);
-  if (!sidMatches(signerInfo.sid, certificate)) throw new CmsCheckError('certificate_mismatch', 'the SignerInfo names another certificate than the ticket');
+  if (!sidMatches(signerInfo.sid, certificate))
+    throw new CmsCheckError('certificate_mismatch', 'the SignerInfo names another certificate than the ticket');
   for (const carried of signedData.certificates ?? []) {
     if (!(carried instanceof pkijs.Certificate)) continue;
     const der = new Uint8Array(carried.toSchema().toBER(false));
@@ -102,9 +106,15 @@ export function checkAgentCms(cms: Uint8Array, expected: { digest: Uint8Array; c
   const key = new X509Certificate(Buffer.from(expected.certificate)).publicKey;
   let ok = false;
   try {
-    ok = verify('sha256', signedAttributesDer, key.asymmetricKeyType === 'ec' && signature[0] !== 0x30 ? { key, dsaEncoding: 'ieee-p1363' } : key, signature);
+    ok = verify(
+      'sha256',
+      signedAttributesDer,
+      key.asymmetricKeyType === 'ec' && signature[0] !== 0x30 ? { key, dsaEncoding: 'ieee-p1363' } : key,
+      signature,
+    );
   } catch {
     ok = false;
   }
-  if (!ok) throw new CmsCheckError('signature_invalid', 'the signature does not verify over the signed attributes with the certificate key');
+  if (!ok)
+    throw new CmsCheckError('signature_invalid', 'the signature does not verify over the signed attributes with the certificate key');
 }

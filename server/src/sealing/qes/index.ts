@@ -7,7 +7,15 @@ import type { RevocationData } from '../pades/index.js';
 import { crlDer, ocspResponseFor, type Pki } from '../pki/index.js';
 
 export { checkAgentCms, CmsCheckError, type CmsRefusal } from './cms.js';
-export { checkSigningCertificate, CertificateError, TrustedRoots, pemCertificates, sha256Hex, type CertificateRefusal, type CheckedCertificate } from './certificates.js';
+export {
+  checkSigningCertificate,
+  CertificateError,
+  TrustedRoots,
+  pemCertificates,
+  sha256Hex,
+  type CertificateRefusal,
+  type CheckedCertificate,
+} from './certificates.js';
 export { previewOf, type Preview } from './preview.js';
 export { issueTicket, verifyTicket, TicketError, TICKET_LIFETIME_SECONDS, type TicketRefusal } from './ticket.js';
 export { encodePrepared, decodePrepared } from './prepared.js';

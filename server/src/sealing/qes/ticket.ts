@@ -61,7 +61,8 @@ export function verifyTicket(key: EvidenceKey, ticket: string, expectedIssuer: s
   } catch {
     throw new TicketError('malformed');
   }
-  if (split.signature.byteLength !== 64 || !key.verify(Buffer.from(split.signedPart, 'ascii'), split.signature)) throw new TicketError('signature');
+  if (split.signature.byteLength !== 64 || !key.verify(Buffer.from(split.signedPart, 'ascii'), split.signature))
+    throw new TicketError('signature');
   const parsed = SignTicketPayloadSchema.safeParse(split.payload);
   if (!parsed.success) throw new TicketError('malformed');
   if (parsed.data.iss !== expectedIssuer) throw new TicketError('issuer');
