@@ -188,42 +188,12 @@ function inputRefusal(input: CreateInput, template: TemplateRecord): CreateRefus
  * none, and the request is linked to it (workflow fields in objects and webhooks).
  */
 export function planCreate(input: CreateInput): CreatePlan | { refusal: CreateRefusal } {
-  const { body, account, livemode, now, newId } = input;
-  const signerIssue = signerProblems(body, livemode, {
-    emails: [...account.team_emails, ...(account.owner_email ? [account.owner_email] : [])],
-    phones: account.team_phones,
-  });
-  if (signerIssue) return { refusal: fromProblem(signerIssue) };
-  const resolved = resolveSigners(body);
-  if (!Array.isArray(resolved)) return { refusal: fromProblem(resolved) };
-  const format = resolveFormat(body);
-  if (typeof format !== 'string') return { refusal: fromProblem(format) };
-  const template = input.template;
-  if (!template) {
-    return {
-      refusal: {
-        code: 'invalid_request',
-        param: 'source.template_id',
-        detail: { en: `No such template: ${body.source.template_id}.`, ar: `القالب غير موجود: ${body.source.template_id}.` },
-      },
-    };
-  }
-  const refusal = inputRefusal(input, template);
-  if (refusal) return { refusal };
+  const { body, account, livemode, now } = input;
+  const checked = checkInput(input);
+  if ('refusal' in checked) return checked;
+  const { resolved, format, template } = checked;
   const defaults = body.workflow_id !== undefined ? BASE_SETTINGS : null;
-  const workflow =
-    input.workflow ??
-    (defaults
-      ? {
-          link: { workflow_id: DEFAULT_WORKFLOW_ID, workflow_version: 1, vendor_data: null, channel: defaults.channel },
-          settings: {
-            signature_method: SIGNATURE_METHOD_OF[body.legal_level],
-            cc: [],
-            require_id_attachment: false,
-            require_access_code: false,
-          },
-        }
-      : null);
+  const workflow = input.workflow ?? (defaults ? defaultWorkflow(body, defaults) : null);
   const testRequests: CounterGuard | null = livemode
     ? null
     : {
@@ -234,38 +204,7 @@ export function planCreate(input: CreateInput): CreatePlan | { refusal: CreateRe
         refusal: { code: 'test_daily_limit', param: null, headers: retryTomorrow(now) },
       };
   const move = moveRequest('new', body.send ? 'create_sent' : 'create_draft');
-
-  const request: SignatureRequestRecord = {
-    id: newId('signatureRequest'),
-    account_id: account.id,
-    livemode,
-    status: move.to,
-    title: body.title ?? template.title,
-    legal_level: body.legal_level,
-    format,
-    template_id: template.id,
-    language: body.language ?? defaults?.language ?? template.language,
-    ordered: body.ordered,
-    require_identity: resolved.some((r) => r.requireIdentity),
-    reference: null,
-    reminders: body.reminders,
-    expires_at: body.expires_at ?? now + (defaults?.expires_in ?? DEFAULT_EXPIRY_DAYS) * DAY,
-    completed_at: null,
-    metadata: body.metadata,
-    return_url: body.return_url ?? null,
-    success_url: body.success_url ?? null,
-    cancel_url: body.cancel_url ?? null,
-    cost_sends: 0,
-    cost_wallet_minor: 0,
-    cost_source: null,
-    charged: false,
-    reminders_sent: 0,
-    auto_reminders_sent: 0,
-    workflow: workflow?.link ?? null,
-    created_at: now,
-    sent_at: body.send ? now : null,
-    updated_at: now,
-  };
+  const request = requestRow(input, move.to, template, format, resolved, workflow, defaults);
   const invited = body.send ? (body.ordered ? 1 : body.signers.length) : 0;
   const signers: SignerRecord[] = body.signers.map((_, i) => signerRow(input, request.id, i, resolved[i]!, i < invited));
   const session: SessionRecord | null = workflow
@@ -306,6 +245,92 @@ export function planCreate(input: CreateInput): CreatePlan | { refusal: CreateRe
     return plan;
   }
   return planSend(input, plan, move.events);
+}
+
+/** The input's own checks, in the order the API reports them: signers, format, template, then the rest. */
+function checkInput(
+  input: CreateInput,
+): { resolved: ResolvedSigner[]; format: string; template: TemplateRecord } | { refusal: CreateRefusal } {
+  const { body, account, livemode } = input;
+  const signerIssue = signerProblems(body, livemode, {
+    emails: [...account.team_emails, ...(account.owner_email ? [account.owner_email] : [])],
+    phones: account.team_phones,
+  });
+  if (signerIssue) return { refusal: fromProblem(signerIssue) };
+  const resolved = resolveSigners(body);
+  if (!Array.isArray(resolved)) return { refusal: fromProblem(resolved) };
+  const format = resolveFormat(body);
+  if (typeof format !== 'string') return { refusal: fromProblem(format) };
+  const template = input.template;
+  if (!template) {
+    return {
+      refusal: {
+        code: 'invalid_request',
+        param: 'source.template_id',
+        detail: { en: `No such template: ${body.source.template_id}.`, ar: `القالب غير موجود: ${body.source.template_id}.` },
+      },
+    };
+  }
+  const refusal = inputRefusal(input, template);
+  if (refusal) return { refusal };
+  return { resolved, format, template };
+}
+
+/** A request naming `workflow_id` without a workflow of its own runs under the default workflow's settings. */
+function defaultWorkflow(body: SignatureRequestCreate, defaults: typeof BASE_SETTINGS): NonNullable<CreateInput['workflow']> {
+  return {
+    link: { workflow_id: DEFAULT_WORKFLOW_ID, workflow_version: 1, vendor_data: null, channel: defaults.channel },
+    settings: {
+      signature_method: SIGNATURE_METHOD_OF[body.legal_level],
+      cc: [],
+      require_id_attachment: false,
+      require_access_code: false,
+    },
+  };
+}
+
+/** The request row as it is inserted (a sent request is charged and counted later, in planSend). */
+function requestRow(
+  input: CreateInput,
+  status: SignatureRequestRecord['status'],
+  template: TemplateRecord,
+  format: string,
+  resolved: ResolvedSigner[],
+  workflow: CreateInput['workflow'] | null,
+  defaults: typeof BASE_SETTINGS | null,
+): SignatureRequestRecord {
+  const { body, account, livemode, now } = input;
+  return {
+    id: input.newId('signatureRequest'),
+    account_id: account.id,
+    livemode,
+    status,
+    title: body.title ?? template.title,
+    legal_level: body.legal_level,
+    format,
+    template_id: template.id,
+    language: body.language ?? defaults?.language ?? template.language,
+    ordered: body.ordered,
+    require_identity: resolved.some((r) => r.requireIdentity),
+    reference: null,
+    reminders: body.reminders,
+    expires_at: body.expires_at ?? now + (defaults?.expires_in ?? DEFAULT_EXPIRY_DAYS) * DAY,
+    completed_at: null,
+    metadata: body.metadata,
+    return_url: body.return_url ?? null,
+    success_url: body.success_url ?? null,
+    cancel_url: body.cancel_url ?? null,
+    cost_sends: 0,
+    cost_wallet_minor: 0,
+    cost_source: null,
+    charged: false,
+    reminders_sent: 0,
+    auto_reminders_sent: 0,
+    workflow: workflow?.link ?? null,
+    created_at: now,
+    sent_at: body.send ? now : null,
+    updated_at: now,
+  };
 }
 
 /** The send part of a create: test email counter, charge, invitations, events, first auto reminder. */

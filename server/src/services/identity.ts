@@ -161,6 +161,61 @@ export interface StartedVerification {
  * verification (pending, or resubmission requested) is resumed rather than duplicated; after a
  * decline a new one is made. Live mode calls the provider outside any transaction.
  */
+/** The signer's open verification (pending, or waiting for a resubmission), or a new pending one. */
+async function openVerification(
+  ctx: ServiceContext,
+  trx: Db,
+  request: SignatureRequestRecord,
+  signer: SignerRecord,
+  providerName: string,
+): Promise<IdentityVerificationRecord> {
+  const open = await latestVerificationOf(trx, signer.id);
+  if (open && (open.status === 'pending' || open.status === 'resubmission_requested')) return open;
+  const now = nowSeconds(ctx.clock);
+  const v: IdentityVerificationRecord = {
+    id: newId('identityVerification', ctx.clock),
+    account_id: request.account_id,
+    livemode: request.livemode,
+    signer_id: signer.id,
+    provider: providerName,
+    level: IDENTITY_LEVEL,
+    status: 'pending',
+    provider_reference: null,
+    document_name: null,
+    document_type: null,
+    document_last4: null,
+    name_match: null,
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+  };
+  await insertVerification(trx, v);
+  return v;
+}
+
+/** Ask the provider for a session (after commit); an unreachable provider is identity_provider_unavailable. */
+async function createAtProvider(
+  ctx: ServiceContext,
+  provider: IdentityProvider,
+  v: IdentityVerificationRecord,
+  expectedName: string,
+  returnUrl: string | null,
+): Promise<{ providerReference: string | null; url: string }> {
+  try {
+    return await provider.createVerification({
+      reference: v.id,
+      expectedName,
+      level: v.level,
+      callbackUrl: callbackUrl(ctx, provider),
+      returnUrl,
+    });
+  } catch (err) {
+    if (!(err instanceof ProviderUnavailable)) throw err;
+    ctx.log.warn({ verification: v.id, err: err.message }, 'identity provider unavailable');
+    throw new ApiError('identity_provider_unavailable');
+  }
+}
+
 export async function startIdentityVerification(
   ctx: ServiceContext,
   signerId: string,
@@ -194,28 +249,7 @@ export async function startIdentityVerification(
         },
       );
     }
-    const now = nowSeconds(ctx.clock);
-    let v = await latestVerificationOf(trx, signerId);
-    if (!v || (v.status !== 'pending' && v.status !== 'resubmission_requested')) {
-      v = {
-        id: newId('identityVerification', ctx.clock),
-        account_id: request.account_id,
-        livemode: request.livemode,
-        signer_id: signer.id,
-        provider: provider?.name ?? SIMULATION_PROVIDER,
-        level: IDENTITY_LEVEL,
-        status: 'pending',
-        provider_reference: null,
-        document_name: null,
-        document_type: null,
-        document_last4: null,
-        name_match: null,
-        created_at: now,
-        updated_at: now,
-        completed_at: null,
-      };
-      await insertVerification(trx, v);
-    }
+    const v = await openVerification(ctx, trx, request, signer, provider?.name ?? SIMULATION_PROVIDER);
     if (signer.identity.verification_id !== v.id) {
       // Not a move: the identity status stays; the signer now points at its current verification.
       await updateSigner(trx, signer.id, { identity: { ...signer.identity, provider: v.provider, level: v.level, verification_id: v.id } });
@@ -226,20 +260,7 @@ export async function startIdentityVerification(
   const { v, signer, provider } = prepared;
   if (!provider) return { verificationId: v.id, url: simulationUrl(ctx, v, returnUrl) };
 
-  let created;
-  try {
-    created = await provider.createVerification({
-      reference: v.id,
-      expectedName: signer.name,
-      level: v.level,
-      callbackUrl: callbackUrl(ctx, provider),
-      returnUrl,
-    });
-  } catch (err) {
-    if (!(err instanceof ProviderUnavailable)) throw err;
-    ctx.log.warn({ verification: v.id, err: err.message }, 'identity provider unavailable');
-    throw new ApiError('identity_provider_unavailable');
-  }
+  const created = await createAtProvider(ctx, provider, v, signer.name, returnUrl);
   if (created.providerReference !== v.provider_reference) {
     await ctx.store.tx((trx) =>
       updateVerification(trx, v.id, { provider_reference: created.providerReference, updated_at: nowSeconds(ctx.clock) }),

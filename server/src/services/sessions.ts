@@ -329,12 +329,9 @@ function checkLiveChannels(
   }
 }
 
-/** Every rule of POST /sessions (spec 4.2, 7) that needs no write, in the order a client fixes them. */
-export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, raw: unknown): Promise<PreparedSession> {
-  checkSessionShape(raw);
-
-  const account = actor.account;
-  const w = typeof raw.workflow_id === 'string' ? await findWorkflow(db, account, raw.workflow_id) : null;
+/** The workflow named by workflow_id, which must be live, and its published version. */
+async function liveWorkflow(db: Tx, account: Actor['account'], workflowId: unknown) {
+  const w = typeof workflowId === 'string' ? await findWorkflow(db, account, workflowId) : null;
   if (!w) throw new ApiError('workflow_not_found', 'workflow_id');
   if (!isLive(w)) throw new ApiError('workflow_not_live', 'workflow_id');
   const version = w.published!;
@@ -347,6 +344,35 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
       { en: 'The workflow’s fixed template is not set.', ar: 'القالب الثابت لمسار العمل غير محدد.' },
     );
   }
+  return { w, version };
+}
+
+/** The template's field rules over the merged values; a value given at the top level is reported as `fields.<key>`. */
+function checkSessionFields(
+  body: SignatureRequestCreate,
+  templateFields: Parameters<typeof fieldProblems>[1],
+  topFields: Record<string, unknown>,
+  firstSignerFields: Record<string, string>,
+): void {
+  const fieldIssue = fieldProblems(body, templateFields);
+  if (!fieldIssue) return;
+  const key = fieldIssue.param.replace(/^signers\[0\]\.fields\./, '');
+  const fromTop = fieldIssue.param.startsWith('signers[0].fields.') && key in topFields && !(key in firstSignerFields);
+  throw new ApiError(
+    fieldIssue.code,
+    fromTop ? `fields.${key}` : fieldIssue.param,
+    {},
+    {},
+    fieldIssue.en && fieldIssue.ar ? { en: fieldIssue.en, ar: fieldIssue.ar } : null,
+  );
+}
+
+/** Every rule of POST /sessions (spec 4.2, 7) that needs no write, in the order a client fixes them. */
+export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, raw: unknown): Promise<PreparedSession> {
+  checkSessionShape(raw);
+
+  const account = actor.account;
+  const { w, version } = await liveWorkflow(db, account, raw.workflow_id);
 
   const settings = applyOverrides(version.settings, parseOverrides(raw));
 
@@ -382,18 +408,7 @@ export async function prepareSession(ctx: ServiceContext, db: Tx, actor: Actor, 
     ...(settings.return_url ? { return_url: settings.return_url } : {}),
     send: true,
   };
-  const fieldIssue = fieldProblems(body, template.fields);
-  if (fieldIssue) {
-    const key = fieldIssue.param.replace(/^signers\[0\]\.fields\./, '');
-    const fromTop = fieldIssue.param.startsWith('signers[0].fields.') && key in fields && !(key in signers[0]!.fields);
-    throw new ApiError(
-      fieldIssue.code,
-      fromTop ? `fields.${key}` : fieldIssue.param,
-      {},
-      {},
-      fieldIssue.en && fieldIssue.ar ? { en: fieldIssue.en, ar: fieldIssue.ar } : null,
-    );
-  }
+  checkSessionFields(body, template.fields, fields, signers[0]!.fields);
 
   const features: [Feature, string][] = featuresUsed(body).map(([f, p]) => [f, p === 'legal_level' ? 'signature_method' : p]);
   if (w.workflow.id !== DEFAULT_WORKFLOW_ID) features.unshift(['custom_workflows', 'workflow_id']);

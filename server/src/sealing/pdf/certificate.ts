@@ -15,14 +15,22 @@ const MAX_CELL_LINES = 10;
 export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels): void {
   const c = t.certificate;
   const dir = t.rtl ? 'rtl' : 'ltr';
-  const none = t.none;
-  const table = { size: SIZE.table, language: t.language, maxLines: MAX_CELL_LINES } as const;
-
   if (!flow.atTop) flow.newPage();
   flow.lines(layoutText(c.title, { size: SIZE.title, bold: true }, flow.width, dir), COLOR.text, leading(SIZE.title, t.language));
   flow.lines(layoutText(c.intro, { size: SIZE.small }, flow.width, dir), COLOR.muted, leading(SIZE.small, t.language));
   flow.gap(10);
+  drawFacts(flow, input, t);
+  heading(flow, c.signers, t);
+  drawSigners(flow, input, t);
+  heading(flow, c.trail, t);
+  drawTrail(flow, input, t);
+}
 
+const tableOptions = (t: Labels) => ({ size: SIZE.table, language: t.language, maxLines: MAX_CELL_LINES }) as const;
+
+/** The request's facts as a two-column table of label and value. */
+function drawFacts(flow: Flow, input: FinalDocumentInput, t: Labels): void {
+  const c = t.certificate;
   const sender =
     input.sender.brand_name && input.sender.brand_name !== input.sender.account_name
       ? `${input.sender.brand_name} (${input.sender.account_name})`
@@ -46,11 +54,15 @@ export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels
       { header: '', weight: 28 },
       { header: '', weight: 72 },
     ],
-    facts.map(([label, value]) => [{ text: label, bold: true, color: COLOR.muted }, { text: value || none }]),
-    { ...table, size: SIZE.small, header: false },
+    facts.map(([label, value]) => [{ text: label, bold: true, color: COLOR.muted }, { text: value || t.none }]),
+    { ...tableOptions(t), size: SIZE.small, header: false },
   );
+}
 
-  heading(flow, c.signers, t);
+/** One row per signer, in signing order. */
+function drawSigners(flow: Flow, input: FinalDocumentInput, t: Labels): void {
+  const c = t.certificate;
+  const none = t.none;
   const columns: Column[] = [
     { header: c.columns.order, weight: 3 },
     { header: c.columns.name, weight: 14 },
@@ -73,9 +85,13 @@ export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels
       { text: s.user_agent || none },
       { text: identityText(s, t) },
     ]);
-  drawTable(flow, columns, signerRows, { ...table, header: true });
+  drawTable(flow, columns, signerRows, { ...tableOptions(t), header: true });
+}
 
-  heading(flow, c.trail, t);
+/** The event trail, oldest first. */
+function drawTrail(flow: Flow, input: FinalDocumentInput, t: Labels): void {
+  const c = t.certificate;
+  const none = t.none;
   const trailColumns: Column[] = [
     { header: c.trailColumns.time, weight: 14 },
     { header: c.trailColumns.event, weight: 24 },
@@ -92,7 +108,7 @@ export function drawCertificate(flow: Flow, input: FinalDocumentInput, t: Labels
       { text: e.ip || none },
       { text: e.user_agent || none },
     ]);
-  drawTable(flow, trailColumns, trailRows, { ...table, header: true });
+  drawTable(flow, trailColumns, trailRows, { ...tableOptions(t), header: true });
 }
 
 function heading(flow: Flow, text: string, t: Labels): void {
