@@ -111,13 +111,11 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const watches = new WeakMap<Page, PageWatch>();
   await context.exposeBinding(CSP_BINDING, (source, payload: string) => {
     const v = JSON.parse(payload) as { directive: string; blocked: string; source: string; line: number; document: string };
-    watches
-      .get(source.page)
-      ?.problems.push({
-        kind: 'csp',
-        text: `CSP ${v.directive} blocked ${v.blocked || '(inline)'} (${v.source}:${v.line})`,
-        url: v.document,
-      });
+    watches.get(source.page)?.problems.push({
+      kind: 'csp',
+      text: `CSP ${v.directive} blocked ${v.blocked || '(inline)'} (${v.source}:${v.line})`,
+      url: v.document,
+    });
   });
   await context.addInitScript({ content: CSP_LISTENER });
   // The persistent context opens with one blank tab; close it so every page is the test's own.

@@ -49,12 +49,12 @@ export class PageClient {
     return new PageClient(new URL(url).origin, m[1]!, html, res.headers);
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async call(
     method: 'GET' | 'POST',
     path: string,
     body?: unknown,
     extraHeaders: Record<string, string> = {},
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
   ): Promise<{ status: number; body: any; headers: Headers }> {
     const res = await fetch(`${this.base}/sign/api${path}`, {
       method,
