@@ -6,34 +6,24 @@
  * TAWQI_SHUTDOWN_TIMEOUT_MS — or 1 once that bound is passed.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../server/src/clock.js';
-import { configSchema } from '../../server/src/config.js';
 import { emitEvent } from '../../server/src/events/emit.js';
 import { openStore } from '../../server/src/store/db.js';
 import { databaseEnv, storeOptions } from '../support/database.js';
 import { call } from '../support/server.js';
+import { killIfRunning, spawnServer, type ServerProcess } from '../support/serverProcess.js';
 import { makeTestCa, WebhookReceiver, type TestCa } from '../support/webhookReceiver.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const READY_MS = 30_000;
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
-interface Started {
-  proc: ChildProcess;
-  base: string;
-  port: number;
-  key: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+type Started = ServerProcess & { key: string; dataDir: string };
 
 describe('draining on SIGTERM / SIGINT', () => {
   let ca: TestCa;
@@ -46,52 +36,26 @@ describe('draining on SIGTERM / SIGINT', () => {
     rx = await WebhookReceiver.start(ca);
   });
   after(async () => {
-    for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    for (const p of procs) killIfRunning(p);
     await rx.close();
     ca.cleanup();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   /** Start `server/src/main.ts` on a fresh DATA_DIR; resolve with its address and the operator's live key. */
-  async function start(settings: Record<string, string> = {}): Promise<Started & { dataDir: string }> {
+  async function start(settings: Record<string, string> = {}): Promise<Started> {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-drain-'));
     dirs.push(dataDir);
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of Object.keys(configSchema.shape)) delete env[name];
-    delete env.NODE_TEST_CONTEXT;
-    Object.assign(env, {
+    const started = await spawnServer({
       DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      TAWQI_LOG_LEVEL: 'silent',
       TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true',
       NODE_EXTRA_CA_CERTS: ca.caFile,
       TAWQI_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
       ...(await databaseEnv(dataDir)),
       ...settings,
     });
-    const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    procs.push(proc);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      proc.once('exit', (code, signal) => resolve({ code, signal })),
-    );
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), READY_MS);
-      void exited.then(({ code, signal }) => reject(new Error(`the server exited early (${code ?? signal})`)));
-      let key = '';
-      createInterface({ input: proc.stdout! }).on('line', (line) => {
-        key ||= /secret live\s+(sk_\S+)/.exec(line)?.[1] ?? '';
-        const m = /^Tawqi API listening at (http:\/\/127\.0\.0\.1:(\d+))\/api\/v1$/.exec(line);
-        if (m) {
-          clearTimeout(timer);
-          resolve({ proc, base: m[1]!, port: Number(m[2]), key, exited, dataDir });
-        }
-      });
-    });
+    procs.push(started.proc);
+    return { ...started, key: started.operatorKey, dataDir };
   }
 
   /** Resolves true once a TCP connect to the port is refused (the listener is closed); bounded. */

@@ -1,0 +1,56 @@
+/**
+ * The real entry point `server/src/main.ts` run as a child process, as an operator runs it: its
+ * environment holds only the settings given here (none inherited from the test run's own shell),
+ * and it counts as started when it prints its listening line.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { configSchema } from '../../server/src/config.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const READY_MS = 60_000;
+
+export interface ServerProcess {
+  proc: ChildProcess;
+  /** http://127.0.0.1:<port> */
+  base: string;
+  port: number;
+  /** The operator's live secret key, printed on the first start of an empty database ('' otherwise). */
+  operatorKey: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Start `server/src/main.ts` with `settings` (DATA_DIR, DATABASE_URL, …) on 127.0.0.1 and a free port. */
+export function spawnServer(settings: Record<string, string>): Promise<ServerProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(configSchema.shape)) delete env[name];
+  delete env.NODE_TEST_CONTEXT;
+  Object.assign(env, { PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', ...settings });
+  const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), READY_MS);
+    void exited.then(({ code, signal }) => reject(new Error(`the server exited early (${code ?? signal})`)));
+    let operatorKey = '';
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      operatorKey ||= /secret live\s+(sk_\S+)/.exec(line)?.[1] ?? '';
+      const m = /^Tawqi API listening at (http:\/\/127\.0\.0\.1:(\d+))\/api\/v1$/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, base: m[1]!, port: Number(m[2]), operatorKey, exited });
+      }
+    });
+  });
+}
+
+/** SIGKILL a process that still runs (test clean-up). */
+export function killIfRunning(proc: ChildProcess): void {
+  if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+}
