@@ -14,6 +14,7 @@ import { createLogger } from './log.js';
 import { createAccount, type CreatedAccount } from './services/accounts.js';
 import { countAccounts } from './store/accounts.js';
 import { openStore, type Store } from './store/db.js';
+import { fileStorageFromConfig, type FileStorage } from './store/files/index.js';
 import { loadSecrets } from './secrets.js';
 import { JobRunner } from './jobs/runner.js';
 import { messageOutbox } from './delivery/outbox.js';
@@ -91,10 +92,27 @@ async function startPki(config: Config, store: Store, clock: Clock, log: Logger)
   }
 }
 
+/**
+ * The file storage TAWQI_STORAGE names, checked before anything is created: an S3 bucket that does
+ * not answer to these settings stops the start (rather than every seal failing later).
+ */
+async function startFileStorage(config: Config, log: Logger): Promise<FileStorage> {
+  const files = fileStorageFromConfig(config);
+  try {
+    await files.check();
+  } catch (err) {
+    await files.close();
+    throw new ConfigError(`Invalid setting:\n  TAWQI_STORAGE: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  log.info({ storage: files.description }, 'file storage');
+  return files;
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   checkTransport(config);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
+  const files = await startFileStorage(config, log);
   const store = openStore(config.DATA_DIR, {
     synchronous: config.TAWQI_SQLITE_SYNCHRONOUS,
     checkpointWorker: true,
@@ -106,6 +124,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const ctx: AppContext = {
     config,
     store,
+    files,
     clock,
     log,
     secrets: loadSecrets(config.DATA_DIR),
@@ -134,6 +153,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await Promise.all([closed, jobs.stop(), webhooks.stop()]);
       await ctx.transport?.close?.();
       await store.close();
+      await files.close();
     },
     close: async () => {
       await jobs.stop();
@@ -142,6 +162,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
+      await files.close();
     },
   };
 }
