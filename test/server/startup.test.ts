@@ -203,6 +203,7 @@ describe('npm start: the entry point as a real process', () => {
       names: ['TAWQI_TLS_CERT', 'TAWQI_TLS_KEY'],
     },
     { name: 'HOST=0.0.0.0 over plain HTTP', env: { HOST: '0.0.0.0' }, names: ['HOST'] },
+    { name: 'TAWQI_STORAGE=s3 without TAWQI_S3_BUCKET', env: { TAWQI_STORAGE: 's3' }, names: ['TAWQI_S3_BUCKET'] },
   ];
   for (const c of refused) {
     test(`a bad setting stops the start with exit 1 naming it: ${c.name}`, async () => {
