@@ -140,8 +140,9 @@ export async function produceFinalPdf(ctx: ServiceContext, input: FinalDocumentI
 
 /**
  * Job: seal a completed request. Render (and for PAdES formats sign) the final PDF, store it
- * (ctx.files: atomically, on every backend), then in one transaction: pdf_status ready with its SHA-256, the evidence record
- * (live only), document.sealed and verification.created (live only), and the final-file notices.
+ * (ctx.files, atomically on every backend), then in one transaction: pdf_status ready with its
+ * SHA-256, the evidence record (live only), document.sealed and verification.created (live only),
+ * and the final-file notices.
  * After the last attempt fails the PDF is marked unavailable (final_document_url still serves the text).
  */
 export async function runSeal(ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord): Promise<void> {

@@ -25,8 +25,8 @@ const contentType = (key: string) => (key.endsWith('.pdf') ? 'application/pdf' :
  * Files as objects of an S3-compatible bucket: object key = prefix + file key. A put is one
  * PutObject (atomic: a reader gets the old object or the new one) carrying the SHA-256 both as the
  * checksum S3 verifies on arrival (x-amz-checksum-sha256) and as metadata (x-amz-meta-sha256, for
- * an operator comparing with pdf_sha256). A missing object reads as null (NoSuchKey / 404); every
- * other error (access denied, no such bucket, network) propagates. Credentials stay in the client.
+ * an operator comparing with pdf_sha256). A missing object reads as null (NoSuchKey); every other
+ * error (access denied, no such bucket, a bad signature, the network) propagates. Credentials stay in the client.
  */
 export class S3Storage implements FileStorage {
   readonly description: string;
