@@ -15,13 +15,13 @@
  * (default 3), BENCH_SEAL_FORMATS (comma list, default platform-evidence,pades-t,pades-lt).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { systemClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
-import { pdfFile } from '../../server/src/sealing/seal.js';
+import { sealedPdfKey } from '../../server/src/domain/fileKeys.js';
 import { startServer, type RunningServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
 import { applySignerMove, type ActionOrigin } from '../../server/src/services/signerActions.js';
@@ -204,7 +204,8 @@ class Bench {
     const db = this.running.ctx.store.db;
     const sealed = await getSealedDocument(db, id);
     if (sealed?.pdf_status !== 'ready') throw new Error(`${c.format} ${id}: pdf_status ${sealed?.pdf_status} (${sealed?.error ?? ''})`);
-    const bytes = readFileSync(pdfFile(this.running.ctx.config.DATA_DIR, id));
+    const bytes = await this.running.ctx.files.get(sealedPdfKey(id));
+    if (!bytes) throw new Error(`${c.format} ${id}: pdf_status ready but no file in ${this.running.ctx.files.description}`);
     if (createHash('sha256').update(bytes).digest('hex') !== sealed.pdf_sha256)
       throw new Error(`${c.format} ${id}: the file does not match pdf_sha256`);
     if (!(await getEvidence(db, id))) throw new Error(`${c.format} ${id}: no evidence record (live mode)`);

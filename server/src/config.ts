@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isKeyPath } from './domain/fileKeys.js';
 import { normaliseIpEntry } from './domain/keys.js';
 
 /**
@@ -6,6 +7,8 @@ import { normaliseIpEntry } from './domain/keys.js';
  * `npm start` works with none; a bad value stops the start with a message naming the variable.
  */
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** http://127.x.x.x, http://localhost or http://[::1], with any port and path. */
+const isLoopbackHttp = (u: string) => /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u);
 const csv = z.string().transform((v) =>
   v
     .split(',')
@@ -123,10 +126,7 @@ export const configSchema = z.object({
     .describe('Webhook attempts in flight at once to one endpoint'),
   TAWQI_IDENTITY_PROVIDER_URL: z
     .url({ protocol: /^https?$/ })
-    .refine(
-      (u) => u.startsWith('https:') || /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u),
-      'must be https (plain http only on loopback)',
-    )
+    .refine((u) => u.startsWith('https:') || isLoopbackHttp(u), 'must be https (plain http only on loopback)')
     .optional()
     .describe('Live identity verification: base URL of a provider speaking the generic protocol (server/src/identity/README.md)'),
   TAWQI_IDENTITY_PROVIDER_KEY: z.string().min(1).optional().describe('Bearer key the server sends to the identity provider'),
@@ -168,10 +168,7 @@ export const configSchema = z.object({
   // WhatsApp Business Cloud API (server/src/delivery/whatsapp.ts). Token and phone-number id unset: WhatsApp is not enabled on the platform.
   TAWQI_WHATSAPP_API_URL: z
     .url({ protocol: /^https?$/ })
-    .refine(
-      (u) => u.startsWith('https:') || /^http:\/\/(127\.[\d.]+|localhost|\[::1\])(:\d+)?(\/|$)/.test(u),
-      'must be https (plain http only on loopback)',
-    )
+    .refine((u) => u.startsWith('https:') || isLoopbackHttp(u), 'must be https (plain http only on loopback)')
     .default('https://graph.facebook.com')
     .describe('Base address of the WhatsApp Cloud API (Graph API)'),
   TAWQI_WHATSAPP_API_VERSION: z
@@ -226,6 +223,28 @@ export const configSchema = z.object({
     .describe(
       'PEM bundle of the root certificates a token (qes) signing certificate must chain to; unset: no token certificate is accepted',
     ),
+  // File storage (server/src/store/files): where final PDFs are kept.
+  TAWQI_STORAGE: z
+    .enum(['folder', 's3'])
+    .optional()
+    .describe('Where files (final PDFs) are kept: folder (the default): under DATA_DIR; s3: an S3-compatible bucket (TAWQI_S3_*)'),
+  TAWQI_S3_BUCKET: z.string().min(1).optional().describe('The bucket of TAWQI_STORAGE=s3 (needed then)'),
+  TAWQI_S3_ENDPOINT: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .describe('Address of an S3-compatible server (MinIO, Ceph RGW, …); unset: AWS S3 of TAWQI_S3_REGION'),
+  TAWQI_S3_REGION: z.string().min(1).default('us-east-1').describe('Region the requests are signed for'),
+  TAWQI_S3_ACCESS_KEY_ID: z.string().min(1).optional().describe('Access key id; unset: the AWS SDK default credential chain'),
+  TAWQI_S3_SECRET_ACCESS_KEY: z.string().min(1).optional().describe('Secret access key of TAWQI_S3_ACCESS_KEY_ID (never logged)'),
+  TAWQI_S3_FORCE_PATH_STYLE: bool
+    .optional()
+    .describe('Path-style addresses (endpoint/bucket/key); default: true with TAWQI_S3_ENDPOINT, false without'),
+  TAWQI_S3_PREFIX: z
+    .string()
+    .transform((v) => v.replace(/\/+$/, ''))
+    .refine(isKeyPath, 'segments of letters, digits, ".", "_" and "-" joined by "/", none starting with "." (e.g. tawqi/prod)')
+    .optional()
+    .describe('Put before every object key, e.g. tawqi/ (the bucket can hold other things)'),
   TAWQI_AGENT_DOWNLOAD_URL: z
     .url({ protocol: /^https?$/ })
     .optional()
@@ -267,6 +286,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(parsed.data.TAWQI_WHATSAPP_TOKEN) !== Boolean(parsed.data.TAWQI_WHATSAPP_PHONE_NUMBER_ID)) {
     throw new ConfigError('Invalid setting:\n  TAWQI_WHATSAPP_TOKEN and TAWQI_WHATSAPP_PHONE_NUMBER_ID must be set together');
   }
+  const storage = storageProblems(parsed.data);
+  if (storage.length > 0) throw new ConfigError(`Invalid setting:\n${storage.map((l) => `  ${l}`).join('\n')}`);
   const smtp = smtpProblems(parsed.data);
   if (smtp.length > 0) throw new ConfigError(`Invalid setting:\n${smtp.map((l) => `  ${l}`).join('\n')}`);
   return parsed.data;
@@ -313,5 +334,35 @@ export function smtpProblems(c: Config): string[] {
   if (!c.TAWQI_SMTP_FROM && !(user && parseMailbox(user))) {
     problems.push('TAWQI_SMTP_FROM: needed with SMTP (the sender, e.g. "Tawqi <no-reply@example.com>") unless the SMTP user is an address');
   }
+  return problems;
+}
+
+/** Rules across the file-storage settings: S3 needs a bucket and both halves of a key; S3 settings only with S3. */
+export function storageProblems(c: Config): string[] {
+  const s3 = {
+    TAWQI_S3_BUCKET: c.TAWQI_S3_BUCKET,
+    TAWQI_S3_ENDPOINT: c.TAWQI_S3_ENDPOINT,
+    TAWQI_S3_ACCESS_KEY_ID: c.TAWQI_S3_ACCESS_KEY_ID,
+    TAWQI_S3_SECRET_ACCESS_KEY: c.TAWQI_S3_SECRET_ACCESS_KEY,
+    TAWQI_S3_FORCE_PATH_STYLE: c.TAWQI_S3_FORCE_PATH_STYLE,
+    TAWQI_S3_PREFIX: c.TAWQI_S3_PREFIX,
+  };
+  if (c.TAWQI_STORAGE !== 's3') {
+    // Most likely TAWQI_STORAGE was forgotten: files would go to the folder unnoticed.
+    return Object.keys(s3)
+      .filter((k) => s3[k as keyof typeof s3] !== undefined)
+      .map((k) => `${k}: only used with TAWQI_STORAGE=s3`);
+  }
+  const problems: string[] = [];
+  if (!c.TAWQI_S3_BUCKET) problems.push('TAWQI_S3_BUCKET: needed with TAWQI_STORAGE=s3 (the bucket files are kept in)');
+  if (Boolean(c.TAWQI_S3_ACCESS_KEY_ID) !== Boolean(c.TAWQI_S3_SECRET_ACCESS_KEY))
+    problems.push(
+      'TAWQI_S3_ACCESS_KEY_ID and TAWQI_S3_SECRET_ACCESS_KEY must be set together (or neither: the AWS SDK default credentials)',
+    );
+  const endpoint = c.TAWQI_S3_ENDPOINT;
+  if (endpoint?.startsWith('http:') && !isLoopbackHttp(endpoint) && !c.TAWQI_ALLOW_INSECURE_HTTP)
+    problems.push(
+      'TAWQI_S3_ENDPOINT: must be https (plain http only on loopback, or with TAWQI_ALLOW_INSECURE_HTTP=true on a closed network)',
+    );
   return problems;
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { ServerSecrets } from './secrets.js';
+import type { FileStorage } from './store/files/index.js';
 import type { Store } from './store/types.js';
 import type { MessageTransport } from './transport.js';
 import type { Pki } from './sealing/pki/pki.js';
@@ -14,6 +15,8 @@ import type { Pki } from './sealing/pki/pki.js';
 export interface ServiceContext {
   config: Config;
   store: Store;
+  /** Final PDFs (and other files) by key: DATA_DIR folder or S3 bucket (TAWQI_STORAGE). */
+  files: FileStorage;
   clock: Clock;
   log: Logger;
   secrets: ServerSecrets;

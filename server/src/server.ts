@@ -14,6 +14,7 @@ import { createLogger } from './log.js';
 import { createAccount, type CreatedAccount } from './services/accounts.js';
 import { countAccounts } from './store/accounts.js';
 import { openStore, type Store } from './store/db.js';
+import { fileStorageFromConfig, type FileStorage } from './store/files/index.js';
 import { loadSecrets } from './secrets.js';
 import { JobRunner } from './jobs/runner.js';
 import { messageOutbox } from './delivery/outbox.js';
@@ -90,10 +91,27 @@ async function startPki(config: Config, clock: Clock, log: Logger): Promise<Pki>
   }
 }
 
+/**
+ * The file storage TAWQI_STORAGE names, checked before anything is created: an S3 bucket that does
+ * not answer to these settings stops the start (rather than every seal failing later).
+ */
+async function startFileStorage(config: Config, log: Logger): Promise<FileStorage> {
+  const files = fileStorageFromConfig(config);
+  try {
+    await files.check();
+  } catch (err) {
+    await files.close();
+    throw new ConfigError(`Invalid setting:\n  TAWQI_STORAGE: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  log.info({ storage: files.description }, 'file storage');
+  return files;
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   checkTransport(config);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
+  const files = await startFileStorage(config, log);
   const store = await openStore(config.DATA_DIR, {
     databaseUrl: config.DATABASE_URL,
     poolSize: config.TAWQI_PG_POOL_SIZE,
@@ -103,22 +121,30 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onCheckpointFailure: (err) => log.error({ err }, 'WAL checkpoint worker failed; automatic checkpoints are back on'),
   });
   try {
-    return await startOnStore(config, store, clock, log, options);
+    return await startOnStore(config, { store, files }, clock, log, options);
   } catch (err) {
     // A start that fails after the store opened (a bad certificate, a taken port) closes it: no pool or worker left behind.
     await store.close();
+    await files.close();
     throw err;
   }
 }
 
 /** Everything after the store is open: library templates, the operator, the PKI, the workers and the listener. */
-async function startOnStore(config: Config, store: Store, clock: Clock, log: Logger, options: StartOptions): Promise<RunningServer> {
+async function startOnStore(
+  config: Config,
+  { store, files }: { store: Store; files: FileStorage },
+  clock: Clock,
+  log: Logger,
+  options: StartOptions,
+): Promise<RunningServer> {
   await prepareStore(store, clock);
   const operator = await createOperatorIfEmpty(store, clock, config);
   const pki = await startPki(config, clock, log);
   const ctx: AppContext = {
     config,
     store,
+    files,
     clock,
     log,
     secrets: loadSecrets(config.DATA_DIR),
@@ -150,6 +176,7 @@ async function startOnStore(config: Config, store: Store, clock: Clock, log: Log
       await Promise.all([closed, jobs.stop(), webhooks.stop()]);
       await ctx.transport?.close?.();
       await store.close();
+      await files.close();
     },
     close: async () => {
       await jobs.stop();
@@ -158,6 +185,7 @@ async function startOnStore(config: Config, store: Store, clock: Clock, log: Log
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();
+      await files.close();
     },
   };
 }

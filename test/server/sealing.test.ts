@@ -358,14 +358,14 @@ describe('completion and sealing', () => {
     assert.ok(certText.includes('198.51.100.7'), 'ip on the certificate');
     assert.ok(certText.includes('SealTest/1.0'), 'user agent on the certificate');
     // The seal job fails for good (its file cannot be written: a directory stands where the
-    // temporary file goes) → pdf_status unavailable; final_document_url still serves the document.
+    // file goes, so the rename over it fails) → pdf_status unavailable; final_document_url still serves the document.
     await s.ctx.store.db
       .updateTable('jobs')
       .set({ attempts: 9 })
       .where('kind', '=', 'seal_request')
       .where('state', '=', 'pending')
       .execute();
-    mkdirSync(path.join(s.dataDir, 'documents', `${id}.pdf.tmp`), { recursive: true });
+    mkdirSync(path.join(s.dataDir, 'documents', `${id}.pdf`), { recursive: true });
     await s.jobs.runDue();
     const d = await s.call('GET', `/signature_requests/${id}/download`, { key: keys.secret_live });
     assert.equal(d.body.pdf_status, 'unavailable');

@@ -207,6 +207,7 @@ describe('npm start: the entry point as a real process', () => {
     { name: 'HOST=0.0.0.0 over plain HTTP', env: { HOST: '0.0.0.0' }, names: ['HOST'] },
     { name: 'DATABASE_URL=mysql://…', env: { DATABASE_URL: 'mysql://db.example/tawqi' }, names: ['DATABASE_URL'] },
     { name: 'TAWQI_PG_POOL_SIZE=0', env: { TAWQI_PG_POOL_SIZE: '0' }, names: ['TAWQI_PG_POOL_SIZE'] },
+    { name: 'TAWQI_STORAGE=s3 without TAWQI_S3_BUCKET', env: { TAWQI_STORAGE: 's3' }, names: ['TAWQI_S3_BUCKET'] },
   ];
   for (const c of refused) {
     test(`a bad setting stops the start with exit 1 naming it: ${c.name}`, async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
+import { applySignerMove, type ActionOrigin } from '../../server/src/services/signerActions.js';
 import type { TestServer } from './server.js';
 
 /** A tiny valid PNG (one black pixel) as a data URL: a drawn signature for API-level tests. */
@@ -78,4 +79,16 @@ export async function lastOtp(s: TestServer, signerId: string): Promise<string> 
   const m = /(\d{6})/.exec(row.body);
   assert.ok(m, 'no code in the message');
   return m[1]!;
+}
+
+/**
+ * Drive each signer to a signature through the signer service, as the signing page would: code
+ * verified, a drawn signature, sign. With every signer signed the request completes (its seal job due).
+ */
+export async function signAll(s: TestServer, signerIds: string[], origin: ActionOrigin): Promise<void> {
+  for (const id of signerIds) {
+    await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, id, 'otp_verified', origin));
+    await s.ctx.store.db.updateTable('signers').set({ signature_image: pngDataUrl() }).where('id', '=', id).execute();
+    await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, id, 'sign', origin));
+  }
 }

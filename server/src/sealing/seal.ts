@@ -1,13 +1,7 @@
-import path from 'node:path';
 import { signPades, type PadesSigner } from './pades/index.js';
 import { renderFinalPdf } from './pdf/index.js';
 import { crlDer, ocspResponseFor, timestamp, tokenFromResponse, type Pki } from './pki/index.js';
 import type { FinalDocumentInput } from './types.js';
-
-/** Where a request's final PDF is kept under DATA_DIR. */
-export function pdfFile(dataDir: string, requestId: string): string {
-  return path.join(dataDir, 'documents', `${requestId}.pdf`);
-}
 
 /** An RFC 3161 token (ContentInfo DER) over a SHA-256 digest, from the built-in or configured TSA. */
 export const timestampDigest =

@@ -4,11 +4,10 @@
  * renders and signs from the structured input.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import { queueFinalFileNotices } from '../delivery/messages.js';
+import { sealedPdfKey } from '../domain/fileKeys.js';
 import { maskEmail, maskPhone } from '../domain/keys.js';
 import { emitEvent } from '../events/emit.js';
 import { observeSeal } from '../metrics.js';
@@ -16,7 +15,7 @@ import { MAX_JOB_ATTEMPTS } from '../retry.js';
 import { buildEvidence } from '../sealing/evidence.js';
 import { appendDss } from '../sealing/pades/index.js';
 import { qesRevocation } from '../sealing/qes/index.js';
-import { pdfFile, sealedFinalPdf } from '../sealing/seal.js';
+import { sealedFinalPdf } from '../sealing/seal.js';
 import type { FinalDocumentInput, TrailEntry } from '../sealing/types.js';
 import { getAccount } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
@@ -140,16 +139,17 @@ export async function produceFinalPdf(ctx: ServiceContext, input: FinalDocumentI
 }
 
 /**
- * Job: seal a completed request. Render (and for PAdES formats sign) the final PDF, write it
- * atomically, then in one transaction: pdf_status ready with its SHA-256, the evidence record
- * (live only), document.sealed and verification.created (live only), and the final-file notices.
+ * Job: seal a completed request. Render (and for PAdES formats sign) the final PDF, store it
+ * (ctx.files, atomically on every backend), then in one transaction: pdf_status ready with its
+ * SHA-256, the evidence record (live only), document.sealed and verification.created (live only),
+ * and the final-file notices.
  * After the last attempt fails the PDF is marked unavailable (final_document_url still serves the text).
  */
 export async function runSeal(ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord): Promise<void> {
   const requestId = String(payload.signature_request_id);
   const sealed = await getSealedDocument(ctx.store.db, requestId);
   if (!sealed || sealed.pdf_status !== 'pending') return;
-  const file = pdfFile(ctx.config.DATA_DIR, requestId);
+  const key = sealedPdfKey(requestId);
   let bytes: Uint8Array;
   let input: FinalDocumentInput;
   try {
@@ -157,9 +157,7 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
     const started = performance.now();
     bytes = await produceFinalPdf(ctx, input);
     observeSeal(input.format, input.legal_level, (performance.now() - started) / 1000);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(`${file}.tmp`, bytes, { mode: 0o600 });
-    await rename(`${file}.tmp`, file);
+    await ctx.files.put(key, bytes);
   } catch (err) {
     if (job.attempts + 1 >= MAX_JOB_ATTEMPTS) {
       await updateSealedDocument(ctx.store.db, requestId, { pdf_status: 'unavailable', error: String(err).slice(0, 500) });
@@ -177,7 +175,7 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
     const now = nowSeconds(ctx.clock);
     await updateSealedDocument(trx, requestId, {
       pdf_status: 'ready',
-      pdf_file: path.basename(file),
+      pdf_file: key.slice(key.lastIndexOf('/') + 1), // <id>.pdf, the name it has always had
       pdf_sha256: pdfSha256,
       sealed_at: now,
       error: null,

@@ -1,12 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { sealedPdfKey } from '../../domain/fileKeys.js';
 import { ApiError } from '../../errors.js';
 import { loadOwned } from '../../services/signatureRequests.js';
 import { documentHtml } from '../../sealing/documentHtml.js';
 import { finalDocumentInput } from '../../services/sealing.js';
 import { renderCertificatePdf } from '../../sealing/pdf/index.js';
 import { presentDownload } from '../../presenters/download.js';
-import { pdfFile } from '../../sealing/seal.js';
 import { getEvidence, getSealedDocument, type SealedDocument } from '../../store/sealing.js';
 import type { AppContext } from '../context.js';
 import { defineRoute } from './registry.js';
@@ -60,7 +59,8 @@ export const documentRoutes = [
         throw new ApiError('pdf_unavailable', 'id', {
           final_document_url: `${ctx.publicUrl}/api/v1/signature_requests/${d.signature_request_id}/document`,
         });
-      const bytes = await readFile(pdfFile(ctx.config.DATA_DIR, d.signature_request_id));
+      const bytes = await ctx.files.get(sealedPdfKey(d.signature_request_id));
+      if (!bytes) throw new Error(`final PDF of ${d.signature_request_id} is ready but missing from ${ctx.files.description}`);
       res.setHeader('X-File-Sha256', d.pdf_sha256!);
       res.setHeader('Content-Disposition', `attachment; filename="${d.reference}.pdf"`);
       res.type('application/pdf').send(bytes);
