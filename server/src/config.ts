@@ -225,9 +225,11 @@ export const configSchema = z.object({
     ),
   // File storage (server/src/store/files): where final PDFs are kept.
   TAWQI_STORAGE: z
-    .enum(['folder', 's3'])
+    .enum(['folder', 'postgres', 's3'])
     .optional()
-    .describe('Where files (final PDFs) are kept: folder (the default): under DATA_DIR; s3: an S3-compatible bucket (TAWQI_S3_*)'),
+    .describe(
+      'Where files (final PDFs) are kept: folder (the default on SQLite): under DATA_DIR; postgres (the default with DATABASE_URL): in the database; s3: an S3-compatible bucket (TAWQI_S3_*)',
+    ),
   TAWQI_S3_BUCKET: z.string().min(1).optional().describe('The bucket of TAWQI_STORAGE=s3 (needed then)'),
   TAWQI_S3_ENDPOINT: z
     .url({ protocol: /^https?$/ })
@@ -347,6 +349,8 @@ export function storageProblems(c: Config): string[] {
     TAWQI_S3_FORCE_PATH_STYLE: c.TAWQI_S3_FORCE_PATH_STYLE,
     TAWQI_S3_PREFIX: c.TAWQI_S3_PREFIX,
   };
+  if (c.TAWQI_STORAGE === 'postgres' && !c.DATABASE_URL)
+    return ['TAWQI_STORAGE: postgres keeps files in the database of DATABASE_URL, which is not set'];
   if (c.TAWQI_STORAGE !== 's3') {
     // Most likely TAWQI_STORAGE was forgotten: files would go to the folder unnoticed.
     return Object.keys(s3)

@@ -13,8 +13,8 @@ import { IDEMPOTENCY_TTL_SECONDS } from './http/middleware/idempotency.js';
 import { createLogger } from './log.js';
 import { createAccount, type CreatedAccount } from './services/accounts.js';
 import { countAccounts } from './store/accounts.js';
-import { openStore, type Store } from './store/db.js';
-import { fileStorageFromConfig, type FileStorage } from './store/files/index.js';
+import { openStore, type Db, type Store } from './store/db.js';
+import { fileStorageFromConfig, storageKind, type FileStorage } from './store/files/index.js';
 import { loadSecrets } from './secrets.js';
 import { JobRunner } from './jobs/runner.js';
 import { messageOutbox } from './delivery/outbox.js';
@@ -95,8 +95,8 @@ async function startPki(config: Config, clock: Clock, log: Logger): Promise<Pki>
  * The file storage TAWQI_STORAGE names, checked before anything is created: an S3 bucket that does
  * not answer to these settings stops the start (rather than every seal failing later).
  */
-async function startFileStorage(config: Config, log: Logger): Promise<FileStorage> {
-  const files = fileStorageFromConfig(config);
+async function startFileStorage(config: Config, log: Logger, database?: { db: Db; nowSeconds: () => number }): Promise<FileStorage> {
+  const files = fileStorageFromConfig(config, database);
   try {
     await files.check();
   } catch (err) {
@@ -111,7 +111,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   checkTransport(config);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
-  const files = await startFileStorage(config, log);
+  // Folder and S3 storage are checked before the store opens (a bucket that does not answer creates
+  // nothing); database storage is part of the store, so it starts once the store is open.
+  const external = storageKind(config) === 'postgres' ? null : await startFileStorage(config, log);
   const store = await openStore(config.DATA_DIR, {
     databaseUrl: config.DATABASE_URL,
     poolSize: config.TAWQI_PG_POOL_SIZE,
@@ -120,12 +122,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     checkpointWorker: true,
     onCheckpointFailure: (err) => log.error({ err }, 'WAL checkpoint worker failed; automatic checkpoints are back on'),
   });
+  let files = external;
   try {
+    files ??= await startFileStorage(config, log, { db: store.db, nowSeconds: () => nowSeconds(clock) });
     return await startOnStore(config, { store, files }, clock, log, options);
   } catch (err) {
     // A start that fails after the store opened (a bad certificate, a taken port) closes it: no pool or worker left behind.
     await store.close();
-    await files.close();
+    await files?.close();
     throw err;
   }
 }

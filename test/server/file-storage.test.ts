@@ -5,14 +5,22 @@
  */
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../server/src/config.js';
 import { sealedPdfKey } from '../../server/src/domain/fileKeys.js';
 import { startServer } from '../../server/src/server.js';
-import { FileKeyError, fileStorageFromConfig, FolderStorage, type FileStorage } from '../../server/src/store/files/index.js';
+import { openStore } from '../../server/src/store/db.js';
+import {
+  DatabaseStorage,
+  FileKeyError,
+  fileStorageFromConfig,
+  FolderStorage,
+  type FileStorage,
+} from '../../server/src/store/files/index.js';
+import { dropDatabaseOf, onPostgres, storeOptions, TEST_DATABASE } from '../support/database.js';
 import { startS3Peer, type S3Peer } from '../support/s3Peer.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { signAll } from '../support/signing.js';
@@ -48,6 +56,24 @@ const BACKENDS: { name: string; open(): Promise<Backend> }[] = [
         stored: async () => filesUnder(dir),
         nameOf: (key) => key,
         cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    // The default with DATABASE_URL; the class runs on either engine, so the contract runs on the suite's engine.
+    name: `database (files table, ${TEST_DATABASE})`,
+    open: async () => {
+      const dir = tempDir('tawqi-files-db-');
+      const store = await openStore(dir, await storeOptions(dir));
+      return {
+        files: new DatabaseStorage(store.db, () => 1_750_000_000),
+        stored: async () => (await store.db.selectFrom('files').select('key').execute()).map((r) => r.key),
+        nameOf: (key) => key,
+        cleanup: async () => {
+          await store.close();
+          await dropDatabaseOf(dir);
+          rmSync(dir, { recursive: true, force: true });
+        },
       };
     },
   },
@@ -224,6 +250,83 @@ describe('s3 backend: objects, metadata and errors', () => {
   });
 });
 
+/** Complete and seal one request on `s`; the download's answer and bytes. */
+async function sealOne(s: TestServer): Promise<{ id: string; downloaded: Buffer; sha256Header: string | null; pdfSha256: string }> {
+  const owner = 'owner@example.com';
+  const acct = await s.account({ ownerEmail: owner, plan: 'enterprise', balanceSends: 10, walletMinor: 1_000_000 });
+  const tpl = await s.call('POST', '/templates', {
+    key: acct.keys.secret_live,
+    body: { title: 'Storage', language: 'en', body: 'Agreed.', fields: [] },
+  });
+  assert.equal(tpl.status, 201, tpl.text);
+  const created = await s.call('POST', '/signature_requests', {
+    key: acct.keys.secret_live,
+    body: {
+      title: 'Stored in S3',
+      source: { type: 'template', template_id: tpl.body.id },
+      signers: [{ name: 'Ali Hassan', email: owner }],
+    },
+  });
+  assert.equal(created.status, 201, created.text);
+  const id = created.body.id as string;
+  await signAll(
+    s,
+    created.body.signers.map((x: { id: string }) => x.id),
+    { ip: '198.51.100.9', user_agent: 'StorageTest/1.0' },
+  );
+  assert.equal((await s.call('GET', `/signature_requests/${id}/download`, { key: acct.keys.secret_live })).body.pdf_status, 'pending');
+  await s.jobs.runDue();
+
+  const d = await s.call('GET', `/signature_requests/${id}/download`, { key: acct.keys.secret_live });
+  assert.equal(d.body.pdf_status, 'ready', d.text);
+  const res = await fetch(`${s.url}/api/v1/signature_requests/${id}/download/pdf`, {
+    headers: { authorization: `Bearer ${acct.keys.secret_live}` },
+  });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'application/pdf');
+  const downloaded = Buffer.from(await res.arrayBuffer());
+  assert.equal(downloaded.subarray(0, 5).toString(), '%PDF-');
+
+  return { id, downloaded, sha256Header: res.headers.get('x-file-sha256'), pdfSha256: d.body.pdf_sha256 };
+}
+
+describe(`the default storage of a server on ${TEST_DATABASE}`, () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s?.close());
+
+  test(
+    onPostgres ? 'PostgreSQL: final PDFs go to the files table, nothing under DATA_DIR' : 'SQLite: final PDFs go to DATA_DIR/documents',
+    async () => {
+      const { id, downloaded, sha256Header, pdfSha256 } = await sealOne(s);
+      assert.equal(sha256Header, pdfSha256);
+      assert.equal(sha256(downloaded), pdfSha256);
+      const row = await s.ctx.store.db.selectFrom('files').selectAll().where('key', '=', `documents/${id}.pdf`).executeTakeFirst();
+      if (onPostgres) {
+        assert.ok(row, 'a files row under the key');
+        assert.deepEqual(Buffer.from(row.bytes), downloaded);
+        assert.equal(row.sha256, pdfSha256);
+        assert.equal(Number(row.size), downloaded.length);
+        assert.equal(existsSync(path.join(s.dataDir, 'documents')), false, 'nothing under DATA_DIR/documents');
+      } else {
+        assert.equal(row, undefined, 'no files row');
+        assert.deepEqual(readFileSync(path.join(s.dataDir, 'documents', `${id}.pdf`)), downloaded);
+      }
+    },
+  );
+
+  test('TAWQI_STORAGE=postgres needs DATABASE_URL', () => {
+    assert.throws(
+      () => loadConfig({ TAWQI_STORAGE: 'postgres' }),
+      (err: unknown) =>
+        err instanceof ConfigError && /TAWQI_STORAGE: postgres keeps files in the database of DATABASE_URL/.test(err.message),
+    );
+    assert.equal(loadConfig({ TAWQI_STORAGE: 'postgres', DATABASE_URL: 'postgres://db.example/tawqi' }).TAWQI_STORAGE, 'postgres');
+  });
+});
+
 describe('a server with TAWQI_STORAGE=s3', () => {
   let peer: S3Peer;
   let s: TestServer;
@@ -237,47 +340,13 @@ describe('a server with TAWQI_STORAGE=s3', () => {
   });
 
   test('a completed request is sealed into the bucket; the download is the object, byte for byte, and DATA_DIR has no documents/', async () => {
-    const owner = 'owner@example.com';
-    const acct = await s.account({ ownerEmail: owner, plan: 'enterprise', balanceSends: 10, walletMinor: 1_000_000 });
-    const tpl = await s.call('POST', '/templates', {
-      key: acct.keys.secret_live,
-      body: { title: 'Storage', language: 'en', body: 'Agreed.', fields: [] },
-    });
-    assert.equal(tpl.status, 201, tpl.text);
-    const created = await s.call('POST', '/signature_requests', {
-      key: acct.keys.secret_live,
-      body: {
-        title: 'Stored in S3',
-        source: { type: 'template', template_id: tpl.body.id },
-        signers: [{ name: 'Ali Hassan', email: owner }],
-      },
-    });
-    assert.equal(created.status, 201, created.text);
-    const id = created.body.id as string;
-    await signAll(
-      s,
-      created.body.signers.map((x: { id: string }) => x.id),
-      { ip: '198.51.100.9', user_agent: 'StorageTest/1.0' },
-    );
-    assert.equal((await s.call('GET', `/signature_requests/${id}/download`, { key: acct.keys.secret_live })).body.pdf_status, 'pending');
-    await s.jobs.runDue();
-
-    const d = await s.call('GET', `/signature_requests/${id}/download`, { key: acct.keys.secret_live });
-    assert.equal(d.body.pdf_status, 'ready', d.text);
-    const res = await fetch(`${s.url}/api/v1/signature_requests/${id}/download/pdf`, {
-      headers: { authorization: `Bearer ${acct.keys.secret_live}` },
-    });
-    assert.equal(res.status, 200);
-    assert.equal(res.headers.get('content-type'), 'application/pdf');
-    const downloaded = Buffer.from(await res.arrayBuffer());
-    assert.equal(downloaded.subarray(0, 5).toString(), '%PDF-');
-
+    const { id, downloaded, sha256Header, pdfSha256 } = await sealOne(s);
     const object = await peer.object(`documents/${id}.pdf`);
     assert.ok(object, `documents/${id}.pdf in the bucket: ${JSON.stringify(await peer.keys())}`);
     assert.deepEqual(downloaded, object.bytes);
-    assert.equal(res.headers.get('x-file-sha256'), sha256(object.bytes));
-    assert.equal(res.headers.get('x-file-sha256'), d.body.pdf_sha256);
-    assert.equal(object.metadata.sha256, d.body.pdf_sha256);
+    assert.equal(sha256Header, sha256(object.bytes));
+    assert.equal(sha256Header, pdfSha256);
+    assert.equal(object.metadata.sha256, pdfSha256);
     assert.equal(existsSync(path.join(s.dataDir, 'documents')), false, 'nothing under DATA_DIR/documents');
   });
 });

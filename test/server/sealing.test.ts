@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -357,16 +357,23 @@ describe('completion and sealing', () => {
     const certText = await pdfToText(new Uint8Array(await cert.arrayBuffer()));
     assert.ok(certText.includes('198.51.100.7'), 'ip on the certificate');
     assert.ok(certText.includes('SealTest/1.0'), 'user agent on the certificate');
-    // The seal job fails for good (its file cannot be written: a directory stands where the
-    // file goes, so the rename over it fails) → pdf_status unavailable; final_document_url still serves the document.
+    // The seal job fails for good (its file cannot be written: the storage refuses the write, as a
+    // full disk or an unreachable bucket would) → pdf_status unavailable; final_document_url still serves the document.
     await s.ctx.store.db
       .updateTable('jobs')
       .set({ attempts: 9 })
       .where('kind', '=', 'seal_request')
       .where('state', '=', 'pending')
       .execute();
-    mkdirSync(path.join(s.dataDir, 'documents', `${id}.pdf`), { recursive: true });
-    await s.jobs.runDue();
+    const storage = s.ctx.files;
+    s.ctx.files = Object.assign(Object.create(storage) as typeof storage, {
+      put: () => Promise.reject(new Error('ENOSPC: no space left on device')),
+    });
+    try {
+      await s.jobs.runDue();
+    } finally {
+      s.ctx.files = storage;
+    }
     const d = await s.call('GET', `/signature_requests/${id}/download`, { key: keys.secret_live });
     assert.equal(d.body.pdf_status, 'unavailable');
     assert.equal(d.body.pdf_url, null);

@@ -446,6 +446,28 @@ export const MIGRATIONS: SchemaMigration[] = [
       CREATE INDEX messages_due ON messages(deliver_at) WHERE state = 'queued';
     `,
   },
+  {
+    id: 10,
+    name: 'files: the database file storage (TAWQI_STORAGE=postgres, the default on PostgreSQL)',
+    sql: `
+      CREATE TABLE files (
+        key TEXT PRIMARY KEY,
+        bytes BLOB NOT NULL,
+        sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+    postgres: `
+      CREATE TABLE files (
+        key TEXT COLLATE "C" PRIMARY KEY,
+        bytes BYTEA NOT NULL,
+        sha256 TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

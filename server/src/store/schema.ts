@@ -392,4 +392,14 @@ export interface Database {
   ledger: LedgerTable;
   templates: TemplatesTable;
   request_log: RequestLogTable;
+  files: FilesTable;
+}
+
+/** Files kept in the database (store/files/database.ts): the key layout of every file backend. */
+export interface FilesTable {
+  key: string;
+  bytes: Buffer;
+  sha256: string;
+  size: number;
+  updated_at: number;
 }

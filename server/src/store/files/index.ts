@@ -3,17 +3,33 @@
  * built from the settings. Keys: domain/fileKeys.ts.
  */
 import type { Config } from '../../config.js';
+import type { Db } from '../types.js';
+import { DatabaseStorage } from './database.js';
 import { FolderStorage } from './folder.js';
 import { S3Storage } from './s3.js';
 import type { FileStorage } from './storage.js';
 
+export { DatabaseStorage } from './database.js';
 export { FolderStorage } from './folder.js';
 export { S3Storage, type S3StorageOptions } from './s3.js';
 export { assertFileKey, FileKeyError, type FileStorage } from './storage.js';
 
-/** The backend TAWQI_STORAGE names (folder when unset); settings already checked by loadConfig. */
-export function fileStorageFromConfig(config: Config): FileStorage {
-  switch (config.TAWQI_STORAGE ?? 'folder') {
+export type StorageKind = NonNullable<Config['TAWQI_STORAGE']>;
+
+/** The backend in use: TAWQI_STORAGE, else the database on PostgreSQL and the DATA_DIR folder on SQLite. */
+export function storageKind(config: Config): StorageKind {
+  return config.TAWQI_STORAGE ?? (config.DATABASE_URL ? 'postgres' : 'folder');
+}
+
+/**
+ * The backend storageKind names (settings already checked by loadConfig). The database backend
+ * needs the open store's `db` (and a clock for its timestamps); the others need nothing of it.
+ */
+export function fileStorageFromConfig(config: Config, database?: { db: Db; nowSeconds: () => number }): FileStorage {
+  switch (storageKind(config)) {
+    case 'postgres':
+      if (!database) throw new Error('database file storage needs the open store');
+      return new DatabaseStorage(database.db, database.nowSeconds);
     case 'folder':
       return new FolderStorage(config.DATA_DIR);
     case 's3': {
