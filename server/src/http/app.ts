@@ -5,6 +5,7 @@ import { sendError } from './envelope.js';
 import { accountRateLimit, ipRateLimit, publishableQuota } from './middleware/limits.js';
 import { authenticate } from './middleware/authenticate.js';
 import { idempotency } from './middleware/idempotency.js';
+import { jsonBody } from './middleware/jsonBody.js';
 import { requestContext } from './middleware/requestContext.js';
 import { buildOpenApi } from './openapi.js';
 import { platformRoutes } from './routes/platform.js';
@@ -71,7 +72,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   api.use(authenticate(ctx));
   api.use(accountRateLimit(ctx));
   api.use(publishableQuota(ctx));
-  api.use(express.json({ limit: ctx.config.TAWQI_BODY_LIMIT_BYTES, type: () => true }));
+  api.use(jsonBody(ctx.config.TAWQI_BODY_LIMIT_BYTES));
   api.use(idempotency(ctx));
   mountRoutes(
     api,
