@@ -4,6 +4,7 @@ import type { AppContext } from './context.js';
 import { sendError } from './envelope.js';
 import { accountRateLimit, ipRateLimit, publishableQuota } from './middleware/limits.js';
 import { authenticate } from './middleware/authenticate.js';
+import { corsPreflight } from './middleware/cors.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/jsonBody.js';
 import { requestContext } from './middleware/requestContext.js';
@@ -68,6 +69,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
 
   const api = express.Router({ strict: false });
   api.use(ipRateLimit(ctx));
+  api.use(corsPreflight(ctx));
   api.use(publicRouter);
   api.use(authenticate(ctx));
   api.use(accountRateLimit(ctx));

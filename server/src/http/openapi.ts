@@ -68,7 +68,8 @@ export function buildOpenApi(routes: readonly AnyRoute[]): JsonObject {
       description:
         'Stripe-style e-signature API. Send Svc-Version with every request; errors use the envelope {error: {type, code, message, param, request_id}}, Arabic by default, English with Accept-Language: en, ?lang=en or the /en/api/v1 prefix. ' +
         'A request body must be JSON sent with Content-Type: application/json (optionally ; charset=utf-8), else 415 unsupported_media_type; no string may hold a control character other than tab and line breaks (400 parameter_invalid naming the field). ' +
-        'starting_after must be an id from the same list (same account and mode), else 400 parameter_invalid on starting_after.',
+        'starting_after must be an id from the same list (same account and mode), else 400 parameter_invalid on starting_after. ' +
+        'Browsers (CORS) use publishable keys only: a preflight from an origin that an active publishable key allows gets 204 with Access-Control-Allow-Origin, -Methods (GET, POST), -Headers (Authorization, Content-Type, Idempotency-Key, Svc-Version, Accept-Language) and -Max-Age; any other origin gets 403 forbidden without Access-Control-* headers. A response to a publishable key carries Access-Control-Allow-Origin when the Origin is one of that key’s allowed origins, and exposes Svc-Request-Id, Svc-Version, Svc-Deprecation, X-RateLimit-*, Retry-After and Idempotent-Replayed; secret keys never get CORS headers.',
     },
     servers: [{ url: '/api/v1' }, { url: '/en/api/v1', description: 'English messages' }],
     security: [{ bearer: [] }],

@@ -435,4 +435,20 @@ export const MIGRATIONS: { id: number; name: string; sql: string }[] = [
       CREATE INDEX messages_due ON messages(deliver_at) WHERE state = 'queued';
     `,
   },
+  {
+    id: 10,
+    name: 'key_origins: the allowed origins of publishable keys, by origin, for CORS preflights',
+    // A preflight carries no key, only its Origin: "does any active publishable key allow it?" is
+    // one primary-key search here (plus the key by its id), instead of a scan of every key's JSON
+    // list. Kept in step with api_keys.allowed_origins by insertKey and updateKey (store/apiKeys.ts).
+    sql: `
+      CREATE TABLE key_origins (
+        origin TEXT NOT NULL,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        PRIMARY KEY (origin, key_id)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO key_origins (origin, key_id)
+        SELECT DISTINCT j.value, k.id FROM api_keys k, json_each(k.allowed_origins) j WHERE k.kind = 'publishable';
+    `,
+  },
 ];
