@@ -144,7 +144,8 @@ describe('CORS for publishable keys', () => {
     assert.equal(listing.headers.get('access-control-allow-origin'), SHOP);
 
     // Another origin, or none: the origin lock refuses (spec part 5 rule 4), with no CORS header.
-    for (const headers of [{ origin: OTHER }, {}]) {
+    const variants: Record<string, string>[] = [{ origin: OTHER }, {}];
+    for (const headers of variants) {
       const r = await s.call('GET', '/templates', { key: pk, headers });
       assertError(r, 'forbidden');
       assert.equal(r.body.error.param, 'Origin');
