@@ -17,8 +17,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 export ELECTRON_SKIP_BINARY_DOWNLOAD=1
+# Install hygiene: installing (its prepare step builds) and building change no tracked file and leave
+# no untracked one (on a fresh clone: git status stays empty). npm runs only the install scripts
+# listed in package.json "allowScripts" (.npmrc strict-allow-scripts: an unlisted one fails here).
+status_before=$(git status --porcelain)
 npm ci --no-audit --no-fund
 npm run build
+status_after=$(git status --porcelain)
+if [ "$status_after" != "$status_before" ]; then
+  echo "npm ci / npm run build changed the working tree:" >&2
+  diff <(echo "$status_before") <(echo "$status_after") >&2 || true
+  exit 1
+fi
 npm run typecheck
 npm run lint
 # The whole suite on each engine: SQLite (the default), then PostgreSQL (a throwaway cluster, test/run-postgres.ts).

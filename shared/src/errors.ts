@@ -168,7 +168,7 @@ export const ERRORS = {
     'المقاييس متاحة من العنوان المحلي والوكلاء الموثوقين فقط، أو برمز TAWQI_METRICS_TOKEN.',
     'Metrics are open only to loopback and trusted proxies, or with TAWQI_METRICS_TOKEN.',
   ),
-  // 404 / 405 / 413
+  // 404 / 405 / 413 / 415
   not_found: def(404, 'invalid_request_error', 'المورد غير موجود.', 'The resource was not found.'),
   workflow_not_found: def(
     404,
@@ -187,6 +187,13 @@ export const ERRORS = {
     'invalid_request_error',
     'نص الطلب أكبر من الحد المسموح.',
     'The request body is larger than the allowed limit.',
+  ),
+  // ours: a body that is not declared as JSON (text/plain, form-encoded, no Content-Type)
+  unsupported_media_type: def(
+    415,
+    'invalid_request_error',
+    'يجب أن يكون نص الطلب JSON مُرسلًا مع الترويسة Content-Type: application/json (ويجوز ; charset=utf-8).',
+    'The request body must be JSON sent with Content-Type: application/json (optionally ; charset=utf-8).',
   ),
   // 409
   idempotency_in_progress: def(

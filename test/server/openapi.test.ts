@@ -8,6 +8,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { ERRORS } from '../../shared/src/errors.js';
 import { API_ROUTES } from '../../server/src/http/app.js';
 import { buildOpenApi } from '../../server/src/http/openapi.js';
+import { routeErrors } from '../../server/src/http/routes/registry.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -135,7 +136,7 @@ describe('GET /openapi.json', () => {
     for (const r of API_ROUTES) {
       const path = toOpenApiPath(r.path);
       const responses = doc.paths[path][r.method].responses as Record<string, Json>;
-      const expected = new Set(r.errors.map((code) => String(ERRORS[code].status)));
+      const expected = new Set(routeErrors(r).map((code) => String(ERRORS[code].status)));
       const documented = Object.keys(responses).filter((st) => Number(st) >= 400);
       assert.deepEqual(new Set(documented), expected, `${r.method} ${path} error statuses`);
       for (const st of documented) {
@@ -148,6 +149,9 @@ describe('GET /openapi.json', () => {
     for (const st of ['400', '402', '403', '409'])
       assert.equal(post[st].content['application/json'].schema.$ref, ERROR_REF, `POST /templates ${st}`);
     assert.match(post['402'].description, /plan_required/);
+    // Every POST documents the strict body rule: a body that is not application/json is refused.
+    for (const r of API_ROUTES.filter((route) => route.method === 'post'))
+      assert.match(doc.paths[toOpenApiPath(r.path)].post.responses['415'].description, /unsupported_media_type/, r.path);
   });
 
   test('bearer authentication is declared for the API', () => {

@@ -277,8 +277,15 @@ describe('the signer journey over the page API', () => {
     assert.equal(res.status, 401);
     const body = await res.json();
     assertError({ status: res.status, headers: res.headers, body, text: JSON.stringify(body) }, 'page_session_invalid');
+    // A cross-site form can only send text/plain or form bodies: refused before anything else.
     const forged = await fetch(`${s.url}/sign/api/decline`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
-    assert.equal(forged.status, 401);
+    assert.equal(forged.status, 415);
+    const untokened = await fetch(`${s.url}/sign/api/decline`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(untokened.status, 401);
   });
 
   test('signing sessions: 30 minutes, one signer, embedded (frame-ancestors = allowed origins) or redirect back with parameters', async () => {

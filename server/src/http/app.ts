@@ -4,7 +4,9 @@ import type { AppContext } from './context.js';
 import { sendError } from './envelope.js';
 import { accountRateLimit, ipRateLimit, publishableQuota } from './middleware/limits.js';
 import { authenticate } from './middleware/authenticate.js';
+import { corsPreflight } from './middleware/cors.js';
 import { idempotency } from './middleware/idempotency.js';
+import { jsonBody } from './middleware/jsonBody.js';
 import { requestContext } from './middleware/requestContext.js';
 import { buildOpenApi } from './openapi.js';
 import { platformRoutes } from './routes/platform.js';
@@ -67,11 +69,12 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
 
   const api = express.Router({ strict: false });
   api.use(ipRateLimit(ctx));
+  api.use(corsPreflight(ctx));
   api.use(publicRouter);
   api.use(authenticate(ctx));
   api.use(accountRateLimit(ctx));
   api.use(publishableQuota(ctx));
-  api.use(express.json({ limit: ctx.config.TAWQI_BODY_LIMIT_BYTES, type: () => true }));
+  api.use(jsonBody(ctx.config.TAWQI_BODY_LIMIT_BYTES));
   api.use(idempotency(ctx));
   mountRoutes(
     api,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { invalidParam } from '../errors.js';
 
 /** The list envelope shared by every list endpoint: newest first, cursor = last id of the page. */
 export interface ListPage<T> {
@@ -28,3 +29,18 @@ export const timeParam = z.string().transform((v, c) => {
   }
   return t;
 });
+
+/**
+ * `starting_after` must name an object this very list could show (same account and mode, and for
+ * nested lists the same parent): an unknown or foreign cursor is refused as `400 parameter_invalid`
+ * on `starting_after` — never read as "from the start" or "past the end" — on every list alike.
+ * `inList` is one lookup by id (primary key) in the list's scope.
+ */
+export async function checkCursor(cursor: string | undefined, inList: (id: string) => Promise<boolean>): Promise<void> {
+  if (cursor === undefined || (await inList(cursor))) return;
+  throw invalidParam(
+    'starting_after',
+    `No such object in this list: ${cursor}. Pass the next_cursor of the previous page.`,
+    `لا يوجد عنصر بهذا المعرّف في هذه القائمة: ${cursor}. مرّر قيمة next_cursor من الصفحة السابقة.`,
+  );
+}

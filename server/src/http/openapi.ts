@@ -1,7 +1,7 @@
 import { ERRORS } from '@tawqi/shared';
 import { z } from 'zod';
 import { API_VERSIONS } from '../domain/versions.js';
-import type { AnyRoute } from './routes/registry.js';
+import { routeErrors, type AnyRoute } from './routes/registry.js';
 import { errorEnvelopeSchema } from './schemas.js';
 
 type JsonObject = Record<string, unknown>;
@@ -39,7 +39,7 @@ export function buildOpenApi(routes: readonly AnyRoute[]): JsonObject {
       },
     };
     const byStatus = new Map<number, string[]>();
-    for (const code of r.errors) {
+    for (const code of routeErrors(r)) {
       const status = ERRORS[code].status;
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
@@ -66,7 +66,10 @@ export function buildOpenApi(routes: readonly AnyRoute[]): JsonObject {
       title: 'Tawqi API',
       version: API_VERSIONS[0]!.date,
       description:
-        'Stripe-style e-signature API. Send Svc-Version with every request; errors use the envelope {error: {type, code, message, param, request_id}}, Arabic by default, English with Accept-Language: en, ?lang=en or the /en/api/v1 prefix.',
+        'Stripe-style e-signature API. Send Svc-Version with every request; errors use the envelope {error: {type, code, message, param, request_id}}, Arabic by default, English with Accept-Language: en, ?lang=en or the /en/api/v1 prefix. ' +
+        'A request body must be JSON sent with Content-Type: application/json (optionally ; charset=utf-8), else 415 unsupported_media_type; no string may hold a control character other than tab and line breaks (400 parameter_invalid naming the field). ' +
+        'starting_after must be an id from the same list (same account and mode), else 400 parameter_invalid on starting_after. ' +
+        'Browsers (CORS) use publishable keys only: a preflight from an origin that an active publishable key allows gets 204 with Access-Control-Allow-Origin, -Methods (GET, POST), -Headers (Authorization, Content-Type, Idempotency-Key, Svc-Version, Accept-Language) and -Max-Age; any other origin gets 403 forbidden without Access-Control-* headers. A response to a publishable key carries Access-Control-Allow-Origin when the Origin is one of that key’s allowed origins, and exposes Svc-Request-Id, Svc-Version, Svc-Deprecation, X-RateLimit-*, Retry-After and Idempotent-Replayed; secret keys never get CORS headers.',
     },
     servers: [{ url: '/api/v1' }, { url: '/en/api/v1', description: 'English messages' }],
     security: [{ bearer: [] }],

@@ -41,6 +41,37 @@ export async function insertKey(tx: Tx, k: ApiKey): Promise<void> {
       allowed_origins: JSON.stringify(k.allowed_origins),
     })
     .execute();
+  await indexOrigins(tx, k.id, k.allowed_origins);
+}
+
+/** The key_origins rows of a key: exactly its allowed origins (migration 11). */
+async function indexOrigins(tx: Tx, keyId: string, origins: readonly string[]): Promise<void> {
+  await tx.deleteFrom('key_origins').where('key_id', '=', keyId).execute();
+  const distinct = [...new Set(origins)];
+  if (distinct.length > 0)
+    await tx
+      .insertInto('key_origins')
+      .values(distinct.map((origin) => ({ origin, key_id: keyId })))
+      .execute();
+}
+
+// Precompiled (compiled.ts): every CORS preflight runs it. A search of key_origins' primary key by
+// origin, then each match's key by its primary key: never a scan of the keys.
+export const activeOriginQuery = precompile((db, $) =>
+  db
+    .selectFrom('key_origins as o')
+    .innerJoin('api_keys as k', 'k.id', 'o.key_id')
+    .select('o.key_id')
+    .where('o.origin', '=', $(0))
+    .where('k.kind', '=', 'publishable')
+    .where('k.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', $(1))]))
+    .limit(1),
+);
+
+/** Whether at least one publishable key that is neither revoked nor expired at `now` allows this origin. */
+export async function originAllowedByAnyKey(tx: Tx, origin: string, now: number): Promise<boolean> {
+  return (await activeOriginQuery.run(tx, [origin, now])).rows.length > 0;
 }
 
 // Precompiled (compiled.ts): every request with a key runs it.
@@ -74,4 +105,5 @@ export async function updateKey(
     .set(values as never)
     .where('id', '=', id)
     .execute();
+  if (changes.allowed_origins) await indexOrigins(tx, id, changes.allowed_origins);
 }

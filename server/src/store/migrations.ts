@@ -468,6 +468,31 @@ export const MIGRATIONS: SchemaMigration[] = [
       );
     `,
   },
+  {
+    id: 11,
+    name: 'key_origins: the allowed origins of publishable keys, by origin, for CORS preflights',
+    // A preflight carries no key, only its Origin: "does any active publishable key allow it?" is
+    // one primary-key search here (plus the key by its id), instead of a scan of every key's JSON
+    // list. Kept in step with api_keys.allowed_origins by insertKey and updateKey (store/apiKeys.ts).
+    sql: `
+      CREATE TABLE key_origins (
+        origin TEXT NOT NULL,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        PRIMARY KEY (origin, key_id)
+      ) STRICT, WITHOUT ROWID;
+      INSERT INTO key_origins (origin, key_id)
+        SELECT DISTINCT j.value, k.id FROM api_keys k, json_each(k.allowed_origins) j WHERE k.kind = 'publishable';
+    `,
+    postgres: `
+      CREATE TABLE key_origins (
+        origin TEXT COLLATE "C" NOT NULL,
+        key_id TEXT COLLATE "C" NOT NULL REFERENCES api_keys(id),
+        PRIMARY KEY (origin, key_id)
+      );
+      INSERT INTO key_origins (origin, key_id)
+        SELECT DISTINCT j.value, k.id FROM api_keys k, json_array_elements_text(k.allowed_origins::json) AS j(value) WHERE k.kind = 'publishable';
+    `,
+  },
 ];
 
 /**

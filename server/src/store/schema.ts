@@ -41,6 +41,12 @@ export interface ApiKeysTable {
   replaced_by: string | null;
 }
 
+/** One row per allowed origin of a publishable key (migration 10); api_keys.allowed_origins is the source. */
+export interface KeyOriginsTable {
+  origin: string;
+  key_id: string;
+}
+
 export interface IdempotencyTable {
   account_id: string;
   mode: string;
@@ -386,6 +392,7 @@ export interface Database {
   messages: MessagesTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
+  key_origins: KeyOriginsTable;
   idempotency: IdempotencyTable;
   counters: CountersTable;
   notices: NoticesTable;

@@ -176,6 +176,17 @@ export async function listDeliveries(tx: Tx, eventId: string, q: { startingAfter
   return rows.map((r) => decodeRow(deliveryCodec, r));
 }
 
+/** Whether a delivery with this id belongs to this event (a cursor check). */
+export async function deliveryOfEvent(tx: Tx, eventId: string, id: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('id', '=', id)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Cancel an endpoint's pending deliveries (disabled or deleted): they are never sent. Returns how many. */
 export async function cancelPendingDeliveries(tx: Tx, endpointId: string, now: number): Promise<number> {
   const r = await tx

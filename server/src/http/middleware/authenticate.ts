@@ -6,6 +6,7 @@ import { findKeyByHash } from '../../store/apiKeys.js';
 import { logRefusedRequest } from '../../store/requestLog.js';
 import { ApiError } from '../../errors.js';
 import type { AppContext } from '../context.js';
+import { exposeToOrigin } from './cors.js';
 import { applyVersion } from './requestContext.js';
 
 /** Paths a publishable key may reach (spec part 5, rule 1), and those it may only read (rule 2). */
@@ -16,10 +17,11 @@ const under = (path: string, root: string): boolean => path === root || path.sta
 
 /**
  * Bearer key → account. Then, before anything counts against limits: the secret key's IP allowlist
- * (refusals are logged), the eight publishable-key rules, and read-only keys.
+ * (refusals are logged), the eight publishable-key rules (with the CORS headers of a publishable
+ * key's allowed origin: middleware/cors.ts), and read-only keys.
  */
 export function authenticate(ctx: AppContext) {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const header = req.headers.authorization;
     if (!header) throw new ApiError('api_key_missing');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -50,11 +52,14 @@ export function authenticate(ctx: AppContext) {
       throw new ApiError('ip_not_allowed');
     }
 
-    if (publishable) checkPublishable(req, key.allowed_origins);
-    else if (key.read_only && !isRead(req.method)) throw new ApiError('forbidden');
+    if (publishable) {
+      // Before the key rules, so a browser on an allowed origin can read a refusal too.
+      exposeToOrigin(req, res, key.allowed_origins);
+      checkPublishable(req, key.allowed_origins);
+    } else if (key.read_only && !isRead(req.method)) throw new ApiError('forbidden');
 
     req.tawqi.auth = { key, account, livemode: key.mode === 'live', publishable };
-    if (req.headers['svc-version'] === undefined && account.version_pin) applyVersion(req, _res, account.version_pin);
+    if (req.headers['svc-version'] === undefined && account.version_pin) applyVersion(req, res, account.version_pin);
     next();
   };
 }

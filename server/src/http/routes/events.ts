@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { ApiError, invalidParam } from '../../errors.js';
 import { presentEvent } from '../../presenters/events.js';
 import { findEvent, listEvents } from '../../store/events.js';
-import { findEndpoint, listDeliveries } from '../../store/webhooks.js';
+import { deliveryOfEvent, findEndpoint, listDeliveries } from '../../store/webhooks.js';
 import { redeliver, subscribedEndpointIds } from '../../webhooks/deliveries.js';
 import { deliverySchema, presentDelivery } from '../../presenters/webhooks.js';
 import { commitWrite } from '../commitWrite.js';
-import { limitParam, listEnvelopeSchema, listPage, timeParam } from '../lists.js';
+import { checkCursor, limitParam, listEnvelopeSchema, listPage, timeParam } from '../lists.js';
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
@@ -40,6 +40,10 @@ export const eventRoutes = [
     errors: ['parameter_invalid', 'forbidden'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
+      await checkCursor(
+        query.starting_after,
+        async (id) => (await findEvent(ctx.store.db, auth.account.id, auth.livemode, id)) !== undefined,
+      );
       const rows = await listEvents(ctx.store.db, {
         accountId: auth.account.id,
         livemode: auth.livemode,
@@ -123,6 +127,7 @@ export const eventRoutes = [
       const auth = req.tawqi.auth!;
       const e = await findEvent(ctx.store.db, auth.account.id, auth.livemode, String(req.params.id));
       if (!e) throw new ApiError('not_found', 'id');
+      await checkCursor(query.starting_after, (id) => deliveryOfEvent(ctx.store.db, e.id, id));
       const rows = await listDeliveries(ctx.store.db, e.id, { startingAfter: query.starting_after, limit: query.limit });
       res.json(listPage(rows.map(presentDelivery), query.limit));
     },

@@ -1,6 +1,7 @@
 import type { ErrorCode } from '@tawqi/shared';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
+import { forbiddenCharacterAt, type ForbiddenAt } from '../../domain/inputText.js';
 import { ApiError } from '../../errors.js';
 import { requireSecretKey } from '../middleware/authenticate.js';
 import type { AppContext } from '../context.js';
@@ -36,22 +37,35 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   handle: (ctx: AppContext, input: HandlerInput<B, Q>) => Promise<void>;
 }
 
+/**
+ * The error codes a route can answer, as its OpenAPI entry lists them: its own, plus
+ * `unsupported_media_type` on every POST (a body must be application/json; middleware/jsonBody.ts).
+ */
+export function routeErrors(route: RouteSpec<unknown, unknown>): ErrorCode[] {
+  return route.method === 'post' ? [...route.errors, 'unsupported_media_type'] : route.errors;
+}
+
 export function defineRoute<B = undefined, Q = undefined>(spec: RouteSpec<B, Q>): RouteSpec<B, Q> {
   return spec;
 }
 
 export type AnyRoute = RouteSpec<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** A path into the input as `param` names it: `signers[1].email`; null for the input itself. */
+function paramName(path: readonly PropertyKey[]): string | null {
+  return (
+    path.reduce<string>(
+      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
+      '',
+    ) || null
+  );
+}
+
 /** Turn the first zod issue into the envelope's error, naming the field in `param` (e.g. signers[0].email). */
 export function validationError(error: z.ZodError, input: unknown): ApiError {
   const issue = error.issues[0]!;
   const keys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-  const pathParts = [...issue.path, ...(keys.length > 0 ? [keys[0]!] : [])];
-  const param =
-    pathParts.reduce<string>(
-      (acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part)),
-      '',
-    ) || null;
+  const param = paramName([...issue.path, ...(keys.length > 0 ? [keys[0]!] : [])]);
   const shown = param ?? 'body';
   if (issue.code === 'unrecognized_keys') {
     return new ApiError('parameter_unknown', param, {}, {}, { en: `Unknown parameter: ${shown}.`, ar: `حقل غير معروف: ${shown}.` });
@@ -89,10 +103,28 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/**
+ * Every body and query the API and the signing page read goes through here: first the text rule
+ * for every string in it (domain/inputText.ts: no control characters), then its zod schema.
+ */
 export function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
+  const bad = forbiddenCharacterAt(input);
+  if (bad) throw controlCharacterError(bad);
   const r = schema.safeParse(input);
   if (!r.success) throw validationError(r.error, input);
   return r.data;
+}
+
+function controlCharacterError(bad: ForbiddenAt): ApiError {
+  const param = paramName(bad.path);
+  const shown = param ?? 'body';
+  const en = bad.inKey
+    ? `A key in ${shown} contains a control character (only tab and line breaks are allowed in text).`
+    : `Invalid value for ${shown}: it contains a control character (only tab and line breaks are allowed in text).`;
+  const ar = bad.inKey
+    ? `أحد المفاتيح في ${shown} يحتوي على محرف تحكم (لا يُسمح في النص إلا بالجدولة وفواصل الأسطر).`
+    : `قيمة غير صالحة للحقل ${shown}: تحتوي على محرف تحكم (لا يُسمح في النص إلا بالجدولة وفواصل الأسطر).`;
+  return new ApiError('parameter_invalid', param, {}, {}, { en, ar });
 }
 
 export function mountRoutes(router: Router, ctx: AppContext, routes: readonly AnyRoute[]): void {

@@ -11,9 +11,10 @@ import {
 } from '../../services/sessions.js';
 import { presentSession } from '../../presenters/session.js';
 import { completeIdempotency, replaceStoredResponse } from '../../store/idempotency.js';
+import { getSession } from '../../store/workflows.js';
 import type { AppContext } from '../context.js';
 import { checkFeature, checkLiveGates } from '../gates.js';
-import { limitParam } from '../lists.js';
+import { checkCursor, limitParam } from '../lists.js';
 import { idempotencyInProgress } from '../middleware/idempotency.js';
 import { defineRoute } from './registry.js';
 import type { Request } from 'express';
@@ -126,6 +127,10 @@ export const sessionRoutes = [
     errors: ['forbidden', 'parameter_invalid', 'too_many_requests'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
+      await checkCursor(query.starting_after, async (id) => {
+        const session = await getSession(ctx.store.db, id);
+        return session !== undefined && session.account_id === auth.account.id && session.livemode === auth.livemode;
+      });
       const rows = await listSessions(ctx.store.db, auth, {
         workflowId: query.workflow_id && isDefaultWorkflowId(query.workflow_id) ? DEFAULT_WORKFLOW_ID : query.workflow_id,
         vendorData: query.vendor_data,

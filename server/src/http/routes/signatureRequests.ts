@@ -12,11 +12,11 @@ import {
   sendSignatureRequest,
   type RequestWithSigners,
 } from '../../services/signatureRequests.js';
-import { listRequests, signersOfMany } from '../../store/signatureRequests.js';
+import { findRequest, listRequests, signersOfMany } from '../../store/signatureRequests.js';
 import { commitWrite } from '../commitWrite.js';
 import type { AppContext } from '../context.js';
 import { checkFeature, checkLiveGates } from '../gates.js';
-import { limitParam, listPage, timeParam } from '../lists.js';
+import { checkCursor, limitParam, listPage, timeParam } from '../lists.js';
 import { viewFor } from '../../presenters/objects.js';
 import { defineRoute } from './registry.js';
 import type { Request } from 'express';
@@ -92,6 +92,10 @@ export const signatureRequestRoutes = [
     errors: ['forbidden', 'parameter_invalid', 'too_many_requests'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
+      await checkCursor(
+        query.starting_after,
+        async (id) => (await findRequest(ctx.store.db, auth.account.id, auth.livemode, id)) !== undefined,
+      );
       const rows = await listRequests(ctx.store.db, {
         accountId: auth.account.id,
         livemode: auth.livemode,

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { SIGNER_STATUSES } from '../../domain/requestStates.js';
 import { ApiError } from '../../errors.js';
 import { signerObject } from '../../presenters/objects.js';
-import { getRequestById, getSigner, listSigners } from '../../store/signatureRequests.js';
-import { limitParam, listPage } from '../lists.js';
+import { findRequest, getRequestById, getSigner, listSigners } from '../../store/signatureRequests.js';
+import { checkCursor, limitParam, listPage } from '../lists.js';
 import { viewFor } from '../../presenters/objects.js';
 import { defineRoute } from './registry.js';
 
@@ -29,6 +29,13 @@ export const signerRoutes = [
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
       if (auth.publishable && !query.signature_request) throw new ApiError('parameter_missing', 'signature_request');
+      await checkCursor(query.starting_after, async (id) => {
+        const signer = await getSigner(ctx.store.db, id);
+        return (
+          signer !== undefined &&
+          (await findRequest(ctx.store.db, auth.account.id, auth.livemode, signer.signature_request_id)) !== undefined
+        );
+      });
       const rows = await listSigners(ctx.store.db, {
         accountId: auth.account.id,
         livemode: auth.livemode,

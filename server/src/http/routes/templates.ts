@@ -6,7 +6,7 @@ import { findTemplate, insertTemplate, listTemplates, titleTaken } from '../../s
 import { ApiError } from '../../errors.js';
 import { commitWrite } from '../commitWrite.js';
 import { checkLiveGates } from '../gates.js';
-import { limitParam, listEnvelopeSchema, listPage } from '../lists.js';
+import { checkCursor, limitParam, listEnvelopeSchema, listPage } from '../lists.js';
 import { presentTemplate } from '../../presenters/account.js';
 import { templateSchema } from '../schemas.js';
 import { defineRoute } from './registry.js';
@@ -31,8 +31,10 @@ export const templateRoutes = [
     response: listEnvelopeSchema(templateSchema),
     errors: ['parameter_invalid'],
     handle: async (ctx, { req, res, query }) => {
+      const accountId = req.tawqi.auth!.account.id;
+      await checkCursor(query.starting_after, async (id) => (await findTemplate(ctx.store.db, accountId, id)) !== undefined);
       const rows = await listTemplates(ctx.store.db, {
-        accountId: req.tawqi.auth!.account.id,
+        accountId,
         mineOnly: query.scope === 'mine',
         search: query.search,
         startingAfter: query.starting_after,

@@ -14,7 +14,7 @@ import { systemResolver } from '../../webhooks/reachability.js';
 import { createdEndpointSchema, deletedEndpointSchema, endpointSchema, presentEndpoint } from '../../presenters/webhooks.js';
 import type { AppContext } from '../context.js';
 import { commitWrite } from '../commitWrite.js';
-import { limitParam, listEnvelopeSchema, listPage } from '../lists.js';
+import { checkCursor, limitParam, listEnvelopeSchema, listPage } from '../lists.js';
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
@@ -78,6 +78,10 @@ export const webhookEndpointRoutes = [
     errors: ['parameter_invalid', 'forbidden'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
+      await checkCursor(
+        query.starting_after,
+        async (id) => (await findEndpoint(ctx.store.db, auth.account.id, auth.livemode, id)) !== undefined,
+      );
       const rows = await listEndpoints(ctx.store.db, {
         accountId: auth.account.id,
         livemode: auth.livemode,

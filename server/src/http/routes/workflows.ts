@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import { accountWorkflows, findWorkflow, isLive, presentWorkflow } from '../../services/workflows.js';
-import { limitParam } from '../lists.js';
+import { checkCursor, limitParam } from '../lists.js';
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
@@ -27,6 +27,7 @@ export const workflowRoutes = [
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
       const all = (await accountWorkflows(ctx.store.db, auth.account)).filter(isLive);
+      await checkCursor(query.starting_after, async (id) => all.some((w) => w.workflow.id === id));
       const from = query.starting_after ? all.findIndex((w) => w.workflow.id === query.starting_after) + 1 : 0;
       const page = all.slice(from, from + query.limit);
       const hasMore = from + query.limit < all.length;

@@ -24,6 +24,7 @@ import { simulateIdentityDecision, startIdentityVerification } from '../../servi
 import { getRequestById, getSigner } from '../../store/signatureRequests.js';
 import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
+import { jsonBody } from '../middleware/jsonBody.js';
 import { parseWith } from '../routes/registry.js';
 import { origin, pageHandler, TOKEN_HEADER } from './page.js';
 import { sendShell } from './shell.js';
@@ -99,7 +100,7 @@ export function signingRouter(ctx: AppContext): express.Router {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
-  api.use(express.json({ limit: '600kb', type: () => true }));
+  api.use(jsonBody('600kb'));
 
   /** Load the page context, answer in the request's language, and return the fresh state. */
   const page = pageHandler(ctx);
