@@ -1,126 +1,67 @@
 /**
  * Benchmark create-requests (not a test): POST /api/v1/signature_requests with 3 signers and a
- * fresh Idempotency-Key per request, against Tawqi (SQLite) and against a bare Express +
- * better-sqlite3 baseline doing the same inserts. Each server runs in its own child process; the
- * load (autocannon) runs in this process. Output: one JSON line per (server, connections), then
- * one summary line per connection count. See bench/README.md.
+ * fresh Idempotency-Key per request, against Tawqi and against a bare Express server doing the
+ * same inserts — on SQLite (default: Express + better-sqlite3) or, with BENCH_DATABASE=postgres,
+ * on a throwaway PostgreSQL cluster (Express + pg; Tawqi with one process and with two processes on
+ * one database). Each server runs in child processes; the load (autocannon) runs in this process.
+ * Output: one JSON line per (server, connections), then one summary line per connection count.
+ * See bench/README.md.
  *
  *   node --conditions=tawqi-source --import tsx bench/create-requests/run.ts
  *
- * Environment: BENCH_DURATION (seconds per measured run, default 10), BENCH_WARMUP (default 2),
- * BENCH_CONNECTIONS (comma list, default 16,64), BENCH_KEY (test, the default as the issue asks;
- * or live, which adds the charge of every create), BENCH_SYNCHRONOUS (full, the default, as Tawqi
- * ships: every commit synced to disk; or normal) — both servers always run with the same setting,
- * BENCH_ROUNDS (rounds of baseline-then-Tawqi, default 3; the summary reports the median ratios).
+ * Environment: BENCH_DATABASE (sqlite, the default, or postgres), BENCH_DURATION (seconds per
+ * measured run, default 10), BENCH_WARMUP (default 2), BENCH_CONNECTIONS (comma list, default
+ * 16,64), BENCH_KEY (test, the default as the issue asks; or live, which adds the charge of every
+ * create), BENCH_SYNCHRONOUS (full, the default, as Tawqi ships: every commit synced to disk; or
+ * normal) — every server of a run has the same durability (SQLite's synchronous; on PostgreSQL the
+ * cluster's synchronous_commit on/off), BENCH_ROUNDS (rounds of baseline-then-Tawqi, default 3; the
+ * summary reports the median ratios), BENCH_ACCOUNTS (Tawqi accounts the connections are spread
+ * over, default 1), BENCH_PG_POOL_SIZE (PostgreSQL connections per server process, default 10).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
+import { cpuMs } from '../support/cpu.js';
+import {
+  BENCH_DATABASE,
+  BENCH_PG_POOL_SIZE,
+  BENCH_PG_SETTINGS,
+  BENCH_SYNCHRONOUS,
+  postgresEnv,
+  startBenchPostgres,
+} from '../support/postgres.js';
+import { note, runChild, startChild, stopAllChildren, stopChild, type Started } from './children.js';
+import { summarisePostgres, summariseSqlite, TARGET_CONNECTIONS, type Measured, type ServerName } from './summary.js';
 import { API_PATH, createBody, TEMPLATE } from './workload.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '16,64').split(',').map(Number);
 const KEY_MODE = process.env.BENCH_KEY === 'live' ? 'live' : 'test';
-/** SQLite durability of both servers: Tawqi's default (full: every commit synced) unless BENCH_SYNCHRONOUS=normal. */
-const SYNCHRONOUS = process.env.BENCH_SYNCHRONOUS === 'normal' ? 'normal' : 'full';
-/** Rounds of (baseline, then Tawqi): the summary takes the median of the rounds' ratios. */
+/** Durability of every server: Tawqi's default (full: every commit synced) unless BENCH_SYNCHRONOUS=normal. */
+const SYNCHRONOUS = BENCH_SYNCHRONOUS;
+/** On PostgreSQL, the cluster's synchronous_commit that BENCH_SYNCHRONOUS picks (support/postgres.ts). */
+const SYNCHRONOUS_COMMIT = BENCH_PG_SETTINGS.synchronous_commit as 'on' | 'off';
+/** Rounds of (baseline, then Tawqi…): the summary takes the median of the rounds' ratios. */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-/** The issue's targets, judged at this connection count. */
-const TARGET_CONNECTIONS = 16;
-const TARGET_THROUGHPUT_RATIO = 0.6;
-const TARGET_P99_RATIO = 1.5;
-const READY_TIMEOUT_MS = 30_000;
+/** Tawqi accounts; connection i sends for account i mod ACCOUNTS (one account: every create counts against the same rows). */
+const ACCOUNTS = Math.max(1, Number(process.env.BENCH_ACCOUNTS ?? 1));
 
-type ServerName = 'baseline' | 'tawqi';
+const postgres = BENCH_DATABASE === 'postgres' ? await startBenchPostgres() : null;
+const SERVERS: ServerName[] = postgres ? ['baseline', 'tawqi', 'tawqi-2'] : ['baseline', 'tawqi'];
+/** What every line of the run says about the engine and its durability. */
+const DURABILITY = postgres ? { database: 'postgres' as const, synchronous_commit: SYNCHRONOUS_COMMIT } : { synchronous: SYNCHRONOUS };
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  /** The first stdout line, parsed when it is JSON. */
-  ready: Record<string, unknown>;
+/** One account's requests: its key (null for the baseline) and the body naming its template. */
+interface Target {
+  key: string | null;
+  body: string;
 }
-
-interface Measured {
-  bench: 'create-requests';
-  server: ServerName;
-  /** SQLite's synchronous setting of both servers. */
-  synchronous: 'full' | 'normal';
-  /** Which round of (baseline, Tawqi) this run belongs to. */
-  round: number;
-  connections: number;
-  req_per_s: number;
-  p50_ms: number;
-  p99_ms: number;
-  non_2xx: number;
-  non_201: number;
-  errors: number;
-  timeouts: number;
-  requests: number;
-  /** CPU time (user + system) the server process spent per response: less sensitive to other load than req/s. */
-  server_cpu_ms_per_req: number | null;
-  /** 1-minute load average when the run ended: other work on the machine skews every figure. */
-  loadavg_1m: number;
-}
-
-const children = new Set<ChildProcess>();
 
 function out(line: unknown): void {
   console.log(JSON.stringify(line));
-}
-
-function note(text: string): void {
-  console.error(`[create-requests] ${text}`);
-}
-
-/** Start one server file as a child with this process's node flags; resolve on its ready line. */
-function startChild(file: string, readyPattern: RegExp): Promise<Started> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(file, import.meta.url))], {
-    env: { ...process.env, PORT: '0', BENCH_SYNCHRONOUS: SYNCHRONOUS },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${file}: no ready line within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${file} exited before it was ready (code ${code}, signal ${signal})`));
-    });
-    const lines = createInterface({ input: child.stdout! });
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      const match = readyPattern.exec(line);
-      if (!match) return reject(new Error(`${file}: unexpected first line: ${line}`));
-      const ready = line.startsWith('{') ? (JSON.parse(line) as Record<string, unknown>) : {};
-      resolve({ child, url: `http://127.0.0.1:${match[1]}`, ready });
-      lines.on('line', (more) => note(`${file}: ${more}`));
-    });
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function killAllNow(): void {
-  for (const child of children) child.kill('SIGKILL');
-}
-process.on('exit', killAllNow);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    // Children clean up their temp data on SIGTERM; SIGKILL (on exit) only if they hang.
-    void Promise.all([...children].map(stopChild)).finally(() => process.exit(130));
-  });
 }
 
 async function post(url: string, key: string | null, body: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -137,193 +78,190 @@ async function post(url: string, key: string | null, body: string): Promise<{ st
   return { status: res.status, body: parsed };
 }
 
-/** One autocannon run; every request carries a fresh Idempotency-Key. */
-async function load(url: string, key: string | null, body: string, connections: number, duration: number): Promise<autocannon.Result> {
+function requestOf(target: Target): autocannon.Request {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
+  if (target.key) headers.authorization = `Bearer ${target.key}`;
+  return {
+    method: 'POST',
+    path: API_PATH,
+    headers,
+    body: target.body,
+    setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
+  };
+}
+
+/**
+ * One autocannon run; every request carries a fresh Idempotency-Key. With several server URLs (the
+ * processes of one installation) autocannon sends connection i to URL i mod n, so 16 connections
+ * are 8 + 8 on two processes, measured as one run (one latency histogram). Connection i sends for
+ * target (account) i mod the number of targets.
+ */
+async function load(urls: string[], targets: Target[], connections: number, duration: number): Promise<autocannon.Result> {
+  let next = 0;
   return autocannon({
-    url: url + API_PATH,
+    url: urls.map((u) => u + API_PATH),
     connections,
     duration,
     timeout: 10,
-    requests: [
-      {
-        method: 'POST',
-        path: API_PATH,
-        headers,
-        body,
-        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
-      },
-    ],
+    requests: [requestOf(targets[0]!)],
+    setupClient: (client) => client.setRequests([requestOf(targets[next++ % targets.length]!)]),
   });
 }
 
-/** Clock ticks per second for /proc/<pid>/stat (Linux); null where that is not available. */
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
+const completed = (r: autocannon.Result): number => Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0);
+const perRequest = (ms: number | null, requests: number): number | null =>
+  ms === null || requests === 0 ? null : Math.round((ms / requests) * 1000) / 1000;
+const difference = (before: number | null, after: number | null): number | null =>
+  before === null || after === null ? null : after - before;
 
-/** CPU milliseconds (user + system) a process has used so far, or null off Linux. */
-function cpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
+/** CPU milliseconds of the server processes of one run (null when one is unreadable). */
+function serversCpuMs(servers: Started[]): number | null {
+  const each = servers.map((s) => cpuMs(s.child.pid));
+  return each.includes(null) ? null : (each as number[]).reduce((a, b) => a + b, 0);
 }
 
-function measured(server: ServerName, round: number, connections: number, r: autocannon.Result, cpuUsedMs: number | null): Measured {
-  const completed = Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0);
+function measured(
+  server: ServerName,
+  round: number,
+  connections: number,
+  r: autocannon.Result,
+  cpu: { servers: Started[]; server: number | null; postgres: number | null },
+): Measured {
+  const n = completed(r);
   return {
     bench: 'create-requests',
     server,
-    synchronous: SYNCHRONOUS,
+    ...DURABILITY,
+    ...(postgres ? { processes: cpu.servers.length } : {}),
     round,
     connections,
     req_per_s: Math.round(r.requests.average * 10) / 10,
     p50_ms: r.latency.p50,
     p99_ms: r.latency.p99,
     non_2xx: r.non2xx,
-    non_201: completed - (r.statusCodeStats['201']?.count ?? 0),
+    non_201: n - (r.statusCodeStats['201']?.count ?? 0),
     errors: r.errors,
     timeouts: r.timeouts,
-    requests: completed,
-    server_cpu_ms_per_req: cpuUsedMs === null || completed === 0 ? null : Math.round((cpuUsedMs / completed) * 1000) / 1000,
+    requests: n,
+    server_cpu_ms_per_req: perRequest(cpu.server, n),
+    ...(postgres ? { postgres_cpu_ms_per_req: perRequest(cpu.postgres, n) } : {}),
     loadavg_1m: Math.round(loadavg()[0]! * 100) / 100,
   };
 }
 
-/** Start, check one request by hand, warm up, measure at each connection count, stop. */
-async function benchServer(server: ServerName, results: Measured[], round: number): Promise<void> {
-  const started =
-    server === 'baseline'
-      ? await startChild('./baseline-server.ts', /^listening (\d+)$/)
-      : await startChild('./tawqi-server.ts', /^\{"listening":(\d+),/);
-  try {
-    let key: string | null = null;
-    // The baseline ignores the template; it gets an id of the same length as a Tawqi template id.
-    let templateId = 'tpl_' + 'x'.repeat(24);
-    if (server === 'tawqi') {
-      key = String(KEY_MODE === 'live' ? started.ready.key : started.ready.test_key);
-      const template = await post(started.url + '/api/v1/templates', key, JSON.stringify(TEMPLATE));
+/** Start the server's process(es): the baseline; Tawqi; or two Tawqi processes on one database and DATA_DIR. */
+async function startServers(server: ServerName, env: Record<string, string>, dataDir: string, into: Started[]): Promise<void> {
+  if (server === 'baseline') {
+    const file = postgres ? './baseline-pg-server.ts' : './baseline-server.ts';
+    into.push(await startChild(file, { ...env, PORT: '0', BENCH_SYNCHRONOUS: SYNCHRONOUS }, /^listening (\d+)$/));
+    return;
+  }
+  const tawqiEnv = { ...env, PORT: '0', BENCH_SYNCHRONOUS: SYNCHRONOUS, BENCH_DATA_DIR: dataDir, BENCH_ACCOUNTS: String(ACCOUNTS) };
+  into.push(await startChild('./tawqi-server.ts', tawqiEnv, /^\{"listening":(\d+),/));
+  // The second process starts once the first has migrated and made the accounts; it serves the same database.
+  if (server === 'tawqi-2') into.push(await startChild('./tawqi-server.ts', { ...tawqiEnv, BENCH_JOIN: '1' }, /^\{"listening":(\d+),/));
+}
+
+/** The accounts' keys and templates (Tawqi), then one create by hand on every process: each must answer 201. */
+async function prepareTargets(server: ServerName, servers: Started[], round: number): Promise<Target[]> {
+  // The baseline ignores the template; it gets an id of the same length as a Tawqi template id.
+  let targets: Target[] = [{ key: null, body: createBody('tpl_' + 'x'.repeat(24)) }];
+  if (server !== 'baseline') {
+    const accounts = servers[0]!.ready.accounts as { key: string; test_key: string }[];
+    targets = [];
+    for (const account of accounts) {
+      const key = KEY_MODE === 'live' ? account.key : account.test_key;
+      const template = await post(servers[0]!.url + '/api/v1/templates', key, JSON.stringify(TEMPLATE));
       if (template.status !== 201) throw new Error(`POST /api/v1/templates: ${template.status} ${JSON.stringify(template.body)}`);
-      templateId = String(template.body.id);
-      const why =
-        KEY_MODE === 'test'
-          ? 'test secret key (as the issue asks); the benchmark server raises TAWQI_TEST_DAILY_REQUESTS and TAWQI_TEST_DAILY_EMAILS out of the way'
-          : 'live secret key (BENCH_KEY=live): each create is also charged (balance UPDATE and ledger row)';
-      if (round === 1) out({ bench: 'create-requests', server: 'tawqi', key_mode: KEY_MODE, why });
+      targets.push({ key, body: createBody(String(template.body.id)) });
     }
-    const body = createBody(templateId);
-    const first = await post(started.url + API_PATH, key, body);
+    const why =
+      KEY_MODE === 'test'
+        ? 'test secret key (as the issue asks); the benchmark server raises TAWQI_TEST_DAILY_REQUESTS and TAWQI_TEST_DAILY_EMAILS out of the way'
+        : 'live secret key (BENCH_KEY=live): each create is also charged (balance UPDATE and ledger row)';
+    if (round === 1 && server === 'tawqi') out({ bench: 'create-requests', server: 'tawqi', key_mode: KEY_MODE, accounts: ACCOUNTS, why });
+  }
+  for (const s of servers) {
+    const first = await post(s.url + API_PATH, targets[0]!.key, targets[0]!.body);
     if (first.status !== 201) throw new Error(`${server}: first create answered ${first.status}: ${JSON.stringify(first.body)}`);
-
-    note(`${server}: warm-up ${WARMUP} s at ${TARGET_CONNECTIONS} connections`);
-    await load(started.url, key, body, TARGET_CONNECTIONS, WARMUP);
-    for (const connections of CONNECTIONS) {
-      note(`${server}: ${connections} connections for ${DURATION} s`);
-      const cpuBefore = cpuMs(started.child.pid);
-      const result = await load(started.url, key, body, connections, DURATION);
-      const cpuAfter = cpuMs(started.child.pid);
-      const m = measured(server, round, connections, result, cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore);
-      out(m);
-      results.push(m);
-    }
-  } finally {
-    await stopChild(started.child);
   }
+  return targets;
 }
 
-const median = (xs: readonly number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const round3 = (x: number): number => Math.round(x * 1000) / 1000;
-
-/**
- * One summary line per connection count. Each round measured the baseline and then Tawqi, close in
- * time, so each round gives its own ratios; the line reports their medians (and each round's), which
- * a machine whose speed drifts between runs disturbs far less than one pair would.
- */
-function summarise(results: Measured[]): boolean {
-  let valid = true;
+/** Warm up, then measure at each connection count; returns the responses of every run (warm-up included). */
+async function measureServer(
+  server: ServerName,
+  servers: Started[],
+  targets: Target[],
+  round: number,
+  results: Measured[],
+): Promise<number> {
+  const urls = servers.map((s) => s.url);
+  // A checkpoint now, so no server run starts in the middle of one the previous run's writes caused.
+  await postgres?.checkpoint();
+  note(`${server}: warm-up ${WARMUP} s at ${TARGET_CONNECTIONS} connections`);
+  let responses = completed(await load(urls, targets, TARGET_CONNECTIONS, WARMUP));
   for (const connections of CONNECTIONS) {
-    const pairs: { base: Measured; tawqi: Measured }[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const base = results.find((r) => r.server === 'baseline' && r.connections === connections && r.round === round);
-      const tawqi = results.find((r) => r.server === 'tawqi' && r.connections === connections && r.round === round);
-      if (base && tawqi) pairs.push({ base, tawqi });
-    }
-    if (pairs.length === 0) continue;
-    const clean = pairs.every(({ base, tawqi }) =>
-      [base, tawqi].every((r) => r.non_2xx === 0 && r.non_201 === 0 && r.errors === 0 && r.timeouts === 0 && r.requests > 0),
-    );
-    valid &&= clean;
-    const throughputRatios = pairs.map(({ base, tawqi }) => round3(tawqi.req_per_s / base.req_per_s));
-    const p99Ratios = pairs.map(({ base, tawqi }) => round3(tawqi.p99_ms / base.p99_ms));
-    const ratioThroughput = round3(median(throughputRatios));
-    const ratioP99 = round3(median(p99Ratios));
-    const cpu = (side: 'base' | 'tawqi') => {
-      const xs = pairs.map((p) => p[side].server_cpu_ms_per_req).filter((x): x is number => x !== null);
-      return xs.length === pairs.length ? round3(median(xs)) : null;
+    note(`${server}: ${connections} connections for ${DURATION} s`);
+    const before = { server: serversCpuMs(servers), postgres: postgres?.cpuMs() ?? null };
+    const result = await load(urls, targets, connections, DURATION);
+    const cpu = {
+      servers,
+      server: difference(before.server, serversCpuMs(servers)),
+      postgres: difference(before.postgres, postgres?.cpuMs() ?? null),
     };
-    const tawqiCpu = cpu('tawqi');
-    const baseCpu = cpu('base');
-    const judged = connections === TARGET_CONNECTIONS;
-    out({
-      bench: 'create-requests',
-      summary: true,
-      synchronous: SYNCHRONOUS,
-      connections,
-      rounds: pairs.length,
-      tawqi_req_per_s: round3(median(pairs.map((p) => p.tawqi.req_per_s))),
-      baseline_req_per_s: round3(median(pairs.map((p) => p.base.req_per_s))),
-      ratio_throughput: ratioThroughput,
-      ratio_throughput_by_round: throughputRatios,
-      tawqi_p99_ms: median(pairs.map((p) => p.tawqi.p99_ms)),
-      baseline_p99_ms: median(pairs.map((p) => p.base.p99_ms)),
-      ratio_p99: ratioP99,
-      ratio_p99_by_round: p99Ratios,
-      tawqi_cpu_ms_per_req: tawqiCpu,
-      baseline_cpu_ms_per_req: baseCpu,
-      ratio_cpu_per_req: tawqiCpu !== null && baseCpu ? Math.round((tawqiCpu / baseCpu) * 100) / 100 : null,
-      valid: clean,
-      ...(judged
-        ? {
-            target_throughput: `>= ${TARGET_THROUGHPUT_RATIO}`,
-            throughput_met: ratioThroughput >= TARGET_THROUGHPUT_RATIO,
-            target_p99: `<= ${TARGET_P99_RATIO}`,
-            p99_met: ratioP99 <= TARGET_P99_RATIO,
-            targets_met: clean && ratioThroughput >= TARGET_THROUGHPUT_RATIO && ratioP99 <= TARGET_P99_RATIO,
-          }
-        : { targets: `judged at ${TARGET_CONNECTIONS} connections only` }),
-    });
-    if (!clean) note(`${connections} connections: errors or non-201 responses, so this is not a result`);
+    const m = measured(server, round, connections, result, cpu);
+    out(m);
+    results.push(m);
+    responses += completed(result);
   }
-  return valid;
+  return responses;
 }
 
-/** The SQL cost of one create (bench/create-requests/statements.ts), as one more JSON line. */
+/** One server run: a fresh database (PostgreSQL) and DATA_DIR, start, check, warm up, measure, stop. */
+async function benchServer(server: ServerName, results: Measured[], round: number): Promise<void> {
+  const databaseUrl = postgres ? await postgres.createDatabase() : null;
+  const env = databaseUrl ? { ...postgresEnv(databaseUrl), BENCH_PG_POOL_SIZE: String(BENCH_PG_POOL_SIZE) } : {};
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-'));
+  const servers: Started[] = [];
+  let responses = 0;
+  try {
+    await startServers(server, env, dataDir, servers);
+    const targets = await prepareTargets(server, servers, round);
+    responses = servers.length + (await measureServer(server, servers, targets, round, results));
+  } finally {
+    await Promise.all(servers.map((s) => stopChild(s.child)));
+    rmSync(dataDir, { recursive: true, force: true });
+    if (postgres && databaseUrl) {
+      // Every transaction of the server run (set-up, hand checks, warm-up, measured runs, background
+      // jobs); rollbacks on Tawqi are mostly serialization failures that store.tx ran again.
+      const { commits, rollbacks } = await postgres.dropDatabase(databaseUrl);
+      out({
+        bench: 'create-requests',
+        diagnostic: 'pg_transactions',
+        server,
+        round,
+        responses,
+        commits,
+        rollbacks,
+        commits_per_response: perRequest(commits, responses),
+        rollbacks_per_response: perRequest(rollbacks, responses),
+      });
+    }
+  }
+}
+
+/** The SQL cost of one create (bench/create-requests/statements.ts, on the run's engine), as one more JSON line. */
 async function sqlDiagnostic(): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL('./statements.ts', import.meta.url))], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.add(child);
-  let text = '';
-  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-  children.delete(child);
-  const line = text.split('\n').find((l) => l.startsWith('{'));
-  if (code !== 0 || !line) return note(`statements.ts failed (exit ${code})`);
-  console.log(line);
+  const databaseUrl = postgres ? await postgres.createDatabase() : null;
+  try {
+    const { code, stdout } = await runChild('./statements.ts', databaseUrl ? postgresEnv(databaseUrl) : {});
+    const line = stdout.split('\n').find((l) => l.startsWith('{'));
+    if (code !== 0 || !line) return note(`statements.ts failed (exit ${code})`);
+    console.log(line);
+  } finally {
+    if (postgres && databaseUrl) await postgres.dropDatabase(databaseUrl);
+  }
 }
 
 const load1 = loadavg()[0]!;
@@ -331,13 +269,13 @@ if (load1 > cpus().length * 0.5)
   note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);
 const results: Measured[] = [];
 try {
-  for (let round = 1; round <= ROUNDS; round++)
-    for (const server of ['baseline', 'tawqi'] as const) await benchServer(server, results, round);
+  for (let round = 1; round <= ROUNDS; round++) for (const server of SERVERS) await benchServer(server, results, round);
 } catch (err) {
   note(`failed: ${err instanceof Error ? err.message : String(err)}`);
-  await Promise.all([...children].map(stopChild));
+  await stopAllChildren();
   process.exit(1);
 }
-const valid = summarise(results);
+const valid = postgres ? summarisePostgres(results, CONNECTIONS, SYNCHRONOUS_COMMIT) : summariseSqlite(results, CONNECTIONS, SYNCHRONOUS);
 await sqlDiagnostic();
+postgres?.stop();
 process.exitCode = valid ? 0 : 1;

@@ -2,8 +2,10 @@
  * Diagnostic, not a load test: how many SQL statements and transactions one
  * POST /api/v1/signature_requests (with an Idempotency-Key, test key, 3 signers) costs on Tawqi,
  * and how many more the background jobs it schedules cost. It starts the server in this process
- * (jobs run by hand), counts every statement run on the store's better-sqlite3 connection, and
- * prints one JSON line. With --list it also prints the statements.
+ * (jobs run by hand), counts every statement run on the store's better-sqlite3 connection — or, with
+ * DATABASE_URL (an empty PostgreSQL database; the driver passes one with BENCH_DATABASE=postgres),
+ * every query sent by a pg client of this process — and prints one JSON line. With --list it also
+ * prints the statements.
  *
  *   node --conditions=tawqi-source --import tsx bench/create-requests/statements.ts [--list]
  *
@@ -18,7 +20,8 @@ import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
-import { sqliteConnection } from '../../server/src/store/db.js';
+import { sqliteConnection, type Store } from '../../server/src/store/db.js';
+import { databaseSettingsFromEnv } from '../support/databaseEnv.js';
 import { API_PATH, createBody, SIGNERS, TEMPLATE } from './workload.js';
 
 interface Phase {
@@ -28,9 +31,45 @@ interface Phase {
 const WRITE = /^(INSERT|UPDATE|DELETE|REPLACE)/i;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-sql-'));
-const running = await startServer(loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', TAWQI_LOG_LEVEL: 'silent' }), {
-  manualJobs: true,
-});
+const running = await startServer(
+  loadConfig({ ...databaseSettingsFromEnv(), DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', TAWQI_LOG_LEVEL: 'silent' }),
+  { manualJobs: true },
+);
+let phase: Phase | null = null;
+
+/**
+ * Count executions, not preparations: on SQLite the store caches prepared statements
+ * (statementCache.ts), so a statement is prepared once and run many times. Every Statement of the
+ * store's connection shares one prototype; its run/all/get/iterate are wrapped for the counted
+ * phases. On PostgreSQL every query goes through pg.Client#query (Kysely's PostgresDialect on the
+ * store's pool, the only pg clients of this process), wrapped the same way.
+ */
+async function countStatements(store: Store): Promise<void> {
+  if (store.dialect === 'postgres') {
+    const { default: pg } = await import('pg');
+    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+    const original = proto.query;
+    proto.query = function (this: unknown, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | null)?.text;
+      if (text) phase?.statements.push(text.replace(/\s+/g, ' ').trim());
+      return original.apply(this, args);
+    };
+    return;
+  }
+  const raw = sqliteConnection(store);
+  const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as Record<
+    'run' | 'all' | 'get' | 'iterate',
+    (...args: unknown[]) => unknown
+  >;
+  for (const method of ['run', 'all', 'get', 'iterate'] as const) {
+    const original = proto[method];
+    proto[method] = function (this: { source: string; database: unknown }, ...args: unknown[]) {
+      if (this.database === raw) phase?.statements.push(this.source.replace(/\s+/g, ' ').trim());
+      return original.apply(this, args);
+    };
+  }
+}
+
 try {
   const { account, keys } = await createAccount(running.ctx.store, systemClock, {
     name: 'Benchmark Co',
@@ -61,22 +100,7 @@ try {
   await post(API_PATH, body); // the first create (and its jobs) warms caches; the second is counted
   await running.jobs.runDue();
 
-  // Count executions, not preparations: the store caches prepared statements (statementCache.ts),
-  // so a statement is prepared once and run many times. Every Statement of the store's connection
-  // shares one prototype; its run/all/get/iterate are wrapped for the counted phases.
-  const raw = sqliteConnection(running.ctx.store);
-  let phase: Phase | null = null;
-  const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as Record<
-    'run' | 'all' | 'get' | 'iterate',
-    (...args: unknown[]) => unknown
-  >;
-  for (const method of ['run', 'all', 'get', 'iterate'] as const) {
-    const original = proto[method];
-    proto[method] = function (this: { source: string; database: unknown }, ...args: unknown[]) {
-      if (this.database === raw) phase?.statements.push(this.source.replace(/\s+/g, ' ').trim());
-      return original.apply(this, args);
-    };
-  }
+  await countStatements(running.ctx.store);
 
   const request: Phase = { statements: [] };
   phase = request;
@@ -92,6 +116,7 @@ try {
     JSON.stringify({
       bench: 'create-requests',
       server: 'tawqi',
+      ...(running.ctx.store.dialect === 'postgres' ? { database: 'postgres' } : {}),
       diagnostic: 'sql_per_create',
       request: summarise(request.statements),
       jobs: { ran, ...summarise(jobs.statements) },
@@ -120,7 +145,7 @@ function summarise(statements: readonly string[]) {
   let autocommitWrites = 0;
   let savepoints = 0;
   for (const s of statements) {
-    if (/^BEGIN/i.test(s)) {
+    if (/^(BEGIN|START TRANSACTION)/i.test(s)) {
       inTx = true;
       transactions++;
       continue;

@@ -35,8 +35,14 @@ declare module 'autocannon' {
       onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
     }
 
+    /** One connection (setupClient's argument): what it sends may be replaced before it starts. */
+    interface Client {
+      setRequests(requests: Request[]): void;
+    }
+
     interface Options {
-      url: string;
+      /** Several URLs: connection i goes to url[i % url.length]. */
+      url: string | string[];
       connections?: number;
       duration?: number;
       amount?: number;
@@ -46,6 +52,8 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string | Buffer;
       requests?: Request[];
+      /** Called once per connection as it is made. */
+      setupClient?: (client: Client) => void;
       title?: string;
       excludeErrorStats?: boolean;
     }

@@ -12,6 +12,7 @@
  *            the delay from an event's commit to its receipt when the dispatcher keeps up.
  * BENCH_WEBHOOK_PROFILE_DIR=<dir> writes a CPU profile of the server process (node --cpu-prof);
  * BENCH_WEBHOOK_TIMELINE=1 adds a line per second of each phase (deliveries, p50, max delay).
+ * BENCH_DATABASE=postgres puts the server on a throwaway PostgreSQL cluster (bench/support/postgres.ts).
  * Output: one JSON line per phase, then a summary line with the targets (≥ 1,000 deliveries/s in
  * the burst; p50 < 50 ms in the paced phase). Exit 1 when a delivery is missing or malformed.
  */
@@ -21,6 +22,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { makeTestCa } from '../../test/support/webhookReceiver.js';
+import { BENCH_DATABASE, BENCH_PG_SETTINGS, postgresEnv, startBenchPostgres } from '../support/postgres.js';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 350);
@@ -76,6 +78,10 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 const ca = makeTestCa();
+const postgres = BENCH_DATABASE === 'postgres' ? await startBenchPostgres() : null;
+/** PostgreSQL runs: what every line says about the engine, and the database settings of the server. */
+const engine = postgres ? { database: 'postgres', synchronous_commit: BENCH_PG_SETTINGS.synchronous_commit } : {};
+const databaseEnv = postgres ? postgresEnv(await postgres.createDatabase()) : {};
 let ok = true;
 try {
   const receivers = await start('./receivers.ts', [path.join(ca.dir, 'leaf.pem'), path.join(ca.dir, 'leaf.key')]);
@@ -95,7 +101,7 @@ try {
   const urls = ports.map((p) => `https://localhost:${p}/hooks`);
   // BENCH_WEBHOOK_PROFILE_DIR: write a CPU profile of the server process there (--cpu-prof).
   const profile = process.env.BENCH_WEBHOOK_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WEBHOOK_PROFILE_DIR}`] : [];
-  const server = await start('./server.ts', urls, { ...process.env, NODE_EXTRA_CA_CERTS: ca.caFile }, profile);
+  const server = await start('./server.ts', urls, { ...process.env, ...databaseEnv, NODE_EXTRA_CA_CERTS: ca.caFile }, profile);
   note(`server and ${RECEIVERS} receivers ready; ${EVENTS} events per phase`);
 
   const results: Record<string, Record<string, unknown>> = {};
@@ -104,12 +110,14 @@ try {
     ['paced', RATE],
   ] as const) {
     note(`${phase}: emitting ${EVENTS} events${rate ? ` at ${rate}/s` : ' as fast as possible'}`);
+    const pgCpuBefore = postgres?.cpuMs() ?? null;
     const commits = await request(server.child, { cmd: 'emit', phase, count: EVENTS, rate }, (m) =>
       m.phase === phase ? (m.commits as [string, number][]) : undefined,
     );
     const deadline = Date.now() + PHASE_MS;
     const missing = () => commits.reduce((n, [id]) => n + ports.reduce((k, _p, r) => k + (receipts.has(`${r}:${id}`) ? 0 : 1), 0), 0);
     while (missing() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const pgCpuAfter = postgres?.cpuMs() ?? null;
     const delays: number[] = [];
     let lastReceipt = 0;
     for (const [id, committed] of commits) {
@@ -125,6 +133,7 @@ try {
     const seconds = (lastReceipt - firstCommit) / 1000;
     const line = {
       bench: 'webhooks',
+      ...engine,
       phase,
       events: EVENTS,
       receivers: RECEIVERS,
@@ -137,6 +146,13 @@ try {
       p50_ms: round(percentile(delays, 50)),
       p99_ms: round(percentile(delays, 99)),
       max_ms: round(delays.at(-1)!),
+      // PostgreSQL runs: the cluster's CPU over the phase (commits, claims, outcomes), per delivery.
+      ...(postgres
+        ? {
+            postgres_cpu_ms_per_delivery:
+              pgCpuBefore === null || pgCpuAfter === null ? null : round((pgCpuAfter - pgCpuBefore) / delays.length, 3),
+          }
+        : {}),
       loadavg_1m: round(loadavg()[0]!, 2),
     };
     results[phase] = line;
@@ -173,6 +189,7 @@ try {
   out({
     bench: 'webhooks',
     summary: true,
+    ...engine,
     deliveries_per_s: results.burst!.deliveries_per_s,
     p50_ms: results.paced!.p50_ms,
     p99_ms: results.paced!.p99_ms,
@@ -184,11 +201,15 @@ try {
     targets_met: throughputMet && latencyMet,
   });
   if (bad > 0 || (counts.succeeded ?? 0) !== 2 * EVENTS * RECEIVERS) ok = false;
+  // The server closes (its database connections too) when disconnected: wait, so a cluster stops after it.
+  const serverExited = new Promise((resolve) => server.child.once('exit', resolve));
   for (const c of [server.child, receivers.child]) c.disconnect();
+  await serverExited;
 } catch (err) {
   note(`failed: ${err instanceof Error ? err.message : String(err)}`);
   ok = false;
 } finally {
   ca.cleanup();
+  postgres?.stop(); // also at exit, however the run ends
 }
 process.exitCode = ok ? 0 : 1;

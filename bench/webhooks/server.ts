@@ -1,5 +1,6 @@
 /**
- * The real Tawqi server for the webhook benchmark, in its own process: fresh DATA_DIR, silent logs,
+ * The real Tawqi server for the webhook benchmark, in its own process: fresh DATA_DIR (and the
+ * PostgreSQL database the driver passes in DATABASE_URL, if any), silent logs,
  * the system clock, the dispatcher started as in production (commit wake-ups + 1 s poll), and the
  * receivers' CA trusted through NODE_EXTRA_CA_CERTS (set by the driver). It registers one live
  * endpoint per receiver URL through the API, then waits for commands over IPC:
@@ -23,12 +24,14 @@ import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
 import { emitEvent } from '../../server/src/events/emit.js';
 import { deliveryCounts } from '../../server/src/store/webhooks.js';
+import { databaseSettingsFromEnv } from '../support/databaseEnv.js';
 import { eventObject } from './workload.js';
 
 const urls = process.argv.slice(2);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-webhooks-'));
 const running = await startServer(
   loadConfig({
+    ...databaseSettingsFromEnv(),
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: '0',

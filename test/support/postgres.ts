@@ -1,7 +1,7 @@
 /**
  * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` into a temp folder, a free port
- * on 127.0.0.1, `fsync=off` (a test database need not survive a power cut), started with `pg_ctl`
- * and removed on stop. Run as the `postgres` user when the tests run as root (PostgreSQL refuses to
+ * on 127.0.0.1, `fsync=off` by default (a test database need not survive a power cut; benchmarks
+ * pass their own `settings`), started with `pg_ctl` and removed on stop. Run as the `postgres` user when the tests run as root (PostgreSQL refuses to
  * run as root). Debian's binaries live in /usr/lib/postgresql/<major>/bin; TAWQI_PG_BIN overrides.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -16,6 +16,8 @@ export interface ThrowawayPostgres {
   port: number;
   /** A URL for another database of the same cluster. */
   urlFor(database: string): string;
+  /** The cluster's data directory (its postmaster.pid names the server process). */
+  dataDir: string;
   /** Create a fresh empty database and return its URL. */
   createDatabase(name: string): string;
   stop(): void;
@@ -45,8 +47,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Server settings of a test cluster: nothing is synced to disk. */
+const TEST_SETTINGS: Readonly<Record<string, string>> = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
+
+export interface ThrowawayOptions {
+  /** Server settings (`-c name=value`) over the test ones, e.g. {fsync: 'on'} for a benchmark. */
+  settings?: Record<string, string>;
+}
+
 /** Start a fresh cluster; the caller must stop() it (the folder is removed then). */
-export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
+export async function startThrowawayPostgres(options: ThrowawayOptions = {}): Promise<ThrowawayPostgres> {
   const bin = postgresBinDir();
   const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-pg-'));
   const dataDir = path.join(dir, 'data');
@@ -65,22 +75,18 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   };
   run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync']);
   const port = await freePort();
-  const options = [
-    `-p ${port}`,
-    `-k ${dir}`,
-    '-c listen_addresses=127.0.0.1',
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
-    '-c max_connections=200',
-  ].join(' ');
-  run('pg_ctl', ['-D', dataDir, '-o', options, '-l', path.join(dir, 'postgres.log'), '-w', '-t', '60', 'start']);
+  const settings = { listen_addresses: '127.0.0.1', max_connections: '200', ...TEST_SETTINGS, ...options.settings };
+  for (const [name, value] of Object.entries(settings))
+    if (!/^[a-z_]+$/.test(name) || !/^[\w.:-]+$/.test(value)) throw new Error(`bad PostgreSQL setting ${name}=${value}`);
+  const serverOptions = [`-p ${port}`, `-k ${dir}`, ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
+  run('pg_ctl', ['-D', dataDir, '-o', serverOptions, '-l', path.join(dir, 'postgres.log'), '-w', '-t', '60', 'start']);
   const urlFor = (database: string): string => `postgres://postgres@127.0.0.1:${port}/${database}`;
   let stopped = false;
   return {
     url: urlFor('postgres'),
     port,
     urlFor,
+    dataDir,
     createDatabase(name) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad database name ${name}`);
       run('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-qAt', '-c', `CREATE DATABASE ${name}`]);
