@@ -218,6 +218,10 @@ export interface JobsTable {
   state: Generated<string>;
   last_error: string | null;
   created_at: number;
+  /** The claim holding the job (PostgreSQL; store/jobs.ts): owner and claim number; null when none. */
+  lease_owner: Generated<string | null>;
+  /** When that claim's lease ends (the job's run_at was moved there by the claim). */
+  leased_until: Generated<number | null>;
 }
 
 export interface MessagesTable {
@@ -245,6 +249,10 @@ export interface MessagesTable {
   /** Failed delivery attempts so far; the last failure's text. */
   attempts: Generated<number>;
   last_error: Generated<string | null>;
+  /** The claim holding the queued message (PostgreSQL; store/messages.ts); null when none. */
+  lease_owner: Generated<string | null>;
+  /** When that claim's lease ends (deliver_at was moved there by the claim). */
+  leased_until: Generated<number | null>;
 }
 
 export interface WebhookEndpointsTable {
@@ -273,6 +281,8 @@ export interface WebhookDeliveriesTable {
   attempt_count: Generated<number>;
   next_attempt_at: number | null;
   leased_until: number | null;
+  /** The claim holding the delivery (store/webhooks.ts): owner and claim number; null when none. */
+  lease_owner: Generated<string | null>;
   attempts: Generated<string>;
   created_at: number;
   updated_at: number;
