@@ -91,7 +91,7 @@ describe(
     }
 
     /** A store of its own on the database: a process that claims work and then dies. */
-    async function process(): Promise<Store> {
+    async function otherProcess(): Promise<Store> {
       const store = await openStore(first.dataDir, { ...(await storeOptions(first.dataDir)), poolSize: 2 });
       stores.push(store);
       return store;
@@ -249,7 +249,7 @@ describe(
     test('a process that dies holding leases keeps its work only until the lease ends; then another finishes it, once', async () => {
       const ids = await requests(4, 2);
       // A process claims everything due, then dies (never finishes, never releases).
-      const dead = await process();
+      const dead = await otherProcess();
       const claim = new Leases(LEASE, 'dead-process').claim(now());
       const jobs = await claimDueJobs(dead, claim, 50);
       const messages = await claimDueMessages(dead, claim, 50);
@@ -357,7 +357,7 @@ describe(
 
       // A message and a job, at the store: every outcome is written only under the claim that holds the row.
       await requests(1, 1);
-      const gone = await process();
+      const gone = await otherProcess();
       const lost = new Leases(LEASE, 'lost-process').claim(now());
       const [message] = await claimDueMessages(gone, lost, 1);
       const [sealJob] = await claimDueJobs(gone, lost, 1);
