@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { nowSeconds } from '../../server/src/clock.js';
-import { JobRunner } from '../../server/src/jobs/runner.js';
+import { JobRunner, type JobHandler } from '../../server/src/jobs/runner.js';
 import { Leases } from '../../server/src/leases.js';
 import { runSeal } from '../../server/src/services/sealing.js';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
@@ -30,6 +30,7 @@ const HOUR = 3600;
 const LEASE = 120;
 const ORIGIN = { ip: '203.0.113.9', user_agent: 'lease-test' };
 const TEMPLATE = { title: 'Lease agreement', language: 'en', body: 'The parties agree.' };
+type JobHandlerRun = Extract<JobHandler, { kind: 'external' }>['run'];
 
 describe(
   'postgres only: background work claimed with leases by several processes on one database',
@@ -109,6 +110,29 @@ describe(
     const now = () => nowSeconds(first.clock);
     const advance = (seconds: number) => servers.forEach((s) => s.clock.advanceSeconds(seconds));
     const db = () => first.ctx.store.db;
+
+    /** Who holds each seal job still pending. */
+    const pendingSealHolders = async () =>
+      (await db().selectFrom('jobs').select('lease_owner').where('kind', '=', 'seal_request').where('state', '=', 'pending').execute()).map(
+        (j) => j.lease_owner,
+      );
+
+    /**
+     * A job runner of another process on the first server's context whose seal jobs wait at a gate
+     * the test opens, then do `after`: it holds its claim as long as the test wants.
+     */
+    function gatedSealRunner(owner: string, after: JobHandlerRun) {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const state = { started: 0, open: () => open(), runner: null as unknown as JobRunner };
+      const run: JobHandlerRun = async (ctx, payload, job) => {
+        state.started++;
+        await gate;
+        await after(ctx, payload, job);
+      };
+      state.runner = new JobRunner(first.ctx, { seal_request: { kind: 'external', run } }, new Leases(LEASE, owner));
+      return state;
+    }
 
     /** Every server runs its jobs and outbox, then its webhook dispatcher, all at the same moment. */
     async function runAll(): Promise<void> {
@@ -264,6 +288,8 @@ describe(
       const late = await join();
       servers.push(late);
       assert.equal(await late.webhooks.recover(), 0);
+      const stillHeld = await db().selectFrom('webhook_deliveries').select('id').where('lease_owner', '=', claim.token).execute();
+      assert.equal(stillHeld.length, deliveries.length, 'the dead process still holds its deliveries after the start');
       await runAll();
       advance(LEASE - 1);
       await runAll();
@@ -312,38 +338,19 @@ describe(
 
       // A job, through a real runner whose handler outlives its lease and then fails.
       const [sealId] = await requests(1, 1);
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let stalledStarted = false;
-      const stalled = new JobRunner(
-        first.ctx,
-        {
-          seal_request: {
-            kind: 'external',
-            run: async () => {
-              stalledStarted = true;
-              await held;
-              throw new Error('the late runner fails after its lease ended');
-            },
-          },
-        },
-        new Leases(LEASE, 'stalled-process'),
-      );
-      const stalledRun = stalled.runDue();
-      await eventually(() => stalledStarted, 'the stalled runner started the seal job');
-      const holder = await db()
-        .selectFrom('jobs')
-        .select('lease_owner')
-        .where('kind', '=', 'seal_request')
-        .where('state', '=', 'pending')
-        .execute();
-      assert.ok(holder.length === 1 && holder[0]!.lease_owner?.startsWith('stalled-process#'), 'the stalled runner holds the seal job');
+      const stalled = gatedSealRunner('stalled-process', async () => {
+        throw new Error('the late runner fails after its lease ended');
+      });
+      const stalledRun = stalled.runner.runDue();
+      await eventually(() => stalled.started > 0, 'the stalled runner started the seal job');
+      const holders = await pendingSealHolders();
+      assert.ok(holders.length === 1 && holders[0]?.startsWith('stalled-process#'), 'the stalled runner holds the seal job');
       // The others find nothing until its lease ends.
       await runAll();
       assert.equal(await count('document.sealed', sealId!), 0);
       advance(LEASE);
       await runAll();
-      release();
+      stalled.open();
       await stalledRun;
       await sealedOnce([sealId!]);
       const job = await db()
@@ -386,41 +393,20 @@ describe(
 
     test('a draining runner finishes the job in progress and gives back the ones it claimed but did not start', async () => {
       const ids = await requests(3, 3);
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let started = 0;
-      const draining = new JobRunner(
-        first.ctx,
-        {
-          seal_request: {
-            kind: 'external',
-            run: async (ctx, payload, job) => {
-              started++;
-              await gate;
-              await runSeal(ctx, payload, job);
-            },
-          },
-        },
-        new Leases(LEASE, 'draining-process'),
-      );
-      const run = draining.runDue();
-      await eventually(() => started > 0, 'the draining runner started a seal job');
-      const leased = await db()
-        .selectFrom('jobs')
-        .select('lease_owner')
-        .where('kind', '=', 'seal_request')
-        .where('state', '=', 'pending')
-        .execute();
+      const draining = gatedSealRunner('draining-process', runSeal);
+      const run = draining.runner.runDue();
+      await eventually(() => draining.started > 0, 'the draining runner started a seal job');
+      const leased = await pendingSealHolders();
       assert.equal(leased.length, 3);
       assert.ok(
-        leased.every((j) => j.lease_owner?.startsWith('draining-process#')),
+        leased.every((owner) => owner?.startsWith('draining-process#')),
         'it claimed all three',
       );
-      const stopped = draining.stop();
-      release();
+      const stopped = draining.runner.stop();
+      draining.open();
       await stopped;
       await run;
-      assert.equal(started, 1, 'only the job in progress ran');
+      assert.equal(draining.started, 1, 'only the job in progress ran');
       // No time has passed: the two it gave back are due at once for the other servers.
       await runAll();
       await sealedOnce(ids);

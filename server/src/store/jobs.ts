@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { claimRows } from './claims.js';
 import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { Claim, Store } from './types.js';
@@ -80,22 +81,17 @@ export async function dueJobs(tx: Tx, now: number, limit: number): Promise<JobRe
 /** Take up to `limit` due jobs for `claim`, oldest first (see above: a read on SQLite, a leased claim on PostgreSQL). */
 export async function claimDueJobs(store: Store, claim: Claim, limit: number): Promise<JobRecord[]> {
   if (store.dialect === 'sqlite') return dueJobs(store.db, claim.now, limit);
-  const { rows } = await store.queueTx((trx) =>
-    sql<Omit<JobRecord, 'payload'> & { payload: string }>`
-      WITH picked AS MATERIALIZED (
-        SELECT id, run_at FROM jobs
-        WHERE state = 'pending' AND run_at <= ${claim.now}
-        ORDER BY run_at, id
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE jobs AS j SET run_at = ${claim.until}, leased_until = ${claim.until}, lease_owner = ${claim.token}
-      FROM picked WHERE j.id = picked.id
-      RETURNING j.id, j.kind, picked.run_at, j.payload, j.attempts, j.lease_owner`.execute(trx),
+  const rows = await store.queueTx((trx) =>
+    claimRows<Omit<JobRecord, 'payload' | 'run_at'> & { payload: string }>(
+      trx,
+      { table: 'jobs', due: 'run_at' },
+      sql<boolean>`state = 'pending'`,
+      ['id', 'kind', 'payload', 'attempts', 'lease_owner'],
+      claim,
+      limit,
+    ),
   );
-  return rows
-    .sort((a, b) => a.run_at - b.run_at || a.id - b.id)
-    .map((r) => ({ ...r, payload: JSON.parse(r.payload) as Record<string, unknown> }));
+  return rows.map(({ due_at, ...r }) => ({ ...r, run_at: due_at, payload: JSON.parse(r.payload) as Record<string, unknown> }));
 }
 
 /** Mark a job done, if it is still pending under `lease` (the claim that took it; null on SQLite). Returns whether it was. */

@@ -1,4 +1,5 @@
 import { sql, type Selectable } from 'kysely';
+import { claimRows } from './claims.js';
 import { insertRow, precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { MessagesTable } from './schema.js';
@@ -110,22 +111,17 @@ export async function dueMessages(tx: Tx, now: number, limit: number): Promise<M
  */
 export async function claimDueMessages(store: Store, claim: Claim, limit: number): Promise<MessageEnvelope[]> {
   if (store.dialect === 'sqlite') return dueMessages(store.db, claim.now, limit);
-  const { rows } = await store.queueTx((trx) =>
-    sql<MessageEnvelope & { due_at: number }>`
-      WITH picked AS MATERIALIZED (
-        SELECT id, deliver_at FROM messages
-        WHERE state = 'queued' AND deliver_at <= ${claim.now}
-        ORDER BY deliver_at, id
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE messages AS m SET deliver_at = ${claim.until}, leased_until = ${claim.until}, lease_owner = ${claim.token}
-      FROM picked WHERE m.id = picked.id
-      RETURNING m.id, m.account_id, m.livemode, m.channel, m.kind, m.state, m.attempts, m.lease_owner, picked.deliver_at AS due_at`.execute(
+  const rows = await store.queueTx((trx) =>
+    claimRows<MessageEnvelope>(
       trx,
+      { table: 'messages', due: 'deliver_at' },
+      sql<boolean>`state = 'queued'`,
+      ['id', 'account_id', 'livemode', 'channel', 'kind', 'state', 'attempts', 'lease_owner'],
+      claim,
+      limit,
     ),
   );
-  return rows.sort((a, b) => a.due_at - b.due_at || a.id - b.id).map(({ due_at: _due, ...envelope }) => envelope);
+  return rows.map(({ due_at: _due, ...envelope }) => envelope);
 }
 
 /**

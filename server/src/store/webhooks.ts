@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { ID_PREFIX } from '@tawqi/shared';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
+import { claimRows } from './claims.js';
 import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import { dialectOf } from './dialect.js';
@@ -228,17 +229,15 @@ export async function nextDueByEndpoint(tx: Tx): Promise<{ endpoint_id: string; 
  */
 export async function pickDue(tx: Tx, endpointId: string, claim: Claim, limit: number): Promise<string[]> {
   if (dialectOf(tx) === 'postgres') {
-    const { rows } = await sql<{ id: string }>`
-      WITH picked AS MATERIALIZED (
-        SELECT id FROM webhook_deliveries
-        WHERE status = 'pending' AND endpoint_id = ${endpointId} AND next_attempt_at <= ${claim.now}
-        ORDER BY next_attempt_at
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
-      )
-      UPDATE webhook_deliveries AS d SET next_attempt_at = ${claim.until}, leased_until = ${claim.until}, lease_owner = ${claim.token}
-      FROM picked WHERE d.id = picked.id
-      RETURNING d.id`.execute(tx);
+    const waiting = sql<boolean>`status = 'pending' AND endpoint_id = ${endpointId}`;
+    const rows = await claimRows<{ id: string }>(
+      tx,
+      { table: 'webhook_deliveries', due: 'next_attempt_at' },
+      waiting,
+      ['id'],
+      claim,
+      limit,
+    );
     return rows.map((r) => r.id);
   }
   const rows = await tx
