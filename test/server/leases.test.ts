@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { nowSeconds } from '../../server/src/clock.js';
+import { loadConfig } from '../../server/src/config.js';
 import { JobRunner, type JobHandler } from '../../server/src/jobs/runner.js';
 import { Leases } from '../../server/src/leases.js';
 import { runSeal } from '../../server/src/services/sealing.js';
@@ -415,3 +416,24 @@ describe(
     });
   },
 );
+
+describe('leases: the setting and the claims', () => {
+  test('TAWQI_LEASE_SECONDS: 120 by default; at least twice the webhook and WhatsApp timeouts, else the start stops naming it', () => {
+    assert.equal(loadConfig({}).TAWQI_LEASE_SECONDS, 120);
+    assert.equal(loadConfig({ TAWQI_LEASE_SECONDS: '20' }).TAWQI_LEASE_SECONDS, 20);
+    assert.throws(() => loadConfig({ TAWQI_LEASE_SECONDS: '19' }), /TAWQI_LEASE_SECONDS: must be at least twice .*at least 20/);
+    assert.throws(() => loadConfig({ TAWQI_LEASE_SECONDS: '100', TAWQI_WEBHOOK_TIMEOUT_MS: '60000' }), /at least 120/);
+    assert.throws(() => loadConfig({ TAWQI_LEASE_SECONDS: '5' }), /TAWQI_LEASE_SECONDS/);
+  });
+
+  test('each claim has its own token; an entry is started only while half its lease is left', () => {
+    const leases = new Leases(120, 'host/1/ab');
+    const a = leases.claim(1000);
+    const b = leases.claim(1000);
+    assert.deepEqual(a, { token: 'host/1/ab#1', now: 1000, until: 1120 });
+    assert.notEqual(a.token, b.token);
+    assert.ok(new Leases(120).owner !== new Leases(120).owner, 'two processes (or one restarted) are two owners');
+    assert.equal(leases.mayStart(a, 1060), true);
+    assert.equal(leases.mayStart(a, 1061), false);
+  });
+});
