@@ -7,7 +7,7 @@
  *   services/                            orchestration: the only place combining store, engines and side effects
  *   sealing/ delivery/ identity/ webhooks/ jobs/   engines and adapters: never each other, never services or http
  *   presenters/ events/                  stored rows → API objects; event emission (webhooks consume it)
- *   context.ts retry.ts transport.ts     ports shared by the layers above: the app context type, retry plan, message transport
+ *   context.ts retry.ts leases.ts transport.ts   ports shared by the layers above: the app context type, retry plan, leases, message transport
  *   store/                               persistence
  *   sealing/pki/                         the PKI adapter (keys under DATA_DIR): imports only the core
  *   clock.ts ids.ts config.ts errors.ts log.ts metrics.ts secrets.ts, domain/   the core: pure, imports nothing above it
@@ -16,7 +16,7 @@ const SRC = '^server/src/';
 const CORE = `${SRC}(clock|ids|config|errors|log|metrics|secrets)[.]ts$|${SRC}domain/`;
 const PKI = `${SRC}sealing/pki/`;
 const STORE = `${SRC}store/`;
-const PORTS = `${SRC}(context|retry|transport)[.]ts$`;
+const PORTS = `${SRC}(context|retry|leases|transport)[.]ts$`;
 const LOW = `${SRC}(presenters|events)/`;
 const ENGINES = `${SRC}(sealing|delivery|identity|webhooks|jobs)/`;
 const SERVICES = `${SRC}services/`;
@@ -57,7 +57,7 @@ module.exports = {
     {
       name: 'ports-import-only-store-and-core',
       severity: 'error',
-      comment: 'context.ts, retry.ts and transport.ts sit below every engine.',
+      comment: 'context.ts, retry.ts, leases.ts and transport.ts sit below every engine.',
       from: { path: PORTS },
       to: { path: SRC, pathNot: any(CORE, PKI, STORE, PORTS) },
     },

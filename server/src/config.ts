@@ -65,6 +65,15 @@ export const configSchema = z.object({
     .max(600_000)
     .default(10_000)
     .describe('On SIGTERM/SIGINT: how long the drain may take before the process exits non-zero'),
+  TAWQI_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(10)
+    .max(86_400)
+    .default(120)
+    .describe(
+      'How long a process holds the jobs, messages and webhook deliveries it claimed; a process that dies loses them after this long and another takes them over',
+    ),
   TAWQI_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TAWQI_BODY_LIMIT_BYTES: z.coerce
     .number()
@@ -290,9 +299,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const storage = storageProblems(parsed.data);
   if (storage.length > 0) throw new ConfigError(`Invalid setting:\n${storage.map((l) => `  ${l}`).join('\n')}`);
+  const lease = leaseProblem(parsed.data);
+  if (lease) throw new ConfigError(`Invalid setting:\n  ${lease}`);
   const smtp = smtpProblems(parsed.data);
   if (smtp.length > 0) throw new ConfigError(`Invalid setting:\n${smtp.map((l) => `  ${l}`).join('\n')}`);
   return parsed.data;
+}
+
+/**
+ * A lease must outlast any one attempt, with room: a claimed entry is started only while half its
+ * lease is left (leases.ts), so an attempt bounded by half the lease ends before another process
+ * may take the entry over. SMTP's own timeouts (delivery/smtp.ts, 60 s at most per step) are
+ * within the default's half.
+ */
+export function leaseProblem(c: Config): string | null {
+  const longest = Math.max(c.TAWQI_WEBHOOK_TIMEOUT_MS, c.TAWQI_WHATSAPP_TIMEOUT_MS) / 1000;
+  if (c.TAWQI_LEASE_SECONDS >= 2 * longest) return null;
+  return `TAWQI_LEASE_SECONDS: must be at least twice TAWQI_WEBHOOK_TIMEOUT_MS and TAWQI_WHATSAPP_TIMEOUT_MS (at least ${Math.ceil(2 * longest)} with these)`;
 }
 
 /** `name@example.com` or `Name <name@example.com>` (the name may be quoted); null when neither. */

@@ -1,4 +1,5 @@
 import type { ServiceContext } from './context.js';
+import type { Claim } from './store/types.js';
 
 /**
  * How often a job or a queued message is tried and when it is tried again: one plan, used by the
@@ -22,12 +23,23 @@ export function retryPlan(attemptsSoFar: number, now: number): { attempts: numbe
   return { attempts, giveUp: attempts >= MAX_JOB_ATTEMPTS, retryAt: now + jobBackoffSeconds(attempts) };
 }
 
+/** One look for due work by the runner: the claim its entries are taken under, and its outcomes' commits. */
+export interface QueueTurn {
+  claim: Claim;
+  /** The commits of the outcomes recorded so far; the runner awaits them before its next look. */
+  marking: Promise<void>[];
+  /**
+   * False once the server drains or the claim's lease is too far gone (Leases.mayStart): take no
+   * further entry after the current one, and give back the ones taken but not started.
+   */
+  mayStart(): boolean;
+}
+
 /**
  * A durable queue kept in rows of its own table, drained with the jobs (the message outbox,
- * delivery/outbox.ts). `runDue` runs what is due now, pushes the commits of its outcomes onto
- * `marking`, and returns how many entries it took.
+ * delivery/outbox.ts). `runDue` claims what is due at `turn.claim.now`, runs it, pushes the
+ * commits of its outcomes onto `turn.marking`, and returns how many entries it started.
  */
 export interface DueQueue {
-  /** `stopping()` turns true when the server drains: take no further entry after the current one. */
-  runDue(ctx: ServiceContext, now: number, marking: Promise<void>[], stopping?: () => boolean): Promise<number>;
+  runDue(ctx: ServiceContext, turn: QueueTurn): Promise<number>;
 }

@@ -17,6 +17,7 @@ import { openStore, type Db, type Store } from './store/db.js';
 import { fileStorageFromConfig, storageKind, type FileStorage } from './store/files/index.js';
 import { loadSecrets } from './secrets.js';
 import { JobRunner } from './jobs/runner.js';
+import { Leases } from './leases.js';
 import { messageOutbox } from './delivery/outbox.js';
 import { JOB_HANDLERS } from './services/jobHandlers.js';
 import { transportFromConfig } from './delivery/index.js';
@@ -210,7 +211,9 @@ async function createOperatorIfEmpty(store: Store, clock: Clock, config: Config)
 /** The job runner (with the message outbox) and the webhook dispatcher; ticking on their own unless tests run them by hand. */
 async function startWorkers(ctx: AppContext, options: StartOptions): Promise<{ jobs: JobRunner; webhooks: WebhookDispatcher }> {
   const { config } = ctx;
-  const jobs = new JobRunner(ctx, JOB_HANDLERS, [messageOutbox]);
+  // One lease owner for the process: its job runner, outbox and webhook dispatcher.
+  const leases = new Leases(config.TAWQI_LEASE_SECONDS);
+  const jobs = new JobRunner(ctx, JOB_HANDLERS, leases, [messageOutbox]);
   const webhooks = new WebhookDispatcher(ctx, {
     timeoutMs: config.TAWQI_WEBHOOK_TIMEOUT_MS,
     concurrency: config.TAWQI_WEBHOOK_CONCURRENCY,
@@ -218,6 +221,7 @@ async function startWorkers(ctx: AppContext, options: StartOptions): Promise<{ j
     allowPrivate: config.TAWQI_WEBHOOK_ALLOW_PRIVATE,
     defaultVersion: config.TAWQI_DEFAULT_VERSION,
     ca: options.webhookCa,
+    leases,
   });
   await webhooks.recover();
   if (!options.manualJobs) {

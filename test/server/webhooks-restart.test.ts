@@ -4,7 +4,8 @@
  * and is killed with SIGKILL while deliveries are in flight (claimed, their requests hanging) and
  * while more events are being committed. Restarted on the same DATA_DIR, it sends every delivery:
  * each event id committed before the kill reaches the receiver (at least once; receivers
- * deduplicate on evt_ id), including those the dead process had claimed.
+ * deduplicate on evt_ id), including those the dead process had claimed: on SQLite (one process
+ * per database) at once, on PostgreSQL (other processes may be alive) once their lease has ended.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -15,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { call } from '../support/server.js';
-import { databaseEnv, dropDatabaseOf } from '../support/database.js';
+import { databaseEnv, dropDatabaseOf, onPostgres } from '../support/database.js';
 import { makeTestCa, WebhookReceiver, type TestCa } from '../support/webhookReceiver.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,6 +25,13 @@ const OWNER = 'owner@example.com';
 /** Test mode allows 20 requests a day per account; each makes two events here. */
 const REQUESTS = 20;
 const READY_MS = 30_000;
+/**
+ * The first process's answer deadline, long enough that nothing fails before the kill, and its
+ * lease (at least twice the deadline). On PostgreSQL the restarted process waits the lease out (real
+ * time: these are real processes), so both are shorter there.
+ */
+const TIMEOUT_MS = onPostgres ? 15_000 : 60_000;
+const LEASE_SECONDS = (2 * TIMEOUT_MS) / 1000;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -116,7 +124,8 @@ describe('webhook deliveries survive kill -9', () => {
   test('SIGKILL with deliveries in flight and events being written; after restart every event arrives', async () => {
     // Slow at first: every delivery hangs (the deadline is long, so nothing fails before the kill).
     rx.answer = () => ({ hang: true });
-    let server = await startServerProcess({ TAWQI_WEBHOOK_TIMEOUT_MS: '60000' });
+    const lease = { TAWQI_LEASE_SECONDS: String(LEASE_SECONDS) };
+    let server = await startServerProcess({ TAWQI_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS), ...lease });
     const created = await cli('account', 'create', '--name', 'Crash Co', '--owner-email', OWNER);
     const key: string = created.keys.secret_test;
     const tpl = await call(server.api, 'POST', '/templates', { key, body: { title: 'Crash', language: 'en', body: 'Agreed.' } });
@@ -151,12 +160,12 @@ describe('webhook deliveries survive kill -9', () => {
     // The receiver recovers; the server restarts on the same data directory.
     rx.answer = () => ({ status: 200 });
     const receivedBeforeRestart = rx.received.length;
-    server = await startServerProcess();
+    server = await startServerProcess(lease);
     const ids = await allEventIds(server.api, key);
     assert.ok(ids.length >= REQUESTS, `events committed before the kill: ${ids.length}`);
 
     const arrived = () => new Set(rx.eventIds((r) => r.answered === 200));
-    const until = Date.now() + 30_000;
+    const until = Date.now() + 30_000 + (onPostgres ? LEASE_SECONDS * 1000 : 0);
     while (ids.some((id) => !arrived().has(id)) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     const missing = ids.filter((id) => !arrived().has(id));
     assert.deepEqual(missing, [], 'every committed event reached the receiver after the restart');

@@ -81,10 +81,12 @@ export function makeTestCa(): TestCa {
   };
 }
 
-/** How the receiver answers one delivery: a status after an optional delay, or never (hang). */
+/** How the receiver answers one delivery: a status after an optional delay or once `after` settles, or never (hang). */
 export interface Answer {
   status?: number;
   delayMs?: number;
+  /** Answer only once this settles (a test opens the gate). */
+  after?: Promise<unknown>;
   hang?: boolean;
 }
 
@@ -146,7 +148,13 @@ export class WebhookReceiver {
       r.answeredAtMs = Date.now();
       res.writeHead(r.answered, { 'content-type': 'text/plain' }).end('ok');
     };
-    if (a.delayMs) setTimeout(send, a.delayMs);
+    if (a.after) {
+      this.hanging.add(res);
+      void a.after.finally(() => {
+        this.hanging.delete(res);
+        if (!res.destroyed) send();
+      });
+    } else if (a.delayMs) setTimeout(send, a.delayMs);
     else send();
   }
 

@@ -19,8 +19,11 @@ import {
 /** What replaces a one-time code message once it has left: no code stays at rest. */
 export const SCRUBBED_NOTE = '[one-time code message delivered; its content is not kept]';
 
-/** A delivered message's new state (sent or held): database writes the caller commits. */
-export type DeliveryOutcome = (trx: Db) => Promise<void>;
+/**
+ * A delivered message's new state (sent or held): database writes the caller commits. Resolves
+ * false when nothing was written: the message was no longer queued under the claim it was taken with.
+ */
+export type DeliveryOutcome = (trx: Db) => Promise<boolean>;
 
 export interface RenderedMessage {
   subject: string;
@@ -81,12 +84,11 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
 export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvelope): Promise<DeliveryOutcome | undefined> {
   if (envelope.state !== 'queued') return undefined;
   const messageId = envelope.id;
+  const lease = envelope.lease_owner;
   const channel = envelope.channel as OutboundMessage['channel'];
   const transport = ctx.transport;
   if (!transport || (transport.channels && !transport.channels.includes(channel))) {
-    return async (trx) => {
-      await holdMessage(trx, messageId);
-    };
+    return (trx) => holdMessage(trx, messageId, lease);
   }
   // A live WhatsApp message leaves only while the account has the channel on; otherwise it is kept (held).
   if (channel === 'whatsapp' && envelope.livemode === 1) {
@@ -96,17 +98,15 @@ export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvel
       .where('id', '=', envelope.account_id)
       .executeTakeFirst();
     if (account?.whatsapp_enabled !== 1) {
-      return async (trx) => {
-        await holdMessage(trx, messageId);
-      };
+      return (trx) => holdMessage(trx, messageId, lease);
     }
   }
   const message = await getMessage(ctx.store.db, messageId);
   if (!message || message.state !== 'queued') return undefined;
-  return send(ctx, transport, message);
+  return send(ctx, transport, message, lease);
 }
 
-async function send(ctx: ServiceContext, transport: MessageTransport, message: MessageRow): Promise<DeliveryOutcome> {
+async function send(ctx: ServiceContext, transport: MessageTransport, message: MessageRow, lease: string | null): Promise<DeliveryOutcome> {
   const messageId = message.id;
   const channel = message.channel as OutboundMessage['channel'];
   const out = await renderMessage(ctx.store.db, message, ctx.publicUrl, ctx.secrets.linkKey);
@@ -122,6 +122,6 @@ async function send(ctx: ServiceContext, transport: MessageTransport, message: M
     ...(template ? { template } : {}),
   });
   const sentAt = nowSeconds(ctx.clock);
-  if (message.kind !== 'otp') return (trx) => markMessageSent(trx, messageId, sentAt);
-  return (trx) => markMessageSentScrubbed(trx, messageId, sentAt, SCRUBBED_NOTE);
+  if (message.kind !== 'otp') return (trx) => markMessageSent(trx, messageId, sentAt, lease);
+  return (trx) => markMessageSentScrubbed(trx, messageId, sentAt, SCRUBBED_NOTE, lease);
 }

@@ -1,6 +1,6 @@
 import { retryPlan, type DueQueue } from '../retry.js';
 import { nowSeconds } from '../clock.js';
-import { dueMessages, retryMessage, type MessageEnvelope } from '../store/messages.js';
+import { claimDueMessages, releaseMessages, retryMessage, type MessageEnvelope } from '../store/messages.js';
 import type { ServiceContext } from '../context.js';
 import { deliverMessage, type DeliveryOutcome } from './deliverMessage.js';
 
@@ -10,19 +10,20 @@ const BATCH = 50;
 /**
  * The message outbox: queued messages are their own queue entries (messages.deliver_at, a partial
  * index over queued rows), so queueing a message is one row in the caller's transaction and
- * delivering it is one read and one update, with no job row beside it. Delivery is at least once
- * (a crash between the send and its commit sends again); a failed attempt is retried with the
- * jobs' backoff and given up ('failed') after as many attempts as a job.
+ * delivering it is one claim and one update, with no job row beside it. Delivery is at least once
+ * (a crash between the send and its commit sends again, and so does a process whose lease ended
+ * before it recorded the send: another took the message over); a failed attempt is retried with
+ * the jobs' backoff and given up ('failed') after as many attempts as a job. Every outcome is
+ * written only under the claim that took the message (store/messages.ts).
  */
 export const messageOutbox: DueQueue = {
-  async runDue(ctx, now, marking, stopping) {
-    const due = await dueMessages(ctx.store.db, now, BATCH);
+  async runDue(ctx, turn) {
+    const due = await claimDueMessages(ctx.store, turn.claim, BATCH);
     const outcomes: { message: MessageEnvelope; outcome: DeliveryOutcome }[] = [];
-    let taken = 0;
-    for (const message of due) {
-      // Draining: the messages not tried yet stay queued (no lease to give back) for the next start.
-      if (stopping?.()) break;
-      taken++;
+    let started = 0;
+    // Draining, or the lease too far gone: the messages not tried yet are given back (due at once).
+    while (started < due.length && turn.mayStart()) {
+      const message = due[started++]!;
       try {
         const outcome = await deliverMessage(ctx, message);
         if (outcome) outcomes.push({ message, outcome });
@@ -30,10 +31,11 @@ export const messageOutbox: DueQueue = {
         await failed(ctx, message, err);
       }
     }
+    if (started < due.length) await releaseMessages(ctx.store, due.slice(started), nowSeconds(ctx.clock));
     // The batch's outcomes (sent or held: guarded, idempotent updates) are recorded in one
     // transaction; if it fails, each message counts a failed attempt and is tried again.
     if (outcomes.length > 0) {
-      marking.push(
+      turn.marking.push(
         ctx.store
           .tx(async (trx) => {
             for (const o of outcomes) await o.outcome(trx);
@@ -43,7 +45,7 @@ export const messageOutbox: DueQueue = {
           }),
       );
     }
-    return taken;
+    return started;
   },
 };
 
@@ -53,5 +55,5 @@ async function failed(ctx: ServiceContext, message: MessageEnvelope, err: unknow
     { message_id: message.id, channel: message.channel, attempts, err: String(err) },
     giveUp ? 'message not delivered, given up' : 'message not delivered; will retry',
   );
-  await retryMessage(ctx.store.db, message.id, retryAt, String(err), giveUp);
+  await retryMessage(ctx.store.db, message, retryAt, String(err), giveUp);
 }

@@ -83,6 +83,7 @@ export function newDelivery(
     attempt_count: 0,
     next_attempt_at: now,
     leased_until: null,
+    lease_owner: null,
     attempts: [],
     created_at: now,
     updated_at: now,

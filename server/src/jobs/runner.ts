@@ -1,21 +1,29 @@
 import { nowSeconds } from '../clock.js';
-import { retryPlan, type DueQueue } from '../retry.js';
+import type { Leases } from '../leases.js';
+import { retryPlan, type DueQueue, type QueueTurn } from '../retry.js';
 import type { ServiceContext } from '../context.js';
 import type { Db } from '../store/db.js';
-import { dueJobs, finishJob, retryJob, type JobRecord } from '../store/jobs.js';
+import { claimDueJobs, finishJob, releaseJobs, retryJob, type JobRecord } from '../store/jobs.js';
 
 /**
- * A job either changes only the database (it runs inside the transaction that marks it done, so it
- * happens exactly once) or reaches outside (it runs first and is marked done after: at least once,
- * so such handlers are idempotent).
+ * A job either changes only the database (it runs inside the transaction that marks it done, and
+ * only if that mark finds the job still pending under the claim that took it, so it happens
+ * exactly once, whichever runners polled at the same moment) or reaches outside (it runs first and
+ * is marked done after: at least once, so such handlers are idempotent).
  */
 export type JobHandler =
   | { kind: 'transactional'; run: (ctx: ServiceContext, trx: Db, payload: Record<string, unknown>) => Promise<void> }
   | { kind: 'external'; run: (ctx: ServiceContext, payload: Record<string, unknown>, job: JobRecord) => Promise<void> };
 
+/** How many due jobs one look claims. */
+const BATCH = 50;
+
 /**
- * Runs due jobs from the durable jobs table. In production a timer ticks every second and a commit
- * wakes it; tests move the injected clock and call runDue().
+ * Runs due jobs from the durable jobs table, and the queues drained with them (the message outbox).
+ * Each look claims its entries (store/jobs.ts: a lease on PostgreSQL, where several processes may
+ * run one; a plain read on SQLite) and runs them one after another while its lease is young
+ * enough (Leases.mayStart); the entries it does not start are given back. In production a timer
+ * ticks every second and a commit wakes it; tests move the injected clock and call runDue().
  */
 export class JobRunner {
   private running: Promise<number> | null = null;
@@ -25,6 +33,7 @@ export class JobRunner {
   constructor(
     private readonly ctx: ServiceContext,
     private readonly handlers: Record<string, JobHandler>,
+    private readonly leases: Leases,
     private readonly queues: readonly DueQueue[] = [],
   ) {}
 
@@ -47,7 +56,11 @@ export class JobRunner {
     void this.runDue().catch((err: unknown) => this.ctx.log.error({ err }, 'job runner failed'));
   }
 
-  /** Finish the attempt in progress (and record it), start no other; jobs left stay due for the next start. */
+  /**
+   * Finish the attempt in progress (and record it), start no other; entries claimed but not
+   * started are given back (their leases released), so they are due at once for another process
+   * or the next start.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
@@ -58,21 +71,22 @@ export class JobRunner {
   private async drain(): Promise<number> {
     let ran = 0;
     for (;;) {
-      const now = nowSeconds(this.ctx.clock);
-      const jobs = await dueJobs(this.ctx.store.db, now, 50);
-      const marking: Promise<void>[] = [];
-      const stopping = () => this.stopped;
-      for (const job of jobs) {
-        if (stopping()) break;
-        await this.runOne(job, marking);
-        ran++;
-      }
+      const claim = this.leases.claim(nowSeconds(this.ctx.clock));
+      const turn: QueueTurn = {
+        claim,
+        marking: [],
+        mayStart: () => !this.stopped && this.leases.mayStart(claim, nowSeconds(this.ctx.clock)),
+      };
+      const jobs = await claimDueJobs(this.ctx.store, claim, BATCH);
+      let started = 0;
+      while (started < jobs.length && turn.mayStart()) await this.runOne(jobs[started++]!, turn.marking);
+      if (started < jobs.length) await releaseJobs(this.ctx.store, jobs.slice(started), nowSeconds(this.ctx.clock));
       let taken = 0;
-      for (const queue of this.queues) if (!stopping()) taken += await queue.runDue(this.ctx, now, marking, stopping);
-      ran += taken;
+      for (const queue of this.queues) if (!this.stopped) taken += await queue.runDue(this.ctx, turn);
+      ran += started + taken;
       // Every entry of the batch is marked done (or failed) before the next look for due work.
-      await Promise.all(marking);
-      if (stopping() || (jobs.length === 0 && taken === 0)) return ran;
+      await Promise.all(turn.marking);
+      if (this.stopped || (started === 0 && taken === 0)) return ran;
     }
   }
 
@@ -86,23 +100,34 @@ export class JobRunner {
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       if (handler.kind === 'transactional') {
-        await this.ctx.store.tx(async (trx) => {
+        const held = await this.ctx.store.tx(async (trx) => {
+          // Marked done first: a job another runner took over (or finished) is left alone, and nothing runs.
+          if (!(await finishJob(trx, job.id, job.lease_owner))) return false;
           await handler.run(this.ctx, trx, job.payload);
-          await finishJob(trx, job.id);
+          return true;
         });
+        if (!held) this.leaseLost(job);
       } else {
         await handler.run(this.ctx, job.payload, job);
         marking.push(
           this.ctx.store
-            .tx(async (trx) => {
-              await finishJob(trx, job.id);
-            })
-            .catch((err: unknown) => this.failed(job, err)),
+            .tx((trx) => finishJob(trx, job.id, job.lease_owner))
+            .then(
+              (held) => (held ? undefined : this.leaseLost(job)),
+              (err: unknown) => this.failed(job, err),
+            ),
         );
       }
     } catch (err) {
       await this.failed(job, err);
     }
+  }
+
+  private leaseLost(job: JobRecord): void {
+    this.ctx.log.warn(
+      { job_id: job.id, kind: job.kind },
+      'job no longer held by this runner (its lease ended); its outcome is not recorded',
+    );
   }
 
   private async failed(job: JobRecord, err: unknown): Promise<void> {
@@ -111,6 +136,6 @@ export class JobRunner {
       { job_id: job.id, kind: job.kind, attempts, err: String(err) },
       giveUp ? 'job failed for good' : 'job failed; will retry',
     );
-    await retryJob(this.ctx.store.db, job.id, retryAt, String(err), giveUp);
+    await retryJob(this.ctx.store.db, job, retryAt, String(err), giveUp);
   }
 }

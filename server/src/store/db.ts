@@ -58,7 +58,7 @@ export async function openStore(dataDir: string, options: OpenOptions = {}): Pro
       await engine.close();
       throw err;
     }
-    return { db: engine.db, dialect: 'postgres', tx: engine.tx, close: engine.close };
+    return { db: engine.db, dialect: 'postgres', tx: engine.tx, queueTx: engine.queueTx, close: engine.close };
   }
   return openSqlite(dataDir, options);
 }
@@ -101,10 +101,13 @@ async function openSqlite(dataDir: string, options: StoreOptions): Promise<Store
     });
   }
   registerRoot(db, raw, statements);
+  const tx = groupCommit(db, raw, statements);
   const store: Store = {
     db,
     dialect: 'sqlite',
-    tx: groupCommit(db, raw, statements),
+    tx,
+    // One process per SQLite database, and its write transactions never overlap: nothing to weaken.
+    queueTx: tx,
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

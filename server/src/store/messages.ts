@@ -1,12 +1,21 @@
 import { sql, type Selectable } from 'kysely';
+import { claimRows } from './claims.js';
 import { insertRow, precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { MessagesTable } from './schema.js';
+import type { Claim, Store } from './types.js';
 
 export type MessageRow = Selectable<MessagesTable>;
 
-/** What decides a queued message's delivery (its content is read only when it leaves). */
-export type MessageEnvelope = Pick<MessageRow, 'id' | 'account_id' | 'livemode' | 'channel' | 'kind' | 'state' | 'attempts'>;
+/**
+ * What decides a queued message's delivery (its content is read only when it leaves), and the claim
+ * holding it (`lease_owner`: PostgreSQL's outbox claims; null on SQLite and for a message sent at
+ * once by a session). Its outcome is recorded only while that claim still holds it.
+ */
+export type MessageEnvelope = Pick<
+  MessageRow,
+  'id' | 'account_id' | 'livemode' | 'channel' | 'kind' | 'state' | 'attempts' | 'lease_owner'
+>;
 
 export interface OutgoingMessage {
   account_id: string;
@@ -48,7 +57,7 @@ const getQuery = precompile((db, $) => db.selectFrom('messages').selectAll().whe
 const dueQuery = precompile((db, $) =>
   db
     .selectFrom('messages')
-    .select(['id', 'account_id', 'livemode', 'channel', 'kind', 'state', 'attempts'])
+    .select(['id', 'account_id', 'livemode', 'channel', 'kind', 'state', 'attempts', 'lease_owner'])
     .where('state', '=', sql.lit('queued'))
     .where('deliver_at', '<=', $(0))
     .orderBy('deliver_at')
@@ -57,22 +66,32 @@ const dueQuery = precompile((db, $) =>
 );
 /** The due query's SQL (tests check that SQLite plans it on messages_due). */
 export const DUE_MESSAGES_SQL = dueQuery.sql;
+/** The message is still queued under this claim ('' for none): coalesce makes one query serve both. */
+const HELD = sql<string>`coalesce(lease_owner, '')`;
+const NO_LEASE = { lease_owner: null, leased_until: null } as const;
 const holdQuery = precompile((db, $) =>
-  db.updateTable('messages').set({ state: 'held', deliver_at: null }).where('id', '=', $(0)).where('state', '=', 'queued'),
+  db
+    .updateTable('messages')
+    .set({ state: 'held', deliver_at: null, ...NO_LEASE })
+    .where('id', '=', $(0))
+    .where('state', '=', 'queued')
+    .where(HELD, '=', $(1)),
 );
 const sentQuery = precompile((db, $) =>
   db
     .updateTable('messages')
-    .set({ state: 'sent', sent_at: $(1), deliver_at: null })
+    .set({ state: 'sent', sent_at: $(1), deliver_at: null, ...NO_LEASE })
     .where('id', '=', $(0))
-    .where('state', '=', 'queued'),
+    .where('state', '=', 'queued')
+    .where(HELD, '=', $(2)),
 );
 const sentScrubbedQuery = precompile((db, $) =>
   db
     .updateTable('messages')
-    .set({ state: 'sent', sent_at: $(1), deliver_at: null, body: $(2), html: null, blocks: null, template: null })
+    .set({ state: 'sent', sent_at: $(1), deliver_at: null, body: $(2), html: null, blocks: null, template: null, ...NO_LEASE })
     .where('id', '=', $(0))
-    .where('state', '=', 'queued'),
+    .where('state', '=', 'queued')
+    .where(HELD, '=', $(3)),
 );
 
 export async function getMessage(tx: Tx, id: number): Promise<MessageRow | undefined> {
@@ -84,32 +103,94 @@ export async function dueMessages(tx: Tx, now: number, limit: number): Promise<M
   return (await dueQuery.run(tx, [now, limit])).rows;
 }
 
+/**
+ * Take up to `limit` due messages for `claim`, oldest first. As for jobs (store/jobs.ts): on SQLite
+ * (one process) a plain read of the partial index; on PostgreSQL one READ COMMITTED statement that
+ * locks due rows no one else holds (`FOR UPDATE SKIP LOCKED`), moves their deliver_at to the lease's
+ * end and names the claim in lease_owner. A dead process's messages are due again when its lease ends.
+ */
+export async function claimDueMessages(store: Store, claim: Claim, limit: number): Promise<MessageEnvelope[]> {
+  if (store.dialect === 'sqlite') return dueMessages(store.db, claim.now, limit);
+  const rows = await store.queueTx((trx) =>
+    claimRows<MessageEnvelope>(
+      trx,
+      { table: 'messages', due: 'deliver_at' },
+      sql<boolean>`state = 'queued'`,
+      ['id', 'account_id', 'livemode', 'channel', 'kind', 'state', 'attempts', 'lease_owner'],
+      claim,
+      limit,
+    ),
+  );
+  return rows.map(({ due_at: _due, ...envelope }) => envelope);
+}
+
+/**
+ * Give back messages a claim took but did not try (a draining runner, or a lease too far gone to
+ * start them): due again at `now`. Messages without a lease (SQLite) need nothing.
+ */
+export async function releaseMessages(store: Store, messages: readonly MessageEnvelope[], now: number): Promise<void> {
+  const leased = messages.filter((m) => m.lease_owner !== null);
+  if (leased.length === 0) return;
+  await store.queueTx(async (trx) => {
+    for (const lease of new Set(leased.map((m) => m.lease_owner!))) {
+      await trx
+        .updateTable('messages')
+        .set({ deliver_at: now, ...NO_LEASE })
+        .where(
+          'id',
+          'in',
+          leased.filter((m) => m.lease_owner === lease).map((m) => m.id),
+        )
+        .where('state', '=', 'queued')
+        .where('lease_owner', '=', lease)
+        .execute();
+    }
+  });
+}
+
+const changed = (r: { numAffectedRows?: bigint }): boolean => Number(r.numAffectedRows ?? 0) > 0;
+
+/**
+ * The outcomes of a delivery attempt below are written only while the message is queued under
+ * `lease` (the claim that took it; null when it was not claimed), and say whether they were: a
+ * process whose lease ran out and was taken over cannot overwrite the new holder's outcome.
+ */
+
 /** A queued message kept in the database instead of sent ('held': no transport for its channel). */
-export async function holdMessage(tx: Tx, id: number): Promise<void> {
-  await holdQuery.run(tx, [id]);
+export async function holdMessage(tx: Tx, id: number, lease: string | null): Promise<boolean> {
+  return changed(await holdQuery.run(tx, [id, lease ?? '']));
 }
 
 /** A queued message handed to its transport. */
-export async function markMessageSent(tx: Tx, id: number, sentAt: number): Promise<void> {
-  await sentQuery.run(tx, [id, sentAt]);
+export async function markMessageSent(tx: Tx, id: number, sentAt: number, lease: string | null): Promise<boolean> {
+  return changed(await sentQuery.run(tx, [id, sentAt, lease ?? '']));
 }
 
 /** A queued message handed to its transport whose content is not kept (one-time codes): `note` replaces its body, its other parts are dropped. */
-export async function markMessageSentScrubbed(tx: Tx, id: number, sentAt: number, note: string): Promise<void> {
-  await sentScrubbedQuery.run(tx, [id, sentAt, note]);
+export async function markMessageSentScrubbed(tx: Tx, id: number, sentAt: number, note: string, lease: string | null): Promise<boolean> {
+  return changed(await sentScrubbedQuery.run(tx, [id, sentAt, note, lease ?? '']));
 }
 
 /** A failed attempt: due again at `retryAt`, or 'failed' for good. */
-export async function retryMessage(tx: Tx, id: number, retryAt: number, error: string, giveUp: boolean): Promise<void> {
-  await tx
+export async function retryMessage(
+  tx: Tx,
+  message: Pick<MessageEnvelope, 'id' | 'lease_owner'>,
+  retryAt: number,
+  error: string,
+  giveUp: boolean,
+): Promise<boolean> {
+  const r = await tx
     .updateTable('messages')
     .set((eb) => ({
       attempts: eb('attempts', '+', 1),
       last_error: error.slice(0, 500),
       deliver_at: giveUp ? null : retryAt,
       state: giveUp ? 'failed' : 'queued',
+      ...NO_LEASE,
     }))
-    .where('id', '=', id)
+    .where('id', '=', message.id)
     .where('state', '=', 'queued')
-    .execute();
+    .where(HELD, '=', message.lease_owner ?? '')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }

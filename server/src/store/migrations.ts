@@ -493,6 +493,28 @@ export const MIGRATIONS: SchemaMigration[] = [
         SELECT DISTINCT j.value, k.id FROM api_keys k, json_array_elements_text(k.allowed_origins::json) AS j(value) WHERE k.kind = 'publishable';
     `,
   },
+  {
+    id: 12,
+    name: 'leases on jobs, messages and webhook deliveries: who holds an entry (a claim token) and until when',
+    // Several processes on one PostgreSQL database claim work with FOR UPDATE SKIP LOCKED and a lease
+    // (store/jobs.ts, messages.ts, webhooks.ts): the claim moves the entry's due time to the lease's
+    // end and names its claim; an outcome is recorded only under that claim. Nullable columns
+    // without a default: adding them rewrites no row, and no index is added.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN lease_owner TEXT;
+      ALTER TABLE jobs ADD COLUMN leased_until INTEGER;
+      ALTER TABLE messages ADD COLUMN lease_owner TEXT;
+      ALTER TABLE messages ADD COLUMN leased_until INTEGER;
+      ALTER TABLE webhook_deliveries ADD COLUMN lease_owner TEXT;
+    `,
+    postgres: `
+      ALTER TABLE jobs ADD COLUMN lease_owner TEXT COLLATE "C";
+      ALTER TABLE jobs ADD COLUMN leased_until BIGINT;
+      ALTER TABLE messages ADD COLUMN lease_owner TEXT COLLATE "C";
+      ALTER TABLE messages ADD COLUMN leased_until BIGINT;
+      ALTER TABLE webhook_deliveries ADD COLUMN lease_owner TEXT COLLATE "C";
+    `,
+  },
 ];
 
 /**

@@ -25,6 +25,8 @@ const RETRYABLE = new Set(['40001', '40P01']);
 export interface PostgresEngine {
   db: Kysely<Database>;
   tx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** READ COMMITTED, for claims and lease bookkeeping (types.ts, Store.queueTx). */
+  queueTx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -58,16 +60,18 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   });
   pool.on('error', (err) => options.onPoolError?.(err));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const tx = async <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await db.transaction().setIsolationLevel('serializable').execute(work);
-      } catch (err) {
-        if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((err as { code?: string } | null)?.code ?? '')) throw err;
-        // Spread the retries of transactions that collided, more as they keep colliding (at most ~50 ms).
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));
+  const run =
+    (level: 'serializable' | 'read committed') =>
+    async <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction().setIsolationLevel(level).execute(work);
+        } catch (err) {
+          if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((err as { code?: string } | null)?.code ?? '')) throw err;
+          // Spread the retries of transactions that collided, more as they keep colliding (at most ~50 ms).
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 * attempt)));
+        }
       }
-    }
-  };
-  return { db, tx, close: () => db.destroy() };
+    };
+  return { db, tx: run('serializable'), queueTx: run('read committed'), close: () => db.destroy() };
 }

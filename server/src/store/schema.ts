@@ -41,7 +41,7 @@ export interface ApiKeysTable {
   replaced_by: string | null;
 }
 
-/** One row per allowed origin of a publishable key (migration 10); api_keys.allowed_origins is the source. */
+/** One row per allowed origin of a publishable key (migration 11); api_keys.allowed_origins is the source. */
 export interface KeyOriginsTable {
   origin: string;
   key_id: string;
@@ -224,6 +224,10 @@ export interface JobsTable {
   state: Generated<string>;
   last_error: string | null;
   created_at: number;
+  /** The claim holding the job (PostgreSQL; store/jobs.ts): owner and claim number; null when none. */
+  lease_owner: Generated<string | null>;
+  /** When that claim's lease ends (the job's run_at was moved there by the claim). */
+  leased_until: Generated<number | null>;
 }
 
 export interface MessagesTable {
@@ -251,6 +255,10 @@ export interface MessagesTable {
   /** Failed delivery attempts so far; the last failure's text. */
   attempts: Generated<number>;
   last_error: Generated<string | null>;
+  /** The claim holding the queued message (PostgreSQL; store/messages.ts); null when none. */
+  lease_owner: Generated<string | null>;
+  /** When that claim's lease ends (deliver_at was moved there by the claim). */
+  leased_until: Generated<number | null>;
 }
 
 export interface WebhookEndpointsTable {
@@ -279,6 +287,8 @@ export interface WebhookDeliveriesTable {
   attempt_count: Generated<number>;
   next_attempt_at: number | null;
   leased_until: number | null;
+  /** The claim holding the delivery (store/webhooks.ts): owner and claim number; null when none. */
+  lease_owner: Generated<string | null>;
   attempts: Generated<string>;
   created_at: number;
   updated_at: number;

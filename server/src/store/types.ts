@@ -21,5 +21,27 @@ export interface Store {
    * Never call store.tx from inside a `work`.
    */
   tx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Run `work` in one transaction for taking and giving back queue entries (claims with
+   * `FOR UPDATE SKIP LOCKED`, outcomes and releases conditioned on the claim that holds a row).
+   *
+   * SQLite: store.tx. PostgreSQL: READ COMMITTED instead of SERIALIZABLE. Every statement of such
+   * work decides by the rows it locks or updates, which PostgreSQL re-reads at their newest
+   * committed version, so nothing is lost by the weaker level; and SERIALIZABLE would abort one of
+   * two claimers that merely scanned the same index range (a serialization failure and a retry per
+   * collision, for no gain). Retried on a deadlock, like store.tx. Never call it from inside a `work`.
+   */
+  queueTx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+}
+
+/**
+ * A claim of queue entries (jobs, messages, webhook deliveries) by one process: the token written
+ * into each entry it takes (the process and the claim's number, so two claims never share one),
+ * the time of the claim and the end of its lease (Unix seconds, the injected clock).
+ */
+export interface Claim {
+  token: string;
+  now: number;
+  until: number;
 }

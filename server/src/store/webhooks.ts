@@ -2,9 +2,11 @@ import { sql } from 'kysely';
 import { ID_PREFIX } from '@tawqi/shared';
 import type { Clock } from '../clock.js';
 import { newId } from '../ids.js';
+import { claimRows } from './claims.js';
 import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import { dialectOf } from './dialect.js';
+import type { Claim } from './types.js';
 import type { EventRecord } from './events.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 
@@ -14,6 +16,10 @@ import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
  * failed or canceled. Its attempts are a JSON array on the row (one UPDATE per attempt, no extra
  * B-tree). Only pending rows are in the due index (endpoint, time), so it stays as small as the
  * backlog and a claim seeks per endpoint instead of scanning past a dead endpoint's rows.
+ *
+ * A delivery in flight is leased (leased_until, lease_owner: the claim that took it), its
+ * next_attempt_at moved to the lease's end, so it is not due while the lease lasts and is due again
+ * when a process that held it died; an attempt's result is recorded only under the claim that took it.
  */
 
 export type EndpointStatus = 'enabled' | 'disabled';
@@ -61,8 +67,10 @@ export interface WebhookDelivery {
   status: DeliveryStatus;
   attempt_count: number;
   next_attempt_at: number | null;
-  /** Set while a dispatcher holds the delivery (an attempt in flight); a crash leaves it set and start-up releases it. */
+  /** Set while a dispatcher holds the delivery (an attempt in flight); a crash leaves it set until it ends. */
   leased_until: number | null;
+  /** The claim holding the delivery (process and claim number); kept after a cancel, so the attempt in flight is still logged. */
+  lease_owner: string | null;
   attempts: DeliveryAttempt[];
   created_at: number;
   updated_at: number;
@@ -222,23 +230,54 @@ export async function nextDueByEndpoint(tx: Tx): Promise<{ endpoint_id: string; 
     .execute();
 }
 
-/** One endpoint's due deliveries, oldest first (an index range scan). */
-export async function dueForEndpoint(tx: Tx, endpointId: string, now: number, limit: number): Promise<string[]> {
+/**
+ * Pick up to `limit` of one endpoint's due deliveries for `claim`, oldest first (an index range scan).
+ *
+ * PostgreSQL (several processes): the pick is the claim, one statement that locks due rows no other
+ * transaction holds (`FOR UPDATE SKIP LOCKED`) and leases them, in the caller's queueTx (READ
+ * COMMITTED: two dispatchers seeking the same endpoint skip each other's rows instead of aborting).
+ * SQLite (one process): a read; leasePicked then leases every pick of the claim in one UPDATE.
+ */
+export async function pickDue(tx: Tx, endpointId: string, claim: Claim, limit: number): Promise<string[]> {
+  if (dialectOf(tx) === 'postgres') {
+    const waiting = sql<boolean>`status = 'pending' AND endpoint_id = ${endpointId}`;
+    const rows = await claimRows<{ id: string }>(
+      tx,
+      { table: 'webhook_deliveries', due: 'next_attempt_at' },
+      waiting,
+      ['id'],
+      claim,
+      limit,
+    );
+    return rows.map((r) => r.id);
+  }
   const rows = await tx
     .selectFrom('webhook_deliveries')
     .select('id')
     .where(PENDING)
     .where('endpoint_id', '=', endpointId)
-    .where('next_attempt_at', '<=', now)
+    .where('next_attempt_at', '<=', claim.now)
     .orderBy('next_attempt_at')
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);
 }
 
+/** SQLite: lease the deliveries picked for `claim` (they stop being due until the lease ends). PostgreSQL's picks are leased already. */
+export async function leasePicked(tx: Tx, ids: readonly string[], claim: Claim): Promise<void> {
+  if (ids.length === 0 || dialectOf(tx) === 'postgres') return;
+  await tx
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: claim.until, leased_until: claim.until, lease_owner: claim.token })
+    .where('id', 'in', ids)
+    .execute();
+}
+
 /** A claimed delivery with everything its attempt needs: the event, the endpoint's address and secrets, the account's version pin. */
 export interface DueDelivery {
   id: string;
+  /** The claim holding it: its attempt is recorded only under this claim. */
+  lease: string;
   endpoint_id: string;
   attempt_count: number;
   event: EventRecord;
@@ -258,6 +297,7 @@ export async function deliveriesToSend(tx: Tx, ids: readonly string[]): Promise<
     .innerJoin('accounts as a', 'a.id', 'w.account_id')
     .select([
       'd.id',
+      'd.lease_owner',
       'd.endpoint_id',
       'd.attempt_count',
       'e.id as event_id',
@@ -278,6 +318,7 @@ export async function deliveriesToSend(tx: Tx, ids: readonly string[]): Promise<
     .execute();
   return rows.map((r) => ({
     id: r.id,
+    lease: r.lease_owner ?? '',
     endpoint_id: r.endpoint_id,
     attempt_count: r.attempt_count,
     // The same decoding as store/events.ts, so the body is exactly what GET /events/{id} returns.
@@ -299,77 +340,103 @@ export async function deliveriesToSend(tx: Tx, ids: readonly string[]): Promise<
   }));
 }
 
-/** Take deliveries for an attempt: they stop being due until the lease ends (or start-up releases it). */
-export async function leaseDeliveries(tx: Tx, ids: readonly string[], until: number): Promise<void> {
-  if (ids.length === 0) return;
-  await tx.updateTable('webhook_deliveries').set({ next_attempt_at: until, leased_until: until }).where('id', 'in', ids).execute();
-}
-
 export interface AttemptResult {
   deliveryId: string;
+  /** The claim the attempt was made under. */
+  lease: string;
   entry: Omit<DeliveryAttempt, 'next_retry_at'>;
   /** succeeded, or pending with a retry time, or failed (retries exhausted). */
   outcome: { status: 'succeeded' } | { status: 'pending'; retryAt: number } | { status: 'failed' };
   now: number;
 }
 
-/** Rows per UPDATE when recording attempts (5 bound values each, well under SQLite's limit). */
+/** Rows per UPDATE when recording attempts (6 bound values each, well under SQLite's limit). */
 const RECORD_CHUNK = 500;
 
 /**
- * Record attempts and their outcome, one UPDATE … FROM (VALUES …) per chunk. A delivery canceled
- * while its attempt was in flight stays canceled (the attempt is still logged, with no retry).
- * SET expressions see the row as it was before the update.
+ * Record attempts and their outcome, one UPDATE … FROM (VALUES …) per chunk, each only where the
+ * delivery is still held by the claim that made the attempt: a process whose lease ended (and
+ * another took the delivery over) cannot overwrite the new holder's outcome. Returns the ids
+ * recorded. A delivery canceled while its attempt was in flight stays canceled (the attempt is
+ * still logged, with no retry). SET expressions see the row as it was before the update.
  *
  * The attempt is appended to the JSON text of the row's attempts, with its next_retry_at set from
  * the row's status: by SQLite's JSON functions, and on PostgreSQL by joining the same compact text
  * (JSON.stringify's, the entry ending in next_retry_at), so both engines store identical text.
  */
-export async function recordAttempts(tx: Tx, results: readonly AttemptResult[]): Promise<void> {
+export async function recordAttempts(tx: Tx, results: readonly AttemptResult[]): Promise<Set<string>> {
   const postgres = dialectOf(tx) === 'postgres';
+  const recorded = new Set<string>();
   for (let i = 0; i < results.length; i += RECORD_CHUNK) {
     const values = results.slice(i, i + RECORD_CHUNK).map((r) => {
       const retryAt = r.outcome.status === 'pending' ? r.outcome.retryAt : null;
       const entry = { ...r.entry } as Record<string, unknown>;
       delete entry.next_retry_at;
       const json = JSON.stringify({ ...entry, next_retry_at: null });
-      if (!postgres) return sql`(${r.deliveryId}, ${r.outcome.status}, ${retryAt}, ${json}, ${r.now})`;
+      if (!postgres) return sql`(${r.deliveryId}, ${r.outcome.status}, ${retryAt}, ${json}, ${r.now}, ${r.lease})`;
       // The entry without its final `null}`: the row's next_retry_at and the closing brace are added in SQL.
       const head = json.slice(0, -'null}'.length);
-      return sql`(CAST(${r.deliveryId} AS TEXT), CAST(${r.outcome.status} AS TEXT), CAST(${retryAt} AS BIGINT), CAST(${head} AS TEXT), CAST(${r.now} AS BIGINT))`;
+      return sql`(CAST(${r.deliveryId} AS TEXT), CAST(${r.outcome.status} AS TEXT), CAST(${retryAt} AS BIGINT), CAST(${head} AS TEXT), CAST(${r.now} AS BIGINT), CAST(${r.lease} AS TEXT))`;
     });
+    // SQLite's RETURNING names columns of the updated table only, unqualified; PostgreSQL's must say which id.
+    const returning = postgres ? sql`d.id` : sql`id`;
     const attempts = postgres
       ? sql`CASE WHEN d.attempts = '[]' THEN '[' ELSE left(d.attempts, -1) || ',' END || r.entry || coalesce(CAST(CASE WHEN d.status = 'pending' THEN r.retry_at END AS TEXT), 'null') || '}]'`
       : sql`json_insert(d.attempts, '$[#]', json_set(json(r.entry), '$.next_retry_at', CASE WHEN d.status = 'pending' THEN r.retry_at ELSE NULL END))`;
-    await sql`
-      WITH r(id, outcome, retry_at, entry, now) AS (VALUES ${sql.join(values)})
+    const { rows } = await sql<{ id: string }>`
+      WITH r(id, outcome, retry_at, entry, now, lease) AS (VALUES ${sql.join(values)})
       UPDATE webhook_deliveries AS d SET
         attempt_count = d.attempt_count + 1,
         status = CASE WHEN d.status = 'pending' THEN r.outcome ELSE d.status END,
         next_attempt_at = CASE WHEN d.status = 'pending' THEN r.retry_at ELSE NULL END,
         leased_until = NULL,
+        lease_owner = NULL,
         attempts = ${attempts},
         updated_at = r.now
       FROM r
-      WHERE d.id = r.id`.execute(tx);
+      WHERE d.id = r.id AND d.lease_owner = r.lease
+      RETURNING ${returning}`.execute(tx);
+    for (const row of rows) recorded.add(row.id);
   }
+  return recorded;
 }
 
 /**
- * Start-up: deliveries leased by a process that is gone (killed mid-attempt) are due again at once.
- * One server process per database (as for idempotency claims), so every lease found is stale.
- * With `ids` (a draining dispatcher's own leases whose results could not be written): only those.
+ * Start-up. SQLite: one process per database, so every lease found was held by this installation's
+ * previous process (killed mid-attempt): those deliveries are due again at once. PostgreSQL: other
+ * live processes may hold leases, so none is taken; a dead process's deliveries are due again when
+ * their lease ends (next_attempt_at was moved there), like any other due delivery. Returns how many
+ * were released.
  */
-export async function releaseLeases(tx: Tx, now: number, ids?: readonly string[]): Promise<number> {
-  if (ids?.length === 0) return 0;
-  let update = tx
+export async function releaseOrphanedLeases(tx: Tx, now: number): Promise<number> {
+  if (dialectOf(tx) === 'postgres') return 0;
+  const r = await tx
     .updateTable('webhook_deliveries')
-    .set({ next_attempt_at: now, leased_until: null })
+    .set({ next_attempt_at: now, leased_until: null, lease_owner: null })
     .where(PENDING)
-    .where('leased_until', 'is not', null);
-  if (ids) update = update.where('id', 'in', ids);
-  const r = await update.executeTakeFirst();
+    .where('leased_until', 'is not', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows);
+}
+
+/** A draining dispatcher gives back deliveries it holds whose results could not be written: due again at `now`. */
+export async function releaseLeases(tx: Tx, now: number, held: readonly { id: string; lease: string }[]): Promise<number> {
+  let released = 0;
+  for (const lease of new Set(held.map((h) => h.lease))) {
+    const r = await tx
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: now, leased_until: null, lease_owner: null })
+      .where(PENDING)
+      .where(
+        'id',
+        'in',
+        held.filter((h) => h.lease === lease).map((h) => h.id),
+      )
+      .where('lease_owner', '=', lease)
+      .executeTakeFirst();
+    released += Number(r.numUpdatedRows);
+  }
+  return released;
 }
 
 /** Counts by status, for the CLI and the benchmark. */

@@ -3,14 +3,16 @@ import type { Logger } from 'pino';
 import { nowSeconds, type Clock } from '../clock.js';
 import type { Store } from '../store/db.js';
 import { presentEvent } from '../presenters/events.js';
+import type { Leases } from '../leases.js';
 import {
   deliveriesToSend,
   deliveryWrites,
-  dueForEndpoint,
-  leaseDeliveries,
+  leasePicked,
   nextDueByEndpoint,
+  pickDue,
   recordAttempts,
   releaseLeases,
+  releaseOrphanedLeases,
   type AttemptResult,
   type DueDelivery,
 } from '../store/webhooks.js';
@@ -38,6 +40,8 @@ export interface DispatcherOptions {
   ca?: string;
   /** Tests only: a resolver in place of the system one. */
   resolve?: Resolver;
+  /** The process's leases (TAWQI_LEASE_SECONDS, longer than any attempt: config.ts checks it). */
+  leases: Leases;
 }
 
 const USER_AGENT = 'Tawqi-Webhooks/1';
@@ -46,11 +50,10 @@ interface PendingResult extends AttemptResult {
   /** Settles the attempt once its result is in the database. */
   written: () => void;
 }
-/** A lease outlives any attempt: the deadline plus a minute. */
-const LEASE_MARGIN_SECONDS = 60;
-
 /**
- * Sends webhook deliveries from the durable outbox. It claims due deliveries (a lease in the row),
+ * Sends webhook deliveries from the durable outbox. It claims due deliveries (a lease in the row:
+ * on PostgreSQL taken with FOR UPDATE SKIP LOCKED, so several processes share the work and each
+ * delivery goes to one of them; one whose process died is taken again when its lease ends),
  * posts them with at most `endpointConcurrency` attempts per endpoint and `concurrency` overall, so
  * a slow or dead endpoint only ever holds its own slots, and records each attempt with its next
  * retry time from the schedule. Every schedule decision uses the injected clock.
@@ -90,8 +93,8 @@ export class WebhookDispatcher {
   /** Answers not yet written: the next claim writes them in its transaction, else a flush of their own. */
   private pendingResults: PendingResult[] = [];
   private flushQueued = false;
-  /** Deliveries whose attempt result could not be written: still leased; stop() gives them back. */
-  private readonly unrecorded = new Set<string>();
+  /** Deliveries whose attempt result could not be written: still leased (delivery id → claim); stop() gives them back. */
+  private readonly unrecorded = new Map<string, string>();
 
   constructor(
     private readonly ctx: DispatcherDeps,
@@ -101,9 +104,13 @@ export class WebhookDispatcher {
     this.resolve = opts.resolve ?? systemResolver;
   }
 
-  /** Start-up: deliveries a killed process had in flight are due again now. Returns how many. */
+  /**
+   * Start-up: on SQLite (one process) deliveries the killed previous process had in flight are due
+   * again now; on PostgreSQL no lease is taken from a process that may be alive (a dead one's end
+   * on their own). Returns how many were released.
+   */
   async recover(): Promise<number> {
-    const released = await this.ctx.store.tx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock)));
+    const released = await this.ctx.store.queueTx((trx) => releaseOrphanedLeases(trx, nowSeconds(this.ctx.clock)));
     if (released > 0) this.ctx.log.info({ released }, 'webhook deliveries in flight at the last stop are due again');
     return released;
   }
@@ -167,11 +174,11 @@ export class WebhookDispatcher {
     await Promise.allSettled([...this.inFlight]);
     this.agent.destroy();
     if (this.unrecorded.size === 0) return;
-    const ids = [...this.unrecorded];
+    const held = [...this.unrecorded].map(([id, lease]) => ({ id, lease }));
     this.unrecorded.clear();
-    // Best effort: if the store still fails, the leases expire (or the next start releases them).
+    // Best effort: if the store still fails, the leases end on their own (or a SQLite restart releases them).
     await this.ctx.store
-      .tx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock), ids))
+      .queueTx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock), held))
       .catch((err: unknown) => this.ctx.log.error({ err }, 'could not release webhook leases'));
   }
 
@@ -184,41 +191,56 @@ export class WebhookDispatcher {
 
   private async claimAndStart(): Promise<number> {
     if (this.stopping || this.active >= this.opts.concurrency) return 0;
-    const now = nowSeconds(this.ctx.clock);
+    const claim = this.opts.leases.claim(nowSeconds(this.ctx.clock));
     const refresh = this.stale;
     this.stale = false;
     // Answers that came in since the last write commit with this claim (one transaction, not two).
     const results = this.takeResults();
     let taken: DueDelivery[];
+    let recorded: Set<string>;
     try {
-      taken = await this.ctx.store.tx(async (trx) => {
-        await recordAttempts(trx, results);
+      // queueTx: READ COMMITTED on PostgreSQL; every write in it is decided by the rows' own claims.
+      [recorded, taken] = await this.ctx.store.queueTx(async (trx) => {
+        const written = await recordAttempts(trx, results);
         if (refresh)
-          for (const r of await nextDueByEndpoint(trx)) if (r.next_due !== null && r.next_due <= now) this.mayHaveDue.add(r.endpoint_id);
+          for (const r of await nextDueByEndpoint(trx))
+            if (r.next_due !== null && r.next_due <= claim.now) this.mayHaveDue.add(r.endpoint_id);
         let room = this.opts.concurrency - this.active;
         const picked: string[] = [];
         for (const endpointId of [...this.mayHaveDue]) {
           if (room <= 0) break;
           const free = Math.min(this.opts.endpointConcurrency - (this.perEndpoint.get(endpointId) ?? 0), room);
           if (free <= 0) continue;
-          const ids = await dueForEndpoint(trx, endpointId, now, free);
+          const ids = await pickDue(trx, endpointId, claim, free);
           // Round robin: served endpoints go to the back; one that gave less than asked has no more due now.
           this.mayHaveDue.delete(endpointId);
           if (ids.length === free) this.mayHaveDue.add(endpointId);
           picked.push(...ids);
           room -= ids.length;
         }
-        await leaseDeliveries(trx, picked, now + Math.ceil(this.opts.timeoutMs / 1000) + LEASE_MARGIN_SECONDS);
-        return deliveriesToSend(trx, picked);
+        await leasePicked(trx, picked, claim);
+        return [written, await deliveriesToSend(trx, picked)] as const;
       });
     } catch (err) {
       this.stale = true;
       this.resultsLost(results, err);
       throw err;
     }
-    for (const r of results) r.written();
+    this.settle(results, recorded);
     for (const d of taken) this.begin(d);
     return taken.length;
+  }
+
+  /** Results in the database now, or not written because their lease had passed to another process (logged). */
+  private settle(results: readonly PendingResult[], recorded: Set<string>): void {
+    for (const r of results) {
+      if (!recorded.has(r.deliveryId))
+        this.ctx.log.warn(
+          { delivery_id: r.deliveryId, attempt: r.entry.attempt },
+          'webhook attempt not recorded: its lease had ended and another process holds the delivery',
+        );
+      r.written();
+    }
   }
 
   /** Start an attempt; it holds its slot until the answer, and stays in `inFlight` until its result is written. */
@@ -293,6 +315,7 @@ export class WebhookDispatcher {
     return new Promise<void>((written) => {
       this.pendingResults.push({
         deliveryId: d.id,
+        lease: d.lease,
         entry: { attempt, created_at: startedAt, response_status: o.status, duration_ms: o.durationMs, error: o.error },
         outcome,
         now,
@@ -312,7 +335,7 @@ export class WebhookDispatcher {
     if (batch.length === 0) return;
     this.ctx.log.error({ err, deliveries: batch.length }, 'could not record webhook attempts; their leases will expire and they go again');
     for (const r of batch) {
-      this.unrecorded.add(r.deliveryId);
+      this.unrecorded.set(r.deliveryId, r.lease);
       r.written();
     }
   }
@@ -326,9 +349,9 @@ export class WebhookDispatcher {
       const batch = this.takeResults();
       if (batch.length === 0) return;
       this.ctx.store
-        .tx((trx) => recordAttempts(trx, batch))
+        .queueTx((trx) => recordAttempts(trx, batch))
         .then(
-          () => batch.forEach((r) => r.written()),
+          (recorded) => this.settle(batch, recorded),
           (err: unknown) => this.resultsLost(batch, err),
         );
     });
