@@ -16,7 +16,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { insertRecord, precompile } from '../../server/src/store/compiled.js';
 import { databasePath, openStore, sqliteConnection, type Store } from '../../server/src/store/db.js';
-import { MIGRATIONS } from '../../server/src/store/migrations.js';
+import { MIGRATIONS, POSTGRES_BASELINE } from '../../server/src/store/migrations.js';
 import { incrementCounter, incrementCounterWithin } from '../../server/src/store/counters.js';
 import { DUE_MESSAGES_SQL, dueMessages } from '../../server/src/store/messages.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
@@ -530,7 +530,12 @@ describe('one migrator on both engines', () => {
         const stores = await Promise.all([0, 1, 2].map(() => openStore('/nonexistent', { databaseUrl: url, poolSize: 2 })));
         try {
           const history = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(stores[0]!.db);
-          assert.deepEqual(history.rows, [{ name: '0009' }], 'the baseline, recorded once');
+          const recorded = [POSTGRES_BASELINE.through, ...MIGRATIONS.filter((m) => m.id > POSTGRES_BASELINE.through).map((m) => m.id)];
+          assert.deepEqual(
+            history.rows,
+            recorded.map((id) => ({ name: String(id).padStart(4, '0') })),
+            'the baseline and each later migration, recorded once',
+          );
           for (const store of stores) {
             assert.equal(store.dialect, 'postgres');
             assert.equal(await store.tx((trx) => incrementCounter(trx, 'three', 0)), stores.indexOf(store) + 1);
