@@ -10,9 +10,11 @@
  * code attempts) and the one-effect rule of idempotency are tested on both.
  */
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { nowSeconds } from '../../server/src/clock.js';
 import { issueKey } from '../../server/src/services/accounts.js';
+import { createWorkflow } from '../../server/src/services/workflows.js';
 import { getAccount } from '../../server/src/store/accounts.js';
 import { completeIdempotency } from '../../server/src/store/idempotency.js';
 import { idempotencyClaims } from '../../server/src/store/idempotencyClaims.js';
@@ -76,7 +78,7 @@ describe('rate windows across processes', () => {
   after(() => p?.close());
 
   test(
-    'the account window: 100 requests per 10 s in total, the 101st refused by either process; the next window opens',
+    'postgres only: the account window: 100 requests per 10 s in total, the 101st refused by either process; the next window opens',
     { skip: POSTGRES_ONLY },
     async () => {
       const acct = await p.a.account();
@@ -102,7 +104,7 @@ describe('rate windows across processes', () => {
     },
   );
 
-  test('at once: of 130 concurrent requests over both processes exactly 100 pass', { skip: POSTGRES_ONLY }, async () => {
+  test('postgres only: at once: of 130 concurrent requests over both processes exactly 100 pass', { skip: POSTGRES_ONLY }, async () => {
     const acct = await p.a.account();
     startOfWindow(p.a, 10);
     const results = await Promise.all(Array.from({ length: 130 }, (_, i) => p.at(i).call('GET', '/', { key: acct.keys.secret_live })));
@@ -111,22 +113,26 @@ describe('rate windows across processes', () => {
 });
 
 describe('the per-address limit across processes', () => {
-  test('5 per window from one address in total over both processes; the next window opens', { skip: POSTGRES_ONLY }, async () => {
-    const p = await startPair({ TAWQI_IP_RATE_LIMIT: '5' });
-    try {
-      startOfWindow(p.a, 10);
-      for (let i = 0; i < 5; i++) assertError(await p.at(i).call('GET', '/', { key: 'sk_' + 'b'.repeat(40) }), 'invalid_api_key');
-      for (const s of p.servers) {
-        const r = await s.call('GET', '/', { key: s.keys.secret_live || p.a.keys.secret_live });
-        assertError(r, 'too_many_requests');
-        assert.ok(Number(r.headers.get('retry-after')) > 0);
+  test(
+    'postgres only: 5 per window from one address in total over both processes; the next window opens',
+    { skip: POSTGRES_ONLY },
+    async () => {
+      const p = await startPair({ TAWQI_IP_RATE_LIMIT: '5' });
+      try {
+        startOfWindow(p.a, 10);
+        for (let i = 0; i < 5; i++) assertError(await p.at(i).call('GET', '/', { key: 'sk_' + 'b'.repeat(40) }), 'invalid_api_key');
+        for (const s of p.servers) {
+          const r = await s.call('GET', '/', { key: s.keys.secret_live || p.a.keys.secret_live });
+          assertError(r, 'too_many_requests');
+          assert.ok(Number(r.headers.get('retry-after')) > 0);
+        }
+        p.a.clock.advanceSeconds(10);
+        for (const s of p.servers) assert.equal((await s.call('GET', '/', { key: p.a.keys.secret_live })).status, 200);
+      } finally {
+        await p.close();
       }
-      p.a.clock.advanceSeconds(10);
-      for (const s of p.servers) assert.equal((await s.call('GET', '/', { key: p.a.keys.secret_live })).status, 200);
-    } finally {
-      await p.close();
-    }
-  });
+    },
+  );
 });
 
 describe('limits kept in database rows, across processes', () => {
@@ -299,7 +305,7 @@ describe('Idempotency-Key across processes', () => {
   });
 
   test(
-    'a claim left by a dead process holds until its lease has passed, then another process takes the key over',
+    'postgres only: a claim left by a dead process holds until its lease has passed, then another process takes the key over',
     { skip: POSTGRES_ONLY },
     async () => {
       const acct = await p.a.account();
@@ -351,7 +357,7 @@ describe('Idempotency-Key across processes', () => {
   );
 
   test(
-    'a holder whose lease passed and whose key was taken over can neither store its response nor free the key',
+    'postgres only: a holder whose lease passed and whose key was taken over can neither store its response nor free the key',
     { skip: POSTGRES_ONLY },
     async () => {
       const acct = await p.a.account();
@@ -372,6 +378,59 @@ describe('Idempotency-Key across processes', () => {
       assert.equal((await claims.claim({ ...request, now: now + 61 })).kind, 'in_progress');
       assert.equal(await store.tx((trx) => completeIdempotency(trx, next.claim, 201, '{"who":"next"}')), true);
       assert.deepEqual(await claims.claim({ ...request, now: now + 62 }), { kind: 'replay', status: 201, body: '{"who":"next"}' });
+    },
+  );
+
+  test(
+    'postgres only: POST /sessions holds its key through the delivery after the creation commits: 409 elsewhere meanwhile, then the final answer',
+    { skip: POSTGRES_ONLY },
+    async () => {
+      // A relay that accepts the connection and says nothing until told to hang up: the delivery waits there.
+      const sockets: Socket[] = [];
+      let connected!: () => void;
+      const reached = new Promise<void>((resolve) => (connected = resolve));
+      const relay = createServer((socket) => {
+        sockets.push(socket);
+        connected();
+      });
+      await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+      const q = await startPair({
+        TAWQI_SMTP_URL: `smtp://127.0.0.1:${(relay.address() as AddressInfo).port}`,
+        TAWQI_SMTP_FROM: 'Tawqi <no-reply@tawqi.test>',
+      });
+      try {
+        const acct = await q.a.account({ ownerEmail: 'owner@acme.test', plan: 'enterprise', balanceSends: 5 });
+        const tpl = await q.a.call('POST', '/templates', { key: acct.keys.secret_live, body: TEMPLATE });
+        const wf = await createWorkflow(
+          q.a.ctx.store,
+          q.a.clock,
+          acct.id,
+          'Deals',
+          { document_mode: 'fixed', template_id: tpl.body.id },
+          true,
+        );
+        const post = (s: TestServer) =>
+          s.call('POST', '/sessions', {
+            key: acct.keys.secret_live,
+            headers: { 'idempotency-key': 'held' },
+            body: { workflow_id: wf.workflow.id, signers: [{ name: 'Layla', email: 'layla@client.example' }] },
+          });
+        const first = post(q.a);
+        await reached;
+        // The session and its 201 are committed; the delivery is still under way.
+        const meanwhile = await post(q.b);
+        assertError(meanwhile, 'idempotency_in_progress');
+        for (const socket of sockets) socket.destroy();
+        const answer = await first;
+        assertError(answer, 'delivery_failed');
+        const replay = await post(q.b);
+        assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+        assert.equal(replay.status, 502);
+        assert.deepEqual(replay.body, answer.body);
+      } finally {
+        await q.close();
+        relay.close();
+      }
     },
   );
 });
