@@ -218,7 +218,7 @@ describe('limits kept in database rows, across processes', () => {
     assert.equal(sent.length, 10);
   });
 
-  test('one-time code attempts: 5 in total when guesses reach both processes at once', async () => {
+  test('one-time codes: one sent per minute and 5 attempts in total when requests reach both processes at once', async () => {
     const team = await teamAccount(p.a, TEMPLATE, { members: 1 });
     const created = await p.a.call('POST', '/signature_requests', {
       key: team.keys.secret_test,
@@ -232,7 +232,12 @@ describe('limits kept in database rows, across processes', () => {
     const signer = created.body.signers[0];
     const page = await PageClient.open(signer.signing_url);
     const pages = [page, page.via(p.b.url)];
-    assert.equal((await page.call('POST', '/otp/send')).status, 200);
+    const otps = async () =>
+      (await p.a.ctx.store.db.selectFrom('messages').select('id').where('signer_id', '=', signer.id).where('kind', '=', 'otp').execute())
+        .length;
+    const sends = await Promise.all(Array.from({ length: 6 }, (_, i) => pages[i % 2]!.call('POST', '/otp/send')));
+    assert.deepEqual(sends.map((r) => (r.status === 200 ? '200' : r.body.error.code)).sort(), ['200', ...times(5, 'otp_too_soon')]);
+    assert.equal(await otps(), 1, 'one code sent');
     const code = await lastOtp(p.a, signer.id);
     const wrong = (n: number) => String((Number(code) + 1 + n) % 1_000_000).padStart(6, '0');
     const tries = await Promise.all(Array.from({ length: 8 }, (_, i) => pages[i % 2]!.call('POST', '/otp/verify', { code: wrong(i) })));
