@@ -244,6 +244,26 @@ describe('limits kept in database rows, across processes', () => {
     assert.deepEqual(tries.map((t) => t.body.error.code).sort(), [...times(4, 'otp_invalid'), ...times(4, 'otp_locked')]);
     assert.equal((await pages[1]!.call('POST', '/otp/verify', { code })).body.error.code, 'otp_locked', 'the right code comes too late');
   });
+
+  test('access code attempts: 5 in total when guesses reach both processes at once', async () => {
+    const team = await teamAccount(p.a, TEMPLATE, { members: 1 });
+    const created = await p.a.call('POST', '/signature_requests', {
+      key: team.keys.secret_test,
+      body: {
+        title: 'Test',
+        source: { type: 'template', template_id: team.templateId },
+        signers: [{ name: 'Member', email: team.team[1], access_code: 'Secret-42' }],
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const page = await PageClient.open(created.body.signers[0].signing_url);
+    const pages = [page, page.via(p.b.url)];
+    const guesses = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => pages[i % 2]!.call('POST', '/access_code', { code: `wrong-${i}` })),
+    );
+    assert.deepEqual(guesses.map((g) => g.body.error.code).sort(), [...times(4, 'access_code_invalid'), ...times(4, 'access_code_locked')]);
+    assert.equal((await pages[1]!.call('POST', '/access_code', { code: 'Secret-42' })).body.error.code, 'access_code_locked');
+  });
 });
 
 describe('Idempotency-Key across processes', () => {
