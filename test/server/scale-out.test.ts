@@ -218,20 +218,24 @@ describe('limits kept in database rows, across processes', () => {
     assert.equal(sent.length, 10);
   });
 
-  test('one-time codes: one sent per minute and 5 attempts in total when requests reach both processes at once', async () => {
+  /** A test-mode request to a team member, and its signing page as each server answers it. */
+  const memberPage = async (signer: Record<string, unknown> = {}) => {
     const team = await teamAccount(p.a, TEMPLATE, { members: 1 });
     const created = await p.a.call('POST', '/signature_requests', {
       key: team.keys.secret_test,
       body: {
         title: 'Test',
         source: { type: 'template', template_id: team.templateId },
-        signers: [{ name: 'Member', email: team.team[1] }],
+        signers: [{ name: 'Member', email: team.team[1], ...signer }],
       },
     });
     assert.equal(created.status, 201, created.text);
-    const signer = created.body.signers[0];
-    const page = await PageClient.open(signer.signing_url);
-    const pages = [page, page.via(p.b.url)];
+    const page = await PageClient.open(created.body.signers[0].signing_url);
+    return { signer: created.body.signers[0] as { id: string }, pages: [page, page.via(p.b.url)] };
+  };
+
+  test('one-time codes: one sent per minute and 5 attempts in total when requests reach both processes at once', async () => {
+    const { signer, pages } = await memberPage();
     const otps = async () =>
       (await p.a.ctx.store.db.selectFrom('messages').select('id').where('signer_id', '=', signer.id).where('kind', '=', 'otp').execute())
         .length;
@@ -246,18 +250,7 @@ describe('limits kept in database rows, across processes', () => {
   });
 
   test('access code attempts: 5 in total when guesses reach both processes at once', async () => {
-    const team = await teamAccount(p.a, TEMPLATE, { members: 1 });
-    const created = await p.a.call('POST', '/signature_requests', {
-      key: team.keys.secret_test,
-      body: {
-        title: 'Test',
-        source: { type: 'template', template_id: team.templateId },
-        signers: [{ name: 'Member', email: team.team[1], access_code: 'Secret-42' }],
-      },
-    });
-    assert.equal(created.status, 201, created.text);
-    const page = await PageClient.open(created.body.signers[0].signing_url);
-    const pages = [page, page.via(p.b.url)];
+    const { pages } = await memberPage({ access_code: 'Secret-42' });
     const guesses = await Promise.all(
       Array.from({ length: 8 }, (_, i) => pages[i % 2]!.call('POST', '/access_code', { code: `wrong-${i}` })),
     );

@@ -68,26 +68,24 @@ export interface IdempotencyClaim extends IdempotencyScope {
 // PostgreSQL: the claim row becomes the stored response, only while it is still this request's
 // claim (its lease may have passed and another process taken the key over). Held: the token and
 // lease stay, so other processes keep answering 409 until the release.
-const completeClaimQuery = precompile((db, $) =>
-  db
-    .updateTable('idempotency')
-    .set({ state: 'done', response_status: $(4), response_body: $(5), claim_token: null, lease_until: null })
-    .where('account_id', '=', $(0))
-    .where('mode', '=', $(1))
-    .where('idem_key', '=', $(2))
-    .where('claim_token', '=', $(3))
-    .where('state', '=', 'in_progress'),
-);
-const completeHeldClaimQuery = precompile((db, $) =>
-  db
-    .updateTable('idempotency')
-    .set({ state: 'done', response_status: $(4), response_body: $(5) })
-    .where('account_id', '=', $(0))
-    .where('mode', '=', $(1))
-    .where('idem_key', '=', $(2))
-    .where('claim_token', '=', $(3))
-    .where('state', '=', 'in_progress'),
-);
+const completeClaim = (held: boolean) =>
+  precompile((db, $) =>
+    db
+      .updateTable('idempotency')
+      .set({
+        state: 'done',
+        response_status: $(4),
+        response_body: $(5),
+        ...(held ? {} : { claim_token: null, lease_until: null }),
+      })
+      .where('account_id', '=', $(0))
+      .where('mode', '=', $(1))
+      .where('idem_key', '=', $(2))
+      .where('claim_token', '=', $(3))
+      .where('state', '=', 'in_progress'),
+  );
+const completeClaimQuery = completeClaim(false);
+const completeHeldClaimQuery = completeClaim(true);
 
 /**
  * Record the response in the same transaction as the effect it describes: nothing committed,
