@@ -84,6 +84,13 @@ export const configSchema = z.object({
   TAWQI_RATE_LIMIT: z.coerce.number().int().min(1).default(100).describe('Requests per window per account'),
   TAWQI_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(10),
   TAWQI_IP_RATE_LIMIT: z.coerce.number().int().min(1).default(300).describe('Requests per window per client address before authentication'),
+  TAWQI_IDEMPOTENCY_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(3600)
+    .default(60)
+    .describe('PostgreSQL: how long an Idempotency-Key claim holds before another process may take it over (its process died)'),
   TAWQI_PUBLISHABLE_HOURLY_QUOTA: z.coerce.number().int().min(1).default(5),
   TAWQI_PUBLISHABLE_DAILY_CAP: z.coerce.number().int().min(1).default(200).describe('Default daily cap of a publishable key'),
   TAWQI_TEST_DAILY_REQUESTS: z.coerce

@@ -60,7 +60,7 @@ export function checkTransport(config: Config): void {
 async function prepareStore(store: Store, clock: Clock): Promise<void> {
   const now = nowSeconds(clock);
   await store.tx(async (trx) => {
-    await resetIdempotency(trx, now - IDEMPOTENCY_TTL_SECONDS);
+    await resetIdempotency(trx, now - IDEMPOTENCY_TTL_SECONDS, now);
     for (const t of TEMPLATE_LIBRARY) await upsertLibraryTemplate(trx, { ...t, fields: [...t.fields], account_id: null, created_at: 0 });
   });
 }

@@ -8,11 +8,12 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { ManualClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import { databasePath } from '../../server/src/store/db.js';
 import { call } from '../support/server.js';
-import { databaseEnv, dropDatabaseOf } from '../support/database.js';
+import { databaseEnv, dropDatabaseOf, onPostgres } from '../support/database.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -197,7 +198,7 @@ describe('Idempotency across a restart', () => {
         () => 'no response',
       );
       await new Promise((resolve) => setTimeout(resolve, 500));
-      // …and kill the process there: its claim (in memory) dies with it, and it committed nothing.
+      // …and kill the process there: it committed nothing, and its claim (in memory on SQLite) dies with it.
       const exited = new Promise((resolve) => server.proc.once('exit', (_code, signal) => resolve(signal)));
       server.proc.kill('SIGKILL');
       assert.equal(await exited, 'SIGKILL');
@@ -205,8 +206,12 @@ describe('Idempotency across a restart', () => {
       await lock.release();
       lock = null;
 
+      // The restarted server's clock starts at the real time: on PostgreSQL the dead process's claim
+      // (a row) holds the key until its lease (TAWQI_IDEMPOTENCY_LEASE_SECONDS, 60 s) has passed.
+      const clock = new ManualClock(Date.now());
       const restarted = await startServer(
         loadConfig({ DATA_DIR: dataDir, ...(await databaseEnv(dataDir)), PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' }),
+        { clock },
       );
       try {
         const replay = await call(restarted.url, 'POST', '/templates', {
@@ -216,11 +221,13 @@ describe('Idempotency across a restart', () => {
         });
         assert.equal(replay.headers.get('idempotent-replayed'), 'true');
         assert.deepEqual(replay.body, durable.body);
-        const again = await call(restarted.url, 'POST', '/templates', {
-          key,
-          headers: { 'idempotency-key': 'orphan' },
-          body: body('Orphan'),
-        });
+        const orphanAgain = () =>
+          call(restarted.url, 'POST', '/templates', { key, headers: { 'idempotency-key': 'orphan' }, body: body('Orphan') });
+        if (onPostgres) {
+          assertError(await orphanAgain(), 'idempotency_in_progress');
+          clock.advanceSeconds(61);
+        }
+        const again = await orphanAgain();
         assert.equal(again.status, 201, again.text);
         assert.equal(again.headers.get('idempotent-replayed'), null, 'nothing was stored for the unfinished request: it runs now');
         const orphans = await restarted.ctx.store.db.selectFrom('templates').select('id').where('title', '=', 'Orphan').execute();

@@ -41,6 +41,8 @@ export interface TestServerOptions {
   dataDir?: string;
   /** Extra start options (e.g. the webhook test CA). */
   start?: Omit<StartOptions, 'clock' | 'manualJobs'>;
+  /** The clock to run on (another server's, for servers that share a database); a new ManualClock by default. */
+  clock?: ManualClock;
 }
 
 /**
@@ -49,7 +51,7 @@ export interface TestServerOptions {
  */
 export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'tawqi-test-'));
-  const clock = new ManualClock();
+  const clock = options.clock ?? new ManualClock();
   const database = await databaseEnv(dataDir);
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', ...database, ...env });
   const running = await startServer(config, { ...options.start, clock, manualJobs: true });

@@ -50,6 +50,11 @@ export class PageClient {
     return new PageClient(new URL(url).origin, m[1]!, html, res.headers);
   }
 
+  /** The same page (its token) answered by another server on the same database (scale-out tests). */
+  via(baseUrl: string): PageClient {
+    return new PageClient(new URL(baseUrl).origin, this.token, this.html, this.headers);
+  }
+
   async call(
     method: 'GET' | 'POST',
     path: string,

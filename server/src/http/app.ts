@@ -68,7 +68,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   );
 
   const api = express.Router({ strict: false });
-  api.use(ipRateLimit(ctx));
+  api.use(ipRateLimit(ctx, 'api'));
   api.use(corsPreflight(ctx));
   api.use(publicRouter);
   api.use(authenticate(ctx));
@@ -84,7 +84,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   api.use(unmatched(API_ROUTES));
 
   for (const prefix of API_PREFIXES) app.use(prefix, api);
-  app.use('/sign', ipRateLimit(ctx), signingRouter(ctx));
+  app.use('/sign', ipRateLimit(ctx, 'sign'), signingRouter(ctx));
   app.use(verifyPageRouter(ctx));
   app.use(identityRouter(ctx));
   app.use(pkiRouter(ctx));

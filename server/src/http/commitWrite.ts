@@ -19,10 +19,12 @@ export async function commitWrite(ctx: AppContext, req: Request, res: Response, 
     const r = await work(trx);
     // The body is serialised once: the stored response and the one sent are the same text.
     const json = JSON.stringify(r.body);
-    // A record written since the claim (a retry racing a client that went away) wins: undo this one.
+    // The key is no longer this request's (SQLite: a record written since the claim, a retry racing a
+    // client that went away; PostgreSQL: a claim taken over after its lease): undo this one.
     if (claim && !(await completeIdempotency(trx, claim, r.status, json))) throw idempotencyInProgress();
     return { status: r.status, json };
   });
+  if (claim) claim.stored = true;
   ctx.afterCommit();
   // What res.json(body) sends (Express's json settings are the defaults), written directly: no
   // second serialisation, no Content-Type parsing and no copy of the body into a Buffer per answer.

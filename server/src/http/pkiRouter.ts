@@ -24,7 +24,7 @@ const MAX_QUERY_BYTES = 16 * 1024;
 
 export function pkiRouter(ctx: AppContext): express.Router {
   const router = express.Router({ strict: true });
-  const limit = ipRateLimit(ctx);
+  const limit = ipRateLimit(ctx, 'pki');
   const body = express.raw({ type: () => true, limit: MAX_QUERY_BYTES });
 
   router.post('/tsa', limit, requireType('application/timestamp-query'), body, async (req: Request, res: Response) => {

@@ -22,6 +22,7 @@ import {
   getSigner,
   giveBackAttempt,
   signersOf,
+  storeOtpUnlessRecent,
   takeAttempt,
   updateSigner,
   type SignatureRequestRecord,
@@ -261,19 +262,23 @@ function otpDestination(ctx: ServiceContext, p: PageContext): string | null {
 export async function sendOtp(ctx: ServiceContext, p: PageContext): Promise<void> {
   if (pageStep(p) !== 'otp') throw new ApiError('invalid_state', null, { reason: 'otp_not_expected' });
   const asked = nowSeconds(ctx.clock);
-  if (p.signer.otp_sent_at !== null && asked - p.signer.otp_sent_at < OTP_RESEND_SECONDS) {
-    throw new ApiError('otp_too_soon', null, {}, { 'Retry-After': String(p.signer.otp_sent_at + OTP_RESEND_SECONDS - asked) });
-  }
+  if (p.signer.otp_sent_at !== null && asked - p.signer.otp_sent_at < OTP_RESEND_SECONDS) throw otpTooSoon(p.signer.otp_sent_at, asked);
   const code = String(randomInt(0, 10 ** OTP_DIGITS)).padStart(OTP_DIGITS, '0');
   const otpHash = await hashCodeAsync(code);
   await ctx.store.tx((trx) => storeAndSendOtp(ctx, trx, p, code, otpHash));
 }
 
+const otpTooSoon = (sentAt: number, now: number): ApiError =>
+  new ApiError('otp_too_soon', null, {}, { 'Retry-After': String(Math.max(1, sentAt + OTP_RESEND_SECONDS - now)) });
+
 async function storeAndSendOtp(ctx: ServiceContext, trx: Db, p: PageContext, code: string, otpHash: string): Promise<void> {
   const now = nowSeconds(ctx.clock);
   const changes = { otp_hash: otpHash, otp_expires_at: now + OTP_LIFETIME_SECONDS, otp_attempts: 0, otp_sent_at: now };
+  // The check above read the signer before this transaction: a code sent since (a concurrent
+  // request, maybe on another process) stands, and this one is refused.
+  const sentAt = await storeOtpUnlessRecent(trx, p.signer.id, changes, now - OTP_RESEND_SECONDS);
+  if (sentAt !== null) throw otpTooSoon(sentAt, now);
   Object.assign(p.signer, changes);
-  await updateSigner(trx, p.signer.id, changes);
   const route = otpRoute(ctx, p);
   if (route === 'email' && p.signer.email) {
     if (!p.request.livemode) await countTestEmails(ctx, trx, p.request.account_id, 1);

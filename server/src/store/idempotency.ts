@@ -1,5 +1,6 @@
 import { precompile } from './compiled.js';
 import type { Tx } from './db.js';
+import { dialectOf } from './dialect.js';
 
 export interface IdempotencyRecord {
   method: string;
@@ -47,21 +48,63 @@ export async function findIdempotency(tx: Tx, s: IdempotencyScope): Promise<Idem
   return rows[0] as IdempotencyRecord | undefined;
 }
 
-/** A key claimed by a request of this process: the scope, and what its stored response will say. */
+/** A key claimed by a request (idempotencyClaims.ts): the scope, and what its stored response will say. */
 export interface IdempotencyClaim extends IdempotencyScope {
   method: string;
   path: string;
   /** When the key was claimed (Unix seconds): the 24 hours run from here. */
   createdAt: number;
+  /** PostgreSQL: the token of this request's claim row. Null on SQLite: the claim is in the server's memory. */
+  token: string | null;
+  /**
+   * Keep holding the key once the response is stored, until the claim is released: POST /sessions
+   * stores its 201 with the creation, then delivers, and may replace it with a 502.
+   */
+  holdUntilRelease?: boolean;
+  /** Set by the caller once the transaction storing the response committed: a release has nothing to undo. */
+  stored?: boolean;
 }
+
+// PostgreSQL: the claim row becomes the stored response, only while it is still this request's
+// claim (its lease may have passed and another process taken the key over). Held: the token and
+// lease stay, so other processes keep answering 409 until the release.
+const completeClaim = (held: boolean) =>
+  precompile((db, $) =>
+    db
+      .updateTable('idempotency')
+      .set({
+        state: 'done',
+        response_status: $(4),
+        response_body: $(5),
+        ...(held ? {} : { claim_token: null, lease_until: null }),
+      })
+      .where('account_id', '=', $(0))
+      .where('mode', '=', $(1))
+      .where('idem_key', '=', $(2))
+      .where('claim_token', '=', $(3))
+      .where('state', '=', 'in_progress'),
+  );
+const completeClaimQuery = completeClaim(false);
+const completeHeldClaimQuery = completeClaim(true);
 
 /**
  * Record the response in the same transaction as the effect it describes: nothing committed,
- * nothing to replay. False when the key already has a record, which only a concurrent request with
- * the same key can have written since the claim (the caller then undoes its effect).
+ * nothing to replay. False when the key is no longer this request's (the caller then undoes its
+ * effect): on SQLite a record written since the claim, which only a concurrent request with the
+ * same key can have written; on PostgreSQL a claim taken over after its lease passed.
  */
 export async function completeIdempotency(tx: Tx, c: IdempotencyClaim, status: number, body: string): Promise<boolean> {
-  const result = await completeQuery.run(tx, [c.accountId, c.mode, c.key, c.method, c.path, status, body, c.createdAt]);
+  const result =
+    c.token === null
+      ? await completeQuery.run(tx, [c.accountId, c.mode, c.key, c.method, c.path, status, body, c.createdAt])
+      : await (c.holdUntilRelease ? completeHeldClaimQuery : completeClaimQuery).run(tx, [
+          c.accountId,
+          c.mode,
+          c.key,
+          c.token,
+          status,
+          body,
+        ]);
   return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
@@ -89,14 +132,23 @@ export async function replaceStoredResponse(tx: Tx, s: IdempotencyScope, status:
 }
 
 /**
- * At start, expired records are dropped, and so are 'in_progress' rows: claims live in the
- * server's memory (http/middleware/idempotency.ts) and only earlier versions wrote such rows; a
- * process that died mid-request committed nothing for its key (the response is stored in the
- * effect's own transaction), so its retry runs anew.
+ * At start, expired records are dropped, and so are 'in_progress' rows no process holds any more.
+ * SQLite: claims live in the server's memory (idempotencyClaims.ts) and only earlier versions wrote
+ * such rows; a process that died mid-request committed nothing for its key (the response is stored
+ * in the effect's own transaction), so its retry runs anew. PostgreSQL: other processes may hold
+ * claims right now, so only claims whose lease passed (and lease-less rows of no live process) go.
  */
-export async function resetIdempotency(tx: Tx, expiredBefore: number): Promise<void> {
+export async function resetIdempotency(tx: Tx, expiredBefore: number, now: number): Promise<void> {
+  const postgres = dialectOf(tx) === 'postgres';
   await tx
     .deleteFrom('idempotency')
-    .where((eb) => eb.or([eb('state', '=', 'in_progress'), eb('created_at', '<', expiredBefore)]))
+    .where((eb) =>
+      eb.or([
+        eb('created_at', '<', expiredBefore),
+        postgres
+          ? eb.and([eb('state', '=', 'in_progress'), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)])])
+          : eb('state', '=', 'in_progress'),
+      ]),
+    )
     .execute();
 }

@@ -515,6 +515,36 @@ export const MIGRATIONS: SchemaMigration[] = [
       ALTER TABLE webhook_deliveries ADD COLUMN lease_owner TEXT COLLATE "C";
     `,
   },
+  {
+    id: 13,
+    name: 'limits and idempotency claims shared by the processes of one PostgreSQL database',
+    // PostgreSQL (N server processes): the per-account and per-address rate windows are rows of
+    // rate_windows, UNLOGGED (no WAL per request; a crash empties it, which only reopens the current
+    // windows), and an idempotency claim is an 'in_progress' row with a token and a lease, taken
+    // over once the lease has passed (its process died). SQLite (one process) keeps both in the
+    // server's memory: the table stays empty and the two columns NULL, there for one schema.
+    sql: `
+      CREATE TABLE rate_windows (
+        scope TEXT NOT NULL,
+        window_start INTEGER NOT NULL,
+        window_end INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (scope, window_start)
+      ) STRICT;
+      ALTER TABLE idempotency ADD COLUMN claim_token TEXT;
+      ALTER TABLE idempotency ADD COLUMN lease_until INTEGER;
+    `,
+    postgres: `
+      CREATE UNLOGGED TABLE rate_windows (
+        scope TEXT COLLATE "C" NOT NULL,
+        window_start BIGINT NOT NULL,
+        window_end BIGINT NOT NULL,
+        count BIGINT NOT NULL,
+        PRIMARY KEY (scope, window_start)
+      );
+      ALTER TABLE idempotency ADD COLUMN claim_token TEXT COLLATE "C", ADD COLUMN lease_until BIGINT;
+    `,
+  },
 ];
 
 /**

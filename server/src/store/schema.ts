@@ -57,6 +57,18 @@ export interface IdempotencyTable {
   response_status: number | null;
   response_body: string | null;
   created_at: number;
+  /** PostgreSQL: the token of the request holding the key (null once done, unless held; always null on SQLite). */
+  claim_token?: string | null;
+  /** PostgreSQL: when the holder's claim may be taken over (Unix seconds; null on SQLite). */
+  lease_until?: number | null;
+}
+
+/** PostgreSQL's rate windows (rateWindows.ts); SQLite keeps them in memory. Milliseconds. */
+export interface RateWindowsTable {
+  scope: string;
+  window_start: number;
+  window_end: number;
+  count: number;
 }
 
 export interface CountersTable {
@@ -405,6 +417,7 @@ export interface Database {
   key_origins: KeyOriginsTable;
   idempotency: IdempotencyTable;
   counters: CountersTable;
+  rate_windows: RateWindowsTable;
   notices: NoticesTable;
   ledger: LedgerTable;
   templates: TemplatesTable;

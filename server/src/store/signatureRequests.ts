@@ -87,6 +87,31 @@ export async function takeAttempt(tx: Tx, signerId: string, counter: AttemptCoun
   return row ? (row[counter] as number) : null;
 }
 
+/** A new one-time code of a signer: its hash, expiry, fresh attempts and when it was sent. */
+export interface NewOtp {
+  otp_hash: string;
+  otp_expires_at: number;
+  otp_attempts: number;
+  otp_sent_at: number;
+}
+
+/**
+ * Store a new one-time code unless the last one was sent after `sentBefore`: one guarded UPDATE,
+ * so of concurrent requests for a code (whichever process answers them) one stores and sends it.
+ * Returns null when stored, else when the code that stands was sent.
+ */
+export async function storeOtpUnlessRecent(tx: Tx, signerId: string, otp: NewOtp, sentBefore: number): Promise<number | null> {
+  const stored = await tx
+    .updateTable('signers')
+    .set(otp)
+    .where('id', '=', signerId)
+    .where((eb) => eb.or([eb('otp_sent_at', 'is', null), eb('otp_sent_at', '<=', sentBefore)]))
+    .executeTakeFirst();
+  if (Number(stored.numUpdatedRows) === 1) return null;
+  const row = await tx.selectFrom('signers').select('otp_sent_at').where('id', '=', signerId).executeTakeFirstOrThrow();
+  return row.otp_sent_at ?? sentBefore;
+}
+
 /** Give back an attempt taken for a code that proved right (a right code is not a failed attempt). */
 export async function giveBackAttempt(tx: Tx, signerId: string, counter: AttemptCounter): Promise<void> {
   await tx

@@ -4,28 +4,45 @@ import { newId } from '../../ids.js';
 import { countRateLimited } from '../../metrics.js';
 import { incrementCounter } from '../../store/counters.js';
 import { insertNotice } from '../../store/notices.js';
+import { rateWindows, type RateWindows, type WindowResult } from '../../store/rateWindows.js';
 import { ApiError } from '../../errors.js';
 import type { AppContext } from '../context.js';
-import { WindowLimiter } from '../rateWindow.js';
 
-/** Per-address limit before authentication: bounds key guessing and floods. */
-export function ipRateLimit(ctx: AppContext) {
-  const limiter = new WindowLimiter(ctx.config.TAWQI_IP_RATE_LIMIT, ctx.config.TAWQI_RATE_WINDOW_SECONDS * 1000);
-  return (req: Request, _res: Response, next: NextFunction): void => {
-    const r = limiter.hit(req.tawqi.clientIp, ctx.clock.nowMs());
+/** The window limiter of this store's engine (in memory on SQLite, shared rows on PostgreSQL). */
+function limiter(ctx: AppContext, scope: string, limit: number): RateWindows {
+  return rateWindows(ctx.store, {
+    scope,
+    limit,
+    windowMs: ctx.config.TAWQI_RATE_WINDOW_SECONDS * 1000,
+    onSweepError: (err) => ctx.log.warn({ err }, 'sweeping ended rate windows failed; the next window sweeps again'),
+  });
+}
+
+/**
+ * Per-address limit before authentication: bounds key guessing and floods. `scope` names the
+ * mount (api, sign, identity, pki): each counts its own window.
+ */
+export function ipRateLimit(ctx: AppContext, scope: string) {
+  const windows = limiter(ctx, `ip:${scope}`, ctx.config.TAWQI_IP_RATE_LIMIT);
+  const decide = (r: WindowResult, next: NextFunction): void => {
     if (!r.allowed) {
       countRateLimited('ip');
       throw new ApiError('too_many_requests', null, {}, { 'Retry-After': String(r.retryAfter) });
     }
     next();
   };
+  return (req: Request, _res: Response, next: NextFunction): void | Promise<void> => {
+    const r = windows.hit(req.tawqi.clientIp, ctx.clock.nowMs());
+    // SQLite answers at once (no promise, no extra turn); PostgreSQL after its round trip.
+    if (r instanceof Promise) return r.then((w) => decide(w, next));
+    decide(r, next);
+  };
 }
 
 /** 100 requests per 10 seconds per account, shared by test and live keys (spec part 8). */
 export function accountRateLimit(ctx: AppContext) {
-  const limiter = new WindowLimiter(ctx.config.TAWQI_RATE_LIMIT, ctx.config.TAWQI_RATE_WINDOW_SECONDS * 1000);
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const r = limiter.hit(req.tawqi.auth!.account.id, ctx.clock.nowMs());
+  const windows = limiter(ctx, 'account', ctx.config.TAWQI_RATE_LIMIT);
+  const decide = (r: WindowResult, res: Response, next: NextFunction): void => {
     res.setHeader('X-RateLimit-Limit', String(r.limit));
     res.setHeader('X-RateLimit-Remaining', String(r.remaining));
     res.setHeader('X-RateLimit-Reset', String(r.resetAt));
@@ -35,6 +52,11 @@ export function accountRateLimit(ctx: AppContext) {
     }
     next();
   };
+  return (req: Request, res: Response, next: NextFunction): void | Promise<void> => {
+    const r = windows.hit(req.tawqi.auth!.account.id, ctx.clock.nowMs());
+    if (r instanceof Promise) return r.then((w) => decide(w, res, next));
+    decide(r, res, next);
+  };
 }
 
 const HOUR = 3600;
@@ -42,7 +64,9 @@ const DAY = 86400;
 
 /**
  * Publishable keys on POST /signature_requests…: 5 per hour per visitor (key + address), and a daily
- * cap per key whatever the address, with notices to the owner at 80% and at the cap. Durable counters.
+ * cap per key whatever the address, with notices to the owner at 80% and at the cap. Durable counters
+ * (store/counters.ts) in a store transaction: on PostgreSQL the serializable transaction keeps the
+ * count exact when several processes take the same visitor or key at once.
  */
 export function publishableQuota(ctx: AppContext) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {

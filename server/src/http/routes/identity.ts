@@ -131,7 +131,7 @@ const LINK_INVALID = { en: 'This verification link is not valid or has expired.'
  */
 export function identityRouter(ctx: AppContext): express.Router {
   const router = express.Router();
-  router.use('/identity', ipRateLimit(ctx));
+  router.use('/identity', ipRateLimit(ctx, 'identity'));
 
   router.post(
     '/identity/callbacks/:provider',

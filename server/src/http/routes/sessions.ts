@@ -93,12 +93,15 @@ export const sessionRoutes = [
       for (const [feature, param] of prepared.features) checkFeature(ctx, auth, feature, param);
       const accessCodeHashes = await hashAccessCodes(prepared.body.signers.map((s) => s.access_code));
       const claim = req.tawqi.idempotency;
+      // The 201 is stored with the creation; the key stays held through the delivery that may turn it into a 502.
+      if (claim) claim.holdUntilRelease = true;
       const { created, body } = await ctx.store.tx(async (trx) => {
         const c = await createSignatureRequest(ctx, trx, auth, prepared.body, { ...prepared.options, accessCodeHashes });
         const b = presentSession(c, links(ctx), currencyOf(req));
         if (claim && !(await completeIdempotency(trx, claim, 201, JSON.stringify(b)))) throw idempotencyInProgress();
         return { created: c, body: b };
       });
+      if (claim) claim.stored = true;
       const delivery = await deliverInvitations(ctx, created.request.id);
       if (delivery.attempted > 0 && delivery.failed === delivery.attempted) {
         const envelope = await ctx.store.tx(async (trx) => {
