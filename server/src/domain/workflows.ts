@@ -1,17 +1,14 @@
+import { CHANNELS, SIGNATURE_METHODS, type Channel, type SessionStatus, type SignatureMethod } from '@tawqi/shared/api';
 import { z } from 'zod';
-import { E164 } from './signatureRequestInput.js';
+import { E164, httpsUrl } from './signatureRequestInput.js';
 
 /**
  * Workflows (spec 2.3, 4.2): named, versioned settings a request is created with. Pure rules and
  * data: the settings, their base defaults, the built-in default workflow, how a signature method
  * maps to a legal level, and the body of POST /sessions field by field. No I/O.
  */
-export const SIGNATURE_METHODS = ['simple', 'identity', 'token'] as const;
-export type SignatureMethod = (typeof SIGNATURE_METHODS)[number];
-export const CHANNELS = ['email', 'whatsapp', 'link'] as const;
-export type Channel = (typeof CHANNELS)[number];
-export const WORKFLOW_STATUSES = ['draft', 'published', 'archived'] as const;
-export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
+export { CHANNELS, SESSION_STATUSES, SIGNATURE_METHODS, WORKFLOW_STATUSES } from '@tawqi/shared/api';
+export type { Channel, SessionStatus, SignatureMethod, WorkflowStatus } from '@tawqi/shared/api';
 
 /** Limits of spec part 8. */
 export const MAX_CC = 20;
@@ -71,7 +68,6 @@ export const BASE_SETTINGS: WorkflowSettings = Object.freeze({
 export const LEGAL_LEVEL_OF: Record<SignatureMethod, 'ses' | 'aes' | 'qes'> = { simple: 'ses', identity: 'aes', token: 'qes' };
 export const SIGNATURE_METHOD_OF: Record<'ses' | 'aes' | 'qes', SignatureMethod> = { ses: 'simple', aes: 'identity', qes: 'token' };
 
-const httpsUrl = z.url({ protocol: /^https$/, message: 'must be an https URL' }).max(2000);
 const templateId = z.string().regex(/^tpl_[0-9A-Za-z_]{1,60}$/, 'a tpl_ id');
 
 /** Stored (and CLI-built) settings, checked as a whole. */
@@ -202,8 +198,6 @@ export function invitationChannelOf(
 }
 
 /** Session status (spec 2.3): a viewed request is still "sent" to the session's reader. */
-export const SESSION_STATUSES = ['draft', 'sent', 'partially_signed', 'completed', 'declined', 'expired', 'canceled'] as const;
-export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export function sessionStatus(requestStatus: string): SessionStatus {
   return requestStatus === 'viewed' ? 'sent' : (requestStatus as SessionStatus);
 }

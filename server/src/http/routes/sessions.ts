@@ -1,3 +1,4 @@
+import { sessionListSchema, sessionSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
 import { isDefaultWorkflowId, DEFAULT_WORKFLOW_ID, SESSION_STATUSES } from '../../domain/workflows.js';
 import { announceSend, createSignatureRequest, hashAccessCodes } from '../../services/signatureRequests.js';
@@ -60,6 +61,7 @@ export const sessionRoutes = [
     access: 'secret',
     body: sessionBody,
     status: 201,
+    response: sessionSchema,
     errors: [
       'parameter_missing',
       'parameter_invalid',
@@ -123,6 +125,7 @@ export const sessionRoutes = [
     access: 'secret',
     query: listQuery,
     status: 200,
+    response: sessionListSchema,
     errors: ['forbidden', 'parameter_invalid', 'too_many_requests'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
@@ -145,6 +148,7 @@ export const sessionRoutes = [
     tag: 'sessions',
     access: 'secret',
     status: 200,
+    response: sessionSchema,
     errors: ['not_found', 'forbidden'],
     handle: async (ctx, { req, res, params }) => {
       res.json(presentSession(await loadSession(ctx.store.db, req.tawqi.auth!, String(params.id)), links(ctx), currencyOf(req)));
