@@ -29,9 +29,13 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   status: number;
-  /** Response schema for the document; content type JSON unless `produces` says otherwise. */
+  /**
+   * The success body: an API object of @tawqi/shared/api (JSON). A route that answers another
+   * content type names it in `produces` instead; the document refuses a route with neither.
+   */
   response?: z.ZodType;
   produces?: string;
+  /** The codes this route's own checks answer; those of the chain in front of it are added by openapi.ts. */
   errors: ErrorCode[];
   handle: (ctx: AppContext, input: HandlerInput<B, Q>) => Promise<void>;
 }
