@@ -351,6 +351,24 @@ describe('GET /openapi.json', () => {
     assert.throws(() => v.compile({ type: 'string', format: 'starts_with' }), /unknown format/);
   });
 
+  test('POST /sessions declares its body (spec 4.2), though the server checks it field by field', () => {
+    const v = new DocumentValidator(doc);
+    const schema = doc.paths['/sessions'].post.requestBody.content['application/json'].schema;
+    const body = {
+      workflow_id: 'default',
+      template_id: 'tpl_x',
+      signers: [{ name: 'Layla', email: 'layla@client.example', fields: { client: 'Acme' } }],
+      vendor_data: 'c-1',
+      channel: 'link',
+      expires_in: 3,
+      return_url: '',
+    };
+    assert.equal(v.compile(schema)(body), true, JSON.stringify(v.compile(schema).errors));
+    for (const refused of [{ ordered: true }, { expires_in: 31 }, { signers: [] }, { signers: [{ name: 'A', method: 'token' }] }])
+      assert.equal(v.compile(schema)({ ...body, ...refused }), false, JSON.stringify(refused));
+    assert.deepEqual(schema.required, ['workflow_id', 'signers']);
+  });
+
   test('the response check refuses an undocumented status, an extra field and a missing one (it is not vacuous)', async () => {
     const acct = await s.account({ ownerEmail: 'owner@example.com' });
     const tpl = await s.call('POST', '/templates', {

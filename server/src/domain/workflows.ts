@@ -1,6 +1,6 @@
 import { CHANNELS, SIGNATURE_METHODS, type Channel, type SessionStatus, type SignatureMethod } from '@tawqi/shared/api';
 import { z } from 'zod';
-import { E164, httpsUrl } from './signatureRequestInput.js';
+import { E164, httpsUrl, metadataSchema } from './signatureRequestInput.js';
 
 /**
  * Workflows (spec 2.3, 4.2): named, versioned settings a request is created with. Pure rules and
@@ -149,6 +149,25 @@ export const sessionSignerSchema = z.strictObject({
   access_code: z.string().min(4).max(32).optional(),
 });
 export type SessionSigner = z.infer<typeof sessionSignerSchema>;
+
+const fieldValues = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.string().max(2000));
+
+/**
+ * The body of POST /sessions as the OpenAPI document declares it. The server checks the body field
+ * by field (services/sessions.ts: prepareSession), with the codes of spec 7 (invalid_override,
+ * invalid_signer, invalid_request); this is the same set of fields and rules, for clients.
+ */
+export const sessionBodyDocument = z.strictObject({
+  workflow_id: z.string().describe('wf_ id, or default for the default workflow'),
+  signers: z.array(sessionSignerSchema).min(1).max(MAX_SESSION_SIGNERS),
+  vendor_data: z.string().max(MAX_VENDOR_DATA).nullable().optional(),
+  template_id: z.string().optional().describe('When the workflow sets the document per request'),
+  document_id: z.string().optional().describe('A text document instead of template_id (not both)'),
+  title: z.string().min(1).max(200).optional(),
+  fields: fieldValues.optional().describe('Field values for the document; a signer’s own fields win'),
+  metadata: metadataSchema.optional(),
+  ...Object.fromEntries(OVERRIDE_NAMES.map((name) => [name, OVERRIDES[name].optional()])),
+});
 
 /** The overrides applied to a workflow version's settings. `return_url: ''` (or null) removes the URL. */
 export function applyOverrides(

@@ -192,7 +192,8 @@ export function buildOpenApi(routes: readonly AnyRoute[]): JsonObject {
       responses: { [String(r.status)]: successResponse(r), ...errorResponses(r) },
     };
     if (r.access === 'public') op.security = [];
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body, 'input') } } };
+    const body = r.documentedBody ?? r.body;
+    if (body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } };
     (paths[path] ??= {})[r.method] = op;
   }
   return {

@@ -27,6 +27,8 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   /** public: no key; key: any key that passes the key rules; secret: publishable keys refused. */
   access: 'public' | 'key' | 'secret';
   body?: z.ZodType<B>;
+  /** The body as the document declares it, for a route that checks its body itself (POST /sessions). */
+  documentedBody?: z.ZodType;
   query?: z.ZodType<Q>;
   status: number;
   /**
