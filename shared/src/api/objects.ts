@@ -506,6 +506,7 @@ export const errorSchema = z
       recipients: z.number().int().optional().describe('insufficient_balance of a bulk send'),
       final_document_url: z.string().optional().describe('pdf_unavailable'),
       reason: z.string().optional().describe('invalid_state: why'),
+      signer: z.string().optional().describe('reminder_too_soon: the signer reminded within the hour'),
       session_id: z.string().optional().describe('delivery_failed: the request, now a draft'),
       cost: z
         .object({ ...costShape, source: z.string(), returned: z.literal(true) })
