@@ -704,7 +704,9 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       const { sr, k } = await identityRequest({ require_identity: true });
       const id = sr.signers[0].id;
       await move(id, 'otp_verified');
-      await move(id, 'identity_match_hold', { eventExtra: { identity_match: { sent_name: 'Amira', document_name: 'Amina' } } });
+      // The event details the identity service writes (services/identity.ts), as the document declares them.
+      const identityMatch = { sent_name: 'Amira', document_name: 'Amina', document_type: null, document_last4: null };
+      await move(id, 'identity_match_hold', { eventExtra: { identity_match: identityMatch } });
       await move(id, 'identity_match_rejected');
       await refused(id, 'sign', 'identity_match_rejected');
       await refused(id, 'identity_verified', 'move_not_allowed');

@@ -307,11 +307,27 @@ describe('webhook delivery', () => {
     const k = a.keys.secret_test;
     const rx = await receiver();
     await endpoint(k, rx.url(), ['signer.signed']);
+    // A signer snapshot as the presenter writes it (GET /events answers it as the OpenAPI document says).
     const object = {
       id: 'sgr_w',
       object: 'signer',
-      status: 'signed',
       signature_request: 'sr_w',
+      name: 'Amira',
+      email: 'amira@example.com',
+      phone: null,
+      type: 'individual',
+      method: 'draw',
+      require_identity: false,
+      order: 1,
+      status: 'signed',
+      signing_url: null,
+      sent_at: 1782896000,
+      viewed_at: 1782896100,
+      signed_at: 1782896200,
+      declined_at: null,
+      decline_reason: null,
+      identity: { status: 'not_required', provider: null, level: null, verification_id: null, name_match: null },
+      fields: {},
       workflow_id: 'wf_x',
       workflow_version: 3,
       vendor_data: 'order-77 «ط»',

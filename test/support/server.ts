@@ -1,3 +1,4 @@
+import { AssertionError } from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { loadConfig } from '../../server/src/config.js';
 import { createAccount, type NewAccount } from '../../server/src/services/accounts.js';
 import { startServer, type RunningServer, type StartOptions } from '../../server/src/server.js';
 import { databaseEnv, dropDatabaseOf } from './database.js';
+import { responseProblem } from './openapiCheck.js';
 
 export interface TestServer extends RunningServer {
   clock: ManualClock;
@@ -84,6 +86,11 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   return server;
 }
 
+/**
+ * One HTTP request to the server. Every answer of an API operation is checked against the OpenAPI
+ * document (support/openapiCheck.ts): an undocumented status or a body its schema refuses fails
+ * the calling test here, so the document cannot drift from what the server sends.
+ */
 export async function call(baseUrl: string, method: string, p: string, opts: CallOptions = {}): Promise<CallResult> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -99,5 +106,15 @@ export async function call(baseUrl: string, method: string, p: string, opts: Cal
   } catch {
     parsed = undefined;
   }
+  const url = `${opts.prefix ?? '/api/v1'}${p}`;
+  const problem = responseProblem({
+    method,
+    url,
+    status: res.status,
+    contentType: res.headers.get('content-type') ?? '',
+    body: parsed,
+    text,
+  });
+  if (problem) throw new AssertionError({ message: `OpenAPI document: ${problem}` });
   return { status: res.status, headers: res.headers, body: parsed, text };
 }

@@ -1,3 +1,5 @@
+import type { KybStatus } from '@tawqi/shared/api';
+
 /**
  * Plans, their yearly send balance, prices and the features each unlocks (spec 4.1 rule 3, part 8).
  * Pure data and rules; no I/O. Money is in integer minor units of the wallet currency.
@@ -5,8 +7,8 @@
 export const PLAN_NAMES = ['none', 'starter', 'business', 'enterprise'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 
-export const KYB_STATUSES = ['none', 'pending', 'approved'] as const;
-export type KybStatus = (typeof KYB_STATUSES)[number];
+export { KYB_STATUSES } from '@tawqi/shared/api';
+export type { KybStatus } from '@tawqi/shared/api';
 
 export interface Plan {
   name: PlanName;

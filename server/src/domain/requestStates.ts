@@ -2,8 +2,11 @@
  * The signature request state machine (spec 3.1) and the signer rules (spec 3.2), as explicit
  * tables. Pure: no I/O. Every endpoint and job moves a request only through `moveRequest`.
  */
-export const REQUEST_STATUSES = ['draft', 'sent', 'viewed', 'partially_signed', 'completed', 'declined', 'expired', 'canceled'] as const;
-export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+import type { IdentityStatus, RequestStatus, SignerStatus } from '@tawqi/shared/api';
+
+// The value lists are part of the published API objects (@tawqi/shared/api).
+export { IDENTITY_STATUSES, REQUEST_STATUSES, SIGNER_STATUSES } from '@tawqi/shared/api';
+export type { IdentityStatus, RequestStatus, SignerStatus } from '@tawqi/shared/api';
 
 export const FINAL_STATUSES: readonly RequestStatus[] = ['completed', 'declined', 'expired', 'canceled'];
 /** Sent and not yet final: signers may act. */
@@ -55,21 +58,6 @@ export const isFinal = (s: RequestStatus): boolean => FINAL_STATUSES.includes(s)
 
 // ---------------------------------------------------------------------------------------------
 // Signers (spec 3.2)
-
-export const SIGNER_STATUSES = ['pending', 'sent', 'viewed', 'otp_verified', 'identity_verified', 'signed', 'declined'] as const;
-export type SignerStatus = (typeof SIGNER_STATUSES)[number];
-
-export const IDENTITY_STATUSES = [
-  'not_required',
-  'required',
-  'in_review',
-  'resubmission_requested',
-  'declined',
-  'match_hold',
-  'match_rejected',
-  'approved',
-] as const;
-export type IdentityStatus = (typeof IDENTITY_STATUSES)[number];
 
 export type SignerTrigger =
   | 'invite'

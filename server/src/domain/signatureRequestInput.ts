@@ -1,7 +1,8 @@
+import { LEGAL_LEVELS } from '@tawqi/shared/api';
 import { z } from 'zod';
 
 /** The body of POST /signature_requests (spec 4.1). Cross-field rules live in services/createRequest.ts. */
-export const LEGAL_LEVELS = ['ses', 'aes', 'qes'] as const;
+export { LEGAL_LEVELS };
 export const FORMATS = ['platform-evidence', 'pades-t', 'pades-lt'] as const;
 
 /** Default format per level (spec 2.1: aes → pades-lt); ses never embeds a PAdES signature (spec 1.4). */
@@ -12,7 +13,15 @@ export const DEFAULT_FORMAT: Record<(typeof LEGAL_LEVELS)[number], (typeof FORMA
 };
 
 export const E164 = /^\+[1-9]\d{6,14}$/;
-const httpsUrl = z.url({ protocol: /^https$/, message: 'must be an https URL' }).max(2000);
+/**
+ * An https URL (return_url, success_url, cancel_url). Documented by a pattern, not `format: uri`:
+ * the parser is the browser's, and {signature_request} (replaced by the request id, spec 4.3) is
+ * allowed although RFC 3986 has no braces.
+ */
+export const httpsUrl = z
+  .url({ protocol: /^https$/, message: 'must be an https URL' })
+  .max(2000)
+  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]://', description: 'An https URL; {signature_request} in it is replaced by the request id' });
 
 export const signerInputSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),

@@ -1,6 +1,7 @@
+import { TEMPLATE_FIELD_TYPES, type TemplateFieldType } from '@tawqi/shared/api';
 import { z } from 'zod';
 
-export type TemplateFieldType = 'text' | 'date' | 'number' | 'email';
+export type { TemplateFieldType };
 
 export interface TemplateFieldDefinition {
   key: string;
@@ -15,7 +16,7 @@ const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 export const templateFieldSchema = z.strictObject({
   key: z.string().regex(FIELD_KEY, 'lowercase letters, digits and _; starting with a letter'),
   label: z.string().trim().min(1).max(100),
-  type: z.enum(['text', 'date', 'number', 'email']).default('text'),
+  type: z.enum(TEMPLATE_FIELD_TYPES).default('text'),
   required: z.boolean().default(false),
 });
 

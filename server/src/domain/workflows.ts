@@ -1,17 +1,14 @@
+import { CHANNELS, SIGNATURE_METHODS, type Channel, type SessionStatus, type SignatureMethod } from '@tawqi/shared/api';
 import { z } from 'zod';
-import { E164 } from './signatureRequestInput.js';
+import { E164, httpsUrl, metadataSchema } from './signatureRequestInput.js';
 
 /**
  * Workflows (spec 2.3, 4.2): named, versioned settings a request is created with. Pure rules and
  * data: the settings, their base defaults, the built-in default workflow, how a signature method
  * maps to a legal level, and the body of POST /sessions field by field. No I/O.
  */
-export const SIGNATURE_METHODS = ['simple', 'identity', 'token'] as const;
-export type SignatureMethod = (typeof SIGNATURE_METHODS)[number];
-export const CHANNELS = ['email', 'whatsapp', 'link'] as const;
-export type Channel = (typeof CHANNELS)[number];
-export const WORKFLOW_STATUSES = ['draft', 'published', 'archived'] as const;
-export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
+export { CHANNELS, SESSION_STATUSES, SIGNATURE_METHODS, WORKFLOW_STATUSES } from '@tawqi/shared/api';
+export type { Channel, SessionStatus, SignatureMethod, WorkflowStatus } from '@tawqi/shared/api';
 
 /** Limits of spec part 8. */
 export const MAX_CC = 20;
@@ -71,7 +68,6 @@ export const BASE_SETTINGS: WorkflowSettings = Object.freeze({
 export const LEGAL_LEVEL_OF: Record<SignatureMethod, 'ses' | 'aes' | 'qes'> = { simple: 'ses', identity: 'aes', token: 'qes' };
 export const SIGNATURE_METHOD_OF: Record<'ses' | 'aes' | 'qes', SignatureMethod> = { ses: 'simple', aes: 'identity', qes: 'token' };
 
-const httpsUrl = z.url({ protocol: /^https$/, message: 'must be an https URL' }).max(2000);
 const templateId = z.string().regex(/^tpl_[0-9A-Za-z_]{1,60}$/, 'a tpl_ id');
 
 /** Stored (and CLI-built) settings, checked as a whole. */
@@ -154,6 +150,25 @@ export const sessionSignerSchema = z.strictObject({
 });
 export type SessionSigner = z.infer<typeof sessionSignerSchema>;
 
+const fieldValues = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.string().max(2000));
+
+/**
+ * The body of POST /sessions as the OpenAPI document declares it. The server checks the body field
+ * by field (services/sessions.ts: prepareSession), with the codes of spec 7 (invalid_override,
+ * invalid_signer, invalid_request); this is the same set of fields and rules, for clients.
+ */
+export const sessionBodyDocument = z.strictObject({
+  workflow_id: z.string().describe('wf_ id, or default for the default workflow'),
+  signers: z.array(sessionSignerSchema).min(1).max(MAX_SESSION_SIGNERS),
+  vendor_data: z.string().max(MAX_VENDOR_DATA).nullable().optional(),
+  template_id: z.string().optional().describe('When the workflow sets the document per request'),
+  document_id: z.string().optional().describe('A text document instead of template_id (not both)'),
+  title: z.string().min(1).max(200).optional(),
+  fields: fieldValues.optional().describe('Field values for the document; a signer’s own fields win'),
+  metadata: metadataSchema.optional(),
+  ...Object.fromEntries(OVERRIDE_NAMES.map((name) => [name, OVERRIDES[name].optional()])),
+});
+
 /** The overrides applied to a workflow version's settings. `return_url: ''` (or null) removes the URL. */
 export function applyOverrides(
   base: WorkflowSettings,
@@ -202,8 +217,6 @@ export function invitationChannelOf(
 }
 
 /** Session status (spec 2.3): a viewed request is still "sent" to the session's reader. */
-export const SESSION_STATUSES = ['draft', 'sent', 'partially_signed', 'completed', 'declined', 'expired', 'canceled'] as const;
-export type SessionStatus = (typeof SESSION_STATUSES)[number];
 export function sessionStatus(requestStatus: string): SessionStatus {
   return requestStatus === 'viewed' ? 'sent' : (requestStatus as SessionStatus);
 }

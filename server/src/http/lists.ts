@@ -15,9 +15,6 @@ export function listPage<T extends { id: string }>(rows: T[], limit: number): Li
   return { object: 'list', data, has_more, next_cursor: has_more ? data[data.length - 1]!.id : null };
 }
 
-export const listEnvelopeSchema = (item: z.ZodType) =>
-  z.object({ object: z.literal('list'), data: z.array(item), has_more: z.boolean(), next_cursor: z.string().nullable() });
-
 export const limitParam = (max: number) => z.coerce.number().int().min(1).max(max).default(20);
 
 /** A time filter given as Unix seconds or an ISO date/date-time. */

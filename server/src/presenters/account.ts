@@ -1,3 +1,4 @@
+import type { Template, Usage } from '@tawqi/shared/api';
 import { nowSeconds, type Clock } from '../clock.js';
 import { amount } from '../domain/money.js';
 import { IDENTITY_PRICE_MINOR, PLANS } from '../domain/plans.js';
@@ -5,7 +6,7 @@ import type { Account } from '../store/accounts.js';
 import type { TemplateRecord } from '../store/templates.js';
 
 /** GET /usage and GET /balance: plan, balance and prices, amounts in the wallet currency. */
-export function presentUsage(account: Account, livemode: boolean, clock: Clock) {
+export function presentUsage(account: Account, livemode: boolean, clock: Clock): Usage {
   const plan = PLANS[account.plan];
   const now = nowSeconds(clock);
   const status =
@@ -24,7 +25,7 @@ export function presentUsage(account: Account, livemode: boolean, clock: Clock) 
   };
 }
 
-export function presentTemplate(t: TemplateRecord) {
+export function presentTemplate(t: TemplateRecord): Template {
   return {
     id: t.id,
     object: 'template' as const,

@@ -1,7 +1,8 @@
+import type { Download } from '@tawqi/shared/api';
 import type { SealedDocument } from '../store/sealing.js';
 
 /** GET /signature_requests/{id}/download: where the final document is (spec 2.7). */
-export function presentDownload(publicUrl: string, d: SealedDocument) {
+export function presentDownload(publicUrl: string, d: SealedDocument): Download {
   const base = `${publicUrl}/api/v1/signature_requests/${d.signature_request_id}`;
   return {
     object: 'download' as const,

@@ -1,7 +1,8 @@
+import type { IdentityVerification } from '@tawqi/shared/api';
 import type { IdentityVerificationRecord } from '../store/identityVerifications.js';
 
 /** The identity_verification object: no document image and no full document number, ever. */
-export function presentIdentityVerification(v: IdentityVerificationRecord, signatureRequestId: string | null) {
+export function presentIdentityVerification(v: IdentityVerificationRecord, signatureRequestId: string | null): IdentityVerification {
   return {
     id: v.id,
     object: 'identity_verification' as const,

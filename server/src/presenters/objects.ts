@@ -1,3 +1,4 @@
+import type { SignatureRequest, Signer } from '@tawqi/shared/api';
 import type { ServiceContext } from '../context.js';
 import { maskEmail, maskPhone } from '../domain/keys.js';
 import { amount } from '../domain/money.js';
@@ -35,7 +36,7 @@ export function viewFor(
   };
 }
 
-export function signerObject(s: SignerRecord, r: SignatureRequestRecord, view: ObjectView) {
+export function signerObject(s: SignerRecord, r: SignatureRequestRecord, view: ObjectView): Signer {
   const withLink = view.links && !view.mask && s.status !== 'pending' && !['canceled', 'expired', 'draft'].includes(r.status);
   return {
     id: s.id,
@@ -71,7 +72,7 @@ export function signerObject(s: SignerRecord, r: SignatureRequestRecord, view: O
   };
 }
 
-export function requestObject(r: SignatureRequestRecord, signers: readonly SignerRecord[], view: ObjectView) {
+export function requestObject(r: SignatureRequestRecord, signers: readonly SignerRecord[], view: ObjectView): SignatureRequest {
   return {
     id: r.id,
     object: 'signature_request' as const,

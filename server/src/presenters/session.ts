@@ -1,3 +1,4 @@
+import type { Session } from '@tawqi/shared/api';
 import { signingUrl } from '../domain/signingLinks.js';
 import { sessionStatus } from '../domain/workflows.js';
 import type { SignatureRequestRecord, SignerRecord } from '../store/signatureRequests.js';
@@ -21,7 +22,7 @@ function signUrl(r: SessionRows, s: SignerRecord, links: SessionLinks): string |
   return signingUrl(links.publicUrl, links.linkKey, s.id, s.link_version);
 }
 
-export function presentSession(r: SessionRows, links: SessionLinks, currency: string) {
+export function presentSession(r: SessionRows, links: SessionLinks, currency: string): Session {
   const { request } = r;
   const w = request.workflow!;
   const signers = r.signers.map((s) => ({

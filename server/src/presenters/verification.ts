@@ -1,3 +1,4 @@
+import type { Verification } from '@tawqi/shared/api';
 import { DOCUMENT_HASH_ALG } from '../domain/documentHash.js';
 import { maskName } from '../domain/keys.js';
 import type { SealedDocument } from '../store/sealing.js';
@@ -11,7 +12,7 @@ export function presentVerification(
   request: SignatureRequestRecord,
   signers: readonly SignerRecord[],
   integrity: Integrity,
-) {
+): Verification {
   return {
     object: 'verification' as const,
     reference: sealed.reference,

@@ -1,8 +1,8 @@
-import { z } from 'zod';
+import type { WebhookDelivery as ApiDelivery, WebhookEndpoint as ApiEndpoint } from '@tawqi/shared/api';
 import type { WebhookDelivery, WebhookEndpoint } from '../store/webhooks.js';
 
 /** API shapes of webhook endpoints and deliveries; the secret appears only in the creation response. */
-export function presentEndpoint(e: WebhookEndpoint) {
+export function presentEndpoint(e: WebhookEndpoint): ApiEndpoint {
   return {
     id: e.id,
     object: 'webhook_endpoint' as const,
@@ -15,7 +15,7 @@ export function presentEndpoint(e: WebhookEndpoint) {
   };
 }
 
-export function presentDelivery(d: WebhookDelivery) {
+export function presentDelivery(d: WebhookDelivery): ApiDelivery {
   return {
     id: d.id,
     object: 'webhook_delivery' as const,
@@ -30,40 +30,3 @@ export function presentDelivery(d: WebhookDelivery) {
     created_at: d.created_at,
   };
 }
-
-export const endpointSchema = z.object({
-  id: z.string(),
-  object: z.literal('webhook_endpoint'),
-  url: z.string(),
-  enabled_events: z.array(z.string()),
-  status: z.enum(['enabled', 'disabled']),
-  description: z.string().nullable(),
-  livemode: z.boolean(),
-  created_at: z.number().int(),
-});
-
-export const createdEndpointSchema = endpointSchema.extend({ secret: z.string().describe('whsec_…: shown in this response only') });
-
-export const deletedEndpointSchema = z.object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) });
-
-export const attemptSchema = z.object({
-  attempt: z.number().int(),
-  created_at: z.number().int(),
-  response_status: z.number().int().nullable(),
-  duration_ms: z.number().int(),
-  error: z.string().nullable(),
-  next_retry_at: z.number().int().nullable(),
-});
-
-export const deliverySchema = z.object({
-  id: z.string(),
-  object: z.literal('webhook_delivery'),
-  event: z.string(),
-  endpoint: z.string(),
-  trigger: z.enum(['event', 'redeliver']),
-  status: z.enum(['pending', 'succeeded', 'failed', 'canceled']),
-  attempt_count: z.number().int(),
-  next_attempt_at: z.number().int().nullable(),
-  attempts: z.array(attemptSchema),
-  created_at: z.number().int(),
-});

@@ -1,3 +1,4 @@
+import type { BulkSendSummary } from '@tawqi/shared/api';
 import { z } from 'zod';
 import { nowSeconds } from '../clock.js';
 import { PLANS, priceSend, type Feature } from '../domain/plans.js';
@@ -108,7 +109,7 @@ export function presentBatch(
   batch: { batchId: string; created: RequestWithSigners[]; createdAt: number },
   view: ObjectView,
   livemode: boolean,
-) {
+): BulkSendSummary {
   const { created } = batch;
   const walletMinor = created.reduce((n, c) => n + (c.request.charged ? c.request.cost_wallet_minor : 0), 0);
   const sends = created.reduce((n, c) => n + (c.request.charged ? c.request.cost_sends : 0), 0);

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { SigningSession } from '@tawqi/shared/api';
 import { nowSeconds } from '../clock.js';
 import { isFinal } from '../domain/requestStates.js';
 import { domainAccepted } from '../domain/signatureRequestInput.js';
@@ -40,7 +41,7 @@ export async function createSigningSession(
   actor: { account: Account; livemode: boolean },
   signerId: string,
   input: SigningSessionInput,
-) {
+): Promise<SigningSession> {
   const signer = await getSigner(trx, signerId);
   const request = signer && (await getRequestById(trx, signer.signature_request_id));
   if (!signer || !request || request.account_id !== actor.account.id || request.livemode !== actor.livemode)

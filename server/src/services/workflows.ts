@@ -1,3 +1,4 @@
+import type { Workflow } from '@tawqi/shared/api';
 import { nowSeconds, type Clock } from '../clock.js';
 import { maskEmail } from '../domain/keys.js';
 import {
@@ -85,7 +86,7 @@ export const isLive = (w: WorkflowWithVersion): boolean => w.workflow.status ===
  * The workflow object of GET /flows: the latest published version's settings. Publishable keys see
  * the cc addresses masked (spec part 5 rule 7).
  */
-export function presentWorkflow(w: WorkflowWithVersion, opts: { mask: boolean }) {
+export function presentWorkflow(w: WorkflowWithVersion, opts: { mask: boolean }): Workflow {
   const s = w.published?.settings ?? w.workflow.settings;
   return {
     id: w.workflow.id,

@@ -1,3 +1,4 @@
+import type { VerificationStatus } from '@tawqi/shared/api';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 
@@ -6,8 +7,8 @@ import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
  * document image, never a full document number: only the name read, the document type and the
  * last four characters of its number.
  */
-export const VERIFICATION_STATUSES = ['pending', 'in_review', 'resubmission_requested', 'approved', 'declined'] as const;
-export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+export { VERIFICATION_STATUSES } from '@tawqi/shared/api';
+export type { VerificationStatus } from '@tawqi/shared/api';
 
 export interface VerificationNameMatch {
   state: 'match' | 'mismatch';

@@ -1,3 +1,4 @@
+import { bulkSendSummarySchema } from '@tawqi/shared/api';
 import { hashAccessCodes } from '../../services/signatureRequests.js';
 import { bulkFeatures, bulkSendSchema, createBulk, presentBatch } from '../../services/bulk.js';
 import { commitWrite } from '../commitWrite.js';
@@ -19,6 +20,7 @@ export const bulkRoutes = [
     access: 'secret',
     body: bulkSendSchema,
     status: 201,
+    response: bulkSendSummarySchema,
     errors: [
       'parameter_invalid',
       'parameter_missing',

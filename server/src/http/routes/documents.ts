@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { downloadSchema, evidenceRecordSchema, type EvidenceRecord } from '@tawqi/shared/api';
 import { sealedPdfKey } from '../../domain/fileKeys.js';
 import { ApiError } from '../../errors.js';
 import { loadOwned } from '../../services/signatureRequests.js';
@@ -10,15 +10,6 @@ import { getEvidence, getSealedDocument, type SealedDocument } from '../../store
 import type { AppContext } from '../context.js';
 import { defineRoute } from './registry.js';
 import type { Request } from 'express';
-
-const downloadSchema = z.object({
-  object: z.literal('download'),
-  pdf_url: z.string().nullable(),
-  pdf_status: z.enum(['pending', 'ready', 'unavailable']),
-  pdf_sha256: z.string().nullable(),
-  final_document_url: z.string(),
-  reference: z.string(),
-});
 
 /** The sealed document of a completed request of this key's account and mode; 400 before completion. */
 async function completedDocument(ctx: AppContext, req: Request): Promise<SealedDocument> {
@@ -106,6 +97,7 @@ export const documentRoutes = [
     tag: 'documents',
     access: 'secret',
     status: 200,
+    response: evidenceRecordSchema,
     errors: ['not_found', 'forbidden'],
     handle: async (ctx, { req, res }) => {
       const { request } = await loadOwned(ctx.store.db, req.tawqi.auth!, String(req.params.id));
@@ -127,7 +119,7 @@ export const documentRoutes = [
         public_key: e.public_key,
         timestamp: { format: 'rfc3161', hash_alg: 'sha-256', token: e.timestamp_token },
         created_at: e.created_at,
-      });
+      } satisfies EvidenceRecord);
     },
   }),
 ];

@@ -1,12 +1,13 @@
+import { eventListSchema, eventSchema, webhookDeliveryListSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
 import { ApiError, invalidParam } from '../../errors.js';
 import { presentEvent } from '../../presenters/events.js';
 import { findEvent, listEvents } from '../../store/events.js';
 import { deliveryOfEvent, findEndpoint, listDeliveries } from '../../store/webhooks.js';
 import { redeliver, subscribedEndpointIds } from '../../webhooks/deliveries.js';
-import { deliverySchema, presentDelivery } from '../../presenters/webhooks.js';
+import { presentDelivery } from '../../presenters/webhooks.js';
 import { commitWrite } from '../commitWrite.js';
-import { checkCursor, limitParam, listEnvelopeSchema, listPage, timeParam } from '../lists.js';
+import { checkCursor, limitParam, listPage, timeParam } from '../lists.js';
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
@@ -37,6 +38,7 @@ export const eventRoutes = [
     access: 'secret',
     query: listQuery,
     status: 200,
+    response: eventListSchema,
     errors: ['parameter_invalid', 'forbidden'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
@@ -65,6 +67,7 @@ export const eventRoutes = [
     tag: 'events',
     access: 'secret',
     status: 200,
+    response: eventSchema,
     errors: ['not_found', 'forbidden'],
     handle: async (ctx, { req, res }) => {
       const auth = req.tawqi.auth!;
@@ -82,7 +85,7 @@ export const eventRoutes = [
     access: 'secret',
     body: redeliverBody,
     status: 200,
-    response: listEnvelopeSchema(deliverySchema),
+    response: webhookDeliveryListSchema,
     errors: ['not_found', 'parameter_invalid', 'parameter_unknown', 'forbidden'],
     handle: async (ctx, { req, res, body }) => {
       const auth = req.tawqi.auth!;
@@ -121,7 +124,7 @@ export const eventRoutes = [
     access: 'secret',
     query: deliveriesQuery,
     status: 200,
-    response: listEnvelopeSchema(deliverySchema),
+    response: webhookDeliveryListSchema,
     errors: ['not_found', 'parameter_invalid', 'forbidden'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;

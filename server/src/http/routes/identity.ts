@@ -1,4 +1,5 @@
 import { ERRORS } from '@tawqi/shared';
+import { identityVerificationSchema, signerSchema } from '@tawqi/shared/api';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { ApiError } from '../../errors.js';
@@ -23,32 +24,6 @@ import { defineRoute, parseWith } from './registry.js';
 
 // ---------------------------------------------------------------------------------------------
 // API routes (/api/v1)
-
-const nameMatchSchema = z.object({
-  state: z.enum(['match', 'mismatch']),
-  sent_name: z.string(),
-  document_name: z.string(),
-  document_type: z.string().nullable(),
-  document_last4: z.string().nullable().describe('The last four characters of the document number; the full number is never kept'),
-  mode: z.enum(['hold', 'record']).nullable().describe('For a mismatch: hold (signing held for a decision) or record (recorded only)'),
-  decision: z.enum(['approved', 'rejected']).nullable(),
-  decided_at: z.number().int().nullable(),
-});
-
-export const identityVerificationSchema = z.object({
-  id: z.string(),
-  object: z.literal('identity_verification'),
-  livemode: z.boolean(),
-  signer: z.string(),
-  signature_request: z.string().nullable(),
-  status: z.enum(['pending', 'in_review', 'resubmission_requested', 'approved', 'declined']),
-  provider: z.string().describe('simulation in test mode; the provider adapter (e.g. generic) in live mode'),
-  level: z.string(),
-  name_match: nameMatchSchema.nullable(),
-  created_at: z.number().int(),
-  updated_at: z.number().int(),
-  completed_at: z.number().int().nullable(),
-});
 
 const DECISIONS = ['approve', 'reject'] as const;
 /**
@@ -77,7 +52,7 @@ export const identityRoutes = [
       const v = await findVerification(ctx.store.db, auth.account.id, auth.livemode, String(req.params.id));
       if (!v) throw new ApiError('not_found', 'id');
       const signer = await getSigner(ctx.store.db, v.signer_id);
-      res.json(presentIdentityVerification(v, signer?.signature_request_id ?? null) satisfies z.infer<typeof identityVerificationSchema>);
+      res.json(presentIdentityVerification(v, signer?.signature_request_id ?? null));
     },
   }),
   defineRoute({
@@ -88,6 +63,7 @@ export const identityRoutes = [
     access: 'secret',
     body: identityMatchBody,
     status: 200,
+    response: signerSchema,
     errors: ['not_found', 'invalid_state', 'parameter_missing', 'parameter_invalid', 'parameter_unknown', 'forbidden'],
     handle: async (ctx, { req, res, body }) => {
       const auth = req.tawqi.auth!;

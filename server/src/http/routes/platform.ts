@@ -1,6 +1,6 @@
+import { serviceInfoSchema, usageSchema } from '@tawqi/shared/api';
 import { API_VERSIONS } from '../../domain/versions.js';
 import { presentUsage } from '../../presenters/account.js';
-import { serviceInfoSchema, usageSchema } from '../schemas.js';
 import { defineRoute } from './registry.js';
 
 export const platformRoutes = [

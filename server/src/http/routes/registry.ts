@@ -28,21 +28,19 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   /** public: no key; key: any key that passes the key rules; secret: publishable keys refused. */
   access: 'public' | 'key' | 'secret';
   body?: z.ZodType<B>;
+  /** The body as the document declares it, for a route that checks its body itself (POST /sessions). */
+  documentedBody?: z.ZodType;
   query?: z.ZodType<Q>;
   status: number;
-  /** Response schema for the document; content type JSON unless `produces` says otherwise. */
+  /**
+   * The success body: an API object of @tawqi/shared/api (JSON). A route that answers another
+   * content type names it in `produces` instead; the document refuses a route with neither.
+   */
   response?: z.ZodType;
   produces?: string;
+  /** The codes this route's own checks answer; those of the chain in front of it are added by openapi.ts. */
   errors: ErrorCode[];
   handle: (ctx: AppContext, input: HandlerInput<B, Q>) => Promise<void>;
-}
-
-/**
- * The error codes a route can answer, as its OpenAPI entry lists them: its own, plus
- * `unsupported_media_type` on every POST (a body must be application/json; middleware/jsonBody.ts).
- */
-export function routeErrors(route: RouteSpec<unknown, unknown>): ErrorCode[] {
-  return route.method === 'post' ? [...route.errors, 'unsupported_media_type'] : route.errors;
 }
 
 export function defineRoute<B = undefined, Q = undefined>(spec: RouteSpec<B, Q>): RouteSpec<B, Q> {

@@ -1,5 +1,6 @@
+import { sessionListSchema, sessionSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
-import { isDefaultWorkflowId, DEFAULT_WORKFLOW_ID, SESSION_STATUSES } from '../../domain/workflows.js';
+import { isDefaultWorkflowId, DEFAULT_WORKFLOW_ID, SESSION_STATUSES, sessionBodyDocument } from '../../domain/workflows.js';
 import { announceSend, createSignatureRequest, hashAccessCodes } from '../../services/signatureRequests.js';
 import {
   deliverInvitations,
@@ -28,12 +29,7 @@ const listQuery = z.object({
 });
 
 /** The body is checked field by field by the session rules (services/sessions.ts), with the codes of spec 7. */
-const sessionBody = z
-  .record(z.string(), z.unknown())
-  .describe(
-    'Spec 4.2: workflow_id (wf_ id, required), signers (1 to 5: name, email or phone per channel, type, fields, access_code), vendor_data (≤ 190), ' +
-      'template_id or document_id, title, fields, metadata; overrides signature_method, channel, cc (≤ 20), require_id_attachment, expires_in (1–30 days), language, return_url ("" removes it).',
-  );
+const sessionBody = z.record(z.string(), z.unknown());
 
 const links = (ctx: AppContext) => ({ publicUrl: ctx.publicUrl, linkKey: ctx.secrets.linkKey });
 const currencyOf = (req: Request) => req.tawqi.auth!.account.currency;
@@ -60,7 +56,11 @@ export const sessionRoutes = [
     tag: 'sessions',
     access: 'secret',
     body: sessionBody,
+    documentedBody: sessionBodyDocument.describe(
+      'Spec 4.2. Fields the workflow decides (ordered, reminders, source, legal_level, …) are refused with 400 invalid_override; return_url "" (or null) removes the workflow’s URL.',
+    ),
     status: 201,
+    response: sessionSchema,
     errors: [
       'parameter_missing',
       'parameter_invalid',
@@ -127,6 +127,7 @@ export const sessionRoutes = [
     access: 'secret',
     query: listQuery,
     status: 200,
+    response: sessionListSchema,
     errors: ['forbidden', 'parameter_invalid', 'too_many_requests'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
@@ -153,6 +154,7 @@ export const sessionRoutes = [
     tag: 'sessions',
     access: 'secret',
     status: 200,
+    response: sessionSchema,
     errors: ['not_found', 'forbidden'],
     handle: async (ctx, { req, res, params }) => {
       res.json(presentSession(await loadSession(ctx.store.db, req.tawqi.auth!, String(params.id)), links(ctx), currencyOf(req)));

@@ -1,3 +1,4 @@
+import { signatureRequestListSchema, signatureRequestSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
 import { REQUEST_STATUSES } from '../../domain/requestStates.js';
 import { featuresUsed } from '../../domain/requestRules.js';
@@ -46,6 +47,7 @@ export const signatureRequestRoutes = [
     access: 'key',
     body: signatureRequestCreateSchema,
     status: 201,
+    response: signatureRequestSchema,
     errors: [
       'parameter_invalid',
       'parameter_missing',
@@ -89,6 +91,7 @@ export const signatureRequestRoutes = [
     access: 'secret',
     query: listQuery,
     status: 200,
+    response: signatureRequestListSchema,
     errors: ['forbidden', 'parameter_invalid', 'too_many_requests'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
@@ -120,6 +123,7 @@ export const signatureRequestRoutes = [
     tag: 'signature_requests',
     access: 'key',
     status: 200,
+    response: signatureRequestSchema,
     errors: ['not_found'],
     handle: async (ctx, { req, res }) => {
       res.json(present(ctx, req, await loadOwned(ctx.store.db, req.tawqi.auth!, idParams(req))));
@@ -132,6 +136,7 @@ export const signatureRequestRoutes = [
     tag: 'signature_requests',
     access: 'key',
     status: 200,
+    response: signatureRequestSchema,
     errors: [...WRITE_ERRORS, 'insufficient_balance', 'invalid_state', 'reminder_too_soon', 'reminder_limit_reached', 'test_email_limit'],
     handle: async (ctx, { req, res }) => {
       const auth = req.tawqi.auth!;
@@ -149,6 +154,7 @@ export const signatureRequestRoutes = [
     tag: 'signature_requests',
     access: 'key',
     status: 200,
+    response: signatureRequestSchema,
     errors: ['not_found', 'request_not_cancelable', 'too_many_requests'],
     handle: async (ctx, { req, res }) => {
       const auth = req.tawqi.auth!;
@@ -166,6 +172,7 @@ export const signatureRequestRoutes = [
     access: 'key',
     body: remindersBody,
     status: 200,
+    response: signatureRequestSchema,
     errors: ['not_found', 'reminder_not_allowed', 'reminder_too_soon', 'reminder_limit_reached', 'test_email_limit', 'parameter_invalid'],
     handle: async (ctx, { req, res, body }) => {
       const auth = req.tawqi.auth!;

@@ -1,3 +1,4 @@
+import { signerListSchema, signerSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
 import { SIGNER_STATUSES } from '../../domain/requestStates.js';
 import { ApiError } from '../../errors.js';
@@ -25,6 +26,7 @@ export const signerRoutes = [
     access: 'key',
     query: listQuery,
     status: 200,
+    response: signerListSchema,
     errors: ['parameter_missing', 'parameter_invalid'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
@@ -61,6 +63,7 @@ export const signerRoutes = [
     tag: 'signers',
     access: 'key',
     status: 200,
+    response: signerSchema,
     errors: ['not_found'],
     handle: async (ctx, { req, res }) => {
       const auth = req.tawqi.auth!;

@@ -1,10 +1,10 @@
+import { signingSessionSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
+import { httpsUrl } from '../../domain/signatureRequestInput.js';
 import { createSigningSession } from '../../services/signingSessions.js';
 import { commitWrite } from '../commitWrite.js';
 import { checkFeature, checkLiveGates } from '../gates.js';
 import { defineRoute } from './registry.js';
-
-const httpsUrl = z.url({ protocol: /^https$/, message: 'must be an https URL' }).max(2000);
 
 export const signingSessionBody = z.strictObject({
   mode: z.literal('redirect').optional(),
@@ -23,6 +23,7 @@ export const signingSessionRoutes = [
     access: 'secret',
     body: signingSessionBody,
     status: 200,
+    response: signingSessionSchema,
     errors: ['not_found', 'invalid_state', 'domain_not_accepted', 'plan_feature_unavailable', 'parameter_invalid', 'forbidden'],
     handle: async (ctx, { req, res, body }) => {
       const auth = req.tawqi.auth!;

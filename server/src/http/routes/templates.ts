@@ -1,3 +1,4 @@
+import { templateListSchema, templateSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
 import { nowSeconds } from '../../clock.js';
 import { templateCreateSchema, templateProblem } from '../../domain/templates.js';
@@ -6,9 +7,8 @@ import { findTemplate, insertTemplate, listTemplates, titleTaken } from '../../s
 import { ApiError } from '../../errors.js';
 import { commitWrite } from '../commitWrite.js';
 import { checkLiveGates } from '../gates.js';
-import { checkCursor, limitParam, listEnvelopeSchema, listPage } from '../lists.js';
+import { checkCursor, limitParam, listPage } from '../lists.js';
 import { presentTemplate } from '../../presenters/account.js';
-import { templateSchema } from '../schemas.js';
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
@@ -16,7 +16,6 @@ const listQuery = z.object({
   search: z.string().max(200).optional(),
   limit: limitParam(100),
   starting_after: z.string().max(100).optional(),
-  lang: z.string().optional(),
 });
 
 export const templateRoutes = [
@@ -28,7 +27,7 @@ export const templateRoutes = [
     access: 'key',
     query: listQuery,
     status: 200,
-    response: listEnvelopeSchema(templateSchema),
+    response: templateListSchema,
     errors: ['parameter_invalid'],
     handle: async (ctx, { req, res, query }) => {
       const accountId = req.tawqi.auth!.account.id;

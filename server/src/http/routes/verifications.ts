@@ -1,27 +1,7 @@
-import { z } from 'zod';
+import { verificationSchema } from '@tawqi/shared/api';
 import { ApiError } from '../../errors.js';
 import { verificationFor } from '../../services/verification.js';
 import { defineRoute } from './registry.js';
-
-const verificationSchema = z.object({
-  object: z.literal('verification'),
-  reference: z.string(),
-  found: z.boolean(),
-  status: z.string(),
-  integrity: z.enum(['intact', 'modified', 'unknown']),
-  test: z.boolean(),
-  sealed_at: z.number().nullable(),
-  completed_at: z.number().nullable(),
-  document: z.object({
-    title: z.string(),
-    sha256: z.string(),
-    hash_alg: z.literal('hmac-sha256'),
-    format: z.string(),
-    legal_level: z.string(),
-    pdf_sha256: z.string().nullable(),
-  }),
-  parties: z.array(z.object({ name: z.string(), signed_at: z.number().nullable() })),
-});
 
 export const verificationRoutes = [
   defineRoute({

@@ -1,3 +1,9 @@
+import {
+  webhookEndpointCreatedSchema,
+  webhookEndpointDeletedSchema,
+  webhookEndpointListSchema,
+  webhookEndpointSchema,
+} from '@tawqi/shared/api';
 import { z } from 'zod';
 import { ApiError, invalidParam } from '../../errors.js';
 import { findEndpoint, listEndpoints } from '../../store/webhooks.js';
@@ -11,10 +17,10 @@ import {
   EndpointUrlProblem,
 } from '../../webhooks/endpoints.js';
 import { systemResolver } from '../../webhooks/reachability.js';
-import { createdEndpointSchema, deletedEndpointSchema, endpointSchema, presentEndpoint } from '../../presenters/webhooks.js';
+import { presentEndpoint } from '../../presenters/webhooks.js';
 import type { AppContext } from '../context.js';
 import { commitWrite } from '../commitWrite.js';
-import { checkCursor, limitParam, listEnvelopeSchema, listPage } from '../lists.js';
+import { checkCursor, limitParam, listPage } from '../lists.js';
 import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
@@ -47,7 +53,7 @@ export const webhookEndpointRoutes = [
     access: 'secret',
     body: endpointCreateSchema,
     status: 201,
-    response: createdEndpointSchema,
+    response: webhookEndpointCreatedSchema,
     errors: ['parameter_invalid', 'parameter_missing', 'parameter_unknown', 'forbidden'],
     handle: async (ctx, { req, res, body }) => {
       const auth = req.tawqi.auth!;
@@ -74,7 +80,7 @@ export const webhookEndpointRoutes = [
     access: 'secret',
     query: listQuery,
     status: 200,
-    response: listEnvelopeSchema(endpointSchema),
+    response: webhookEndpointListSchema,
     errors: ['parameter_invalid', 'forbidden'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
@@ -98,7 +104,7 @@ export const webhookEndpointRoutes = [
     tag: 'webhooks',
     access: 'secret',
     status: 200,
-    response: endpointSchema,
+    response: webhookEndpointSchema,
     errors: ['not_found', 'forbidden'],
     handle: async (ctx, { req, res, params }) => {
       const auth = req.tawqi.auth!;
@@ -116,7 +122,7 @@ export const webhookEndpointRoutes = [
     access: 'secret',
     body: endpointUpdateSchema,
     status: 200,
-    response: endpointSchema,
+    response: webhookEndpointSchema,
     errors: ['parameter_invalid', 'parameter_unknown', 'not_found', 'forbidden'],
     handle: async (ctx, { req, res, params, body }) => {
       const auth = req.tawqi.auth!;
@@ -137,7 +143,7 @@ export const webhookEndpointRoutes = [
     tag: 'webhooks',
     access: 'secret',
     status: 200,
-    response: deletedEndpointSchema,
+    response: webhookEndpointDeletedSchema,
     errors: ['not_found', 'forbidden'],
     handle: async (ctx, { req, res, params }) => {
       const auth = req.tawqi.auth!;

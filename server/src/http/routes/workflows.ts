@@ -1,3 +1,4 @@
+import { workflowListSchema, workflowSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import { accountWorkflows, findWorkflow, isLive, presentWorkflow } from '../../services/workflows.js';
@@ -23,6 +24,7 @@ export const workflowRoutes = [
     access: 'key',
     query: listQuery,
     status: 200,
+    response: workflowListSchema,
     errors: ['parameter_invalid', 'forbidden'],
     handle: async (ctx, { req, res, query }) => {
       const auth = req.tawqi.auth!;
@@ -46,6 +48,7 @@ export const workflowRoutes = [
     tag: 'workflows',
     access: 'key',
     status: 200,
+    response: workflowSchema,
     errors: ['not_found', 'forbidden'],
     handle: async (ctx, { req, res, params }) => {
       const auth = req.tawqi.auth!;
