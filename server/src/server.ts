@@ -14,7 +14,8 @@ import { createLogger } from './log.js';
 import { createAccount, type CreatedAccount } from './services/accounts.js';
 import { countAccounts } from './store/accounts.js';
 import { openStore, type Store } from './store/db.js';
-import { loadSecrets } from './secrets.js';
+import { masterKeyFor, type MasterKey } from './masterKey.js';
+import { keyMaterialFor } from './services/keyMaterial.js';
 import { JobRunner } from './jobs/runner.js';
 import { messageOutbox } from './delivery/outbox.js';
 import { JOB_HANDLERS } from './services/jobHandlers.js';
@@ -22,7 +23,7 @@ import { transportFromConfig } from './delivery/index.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { loadOrCreatePki, Pkcs12Error, pkiOptionsFromConfig, type Pki } from './sealing/pki/index.js';
+import { loadOrCreatePki, Pkcs12Error, pkiOptionsFromConfig, type Pki, type PkiStorage } from './sealing/pki/index.js';
 
 export interface RunningServer {
   url: string;
@@ -76,14 +77,14 @@ export interface StartOptions {
 }
 
 /**
- * Load or create DATA_DIR/pki. Until the listen address is known (PORT 0), certificates name the
- * configured address; startServer corrects that with setPublicUrl once listening.
+ * Load or create the PKI (DATA_DIR/pki, or the database). Until the listen address is known (PORT 0),
+ * certificates name the configured address; startServer corrects that with setPublicUrl once listening.
  */
-async function startPki(config: Config, clock: Clock, log: Logger): Promise<Pki> {
+async function startPki(config: Config, storage: PkiStorage, clock: Clock, log: Logger): Promise<Pki> {
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   const provisional = config.TAWQI_PUBLIC_URL ?? `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${config.PORT}`;
   try {
-    return await loadOrCreatePki(config.DATA_DIR, clock, provisional, pkiOptionsFromConfig(config, log));
+    return await loadOrCreatePki(storage, clock, provisional, pkiOptionsFromConfig(config, log));
   } catch (err) {
     if (err instanceof Pkcs12Error) throw new ConfigError(`Invalid setting:\n  TAWQI_SEAL_P12: ${err.message}`);
     throw err;
@@ -92,8 +93,11 @@ async function startPki(config: Config, clock: Clock, log: Logger): Promise<Pki>
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   checkTransport(config);
+  // Before anything is opened or created: PostgreSQL needs TAWQI_MASTER_KEY.
+  const masterKey = masterKeyFor(config);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
+  if (!masterKey && config.TAWQI_MASTER_KEY) log.warn('TAWQI_MASTER_KEY is not used with SQLite: the keys stay files under DATA_DIR');
   const store = await openStore(config.DATA_DIR, {
     databaseUrl: config.DATABASE_URL,
     poolSize: config.TAWQI_PG_POOL_SIZE,
@@ -103,7 +107,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     onCheckpointFailure: (err) => log.error({ err }, 'WAL checkpoint worker failed; automatic checkpoints are back on'),
   });
   try {
-    return await startOnStore(config, store, clock, log, options);
+    return await startOnStore(config, store, masterKey, clock, log, options);
   } catch (err) {
     // A start that fails after the store opened (a bad certificate, a taken port) closes it: no pool or worker left behind.
     await store.close();
@@ -111,17 +115,27 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 }
 
-/** Everything after the store is open: library templates, the operator, the PKI, the workers and the listener. */
-async function startOnStore(config: Config, store: Store, clock: Clock, log: Logger, options: StartOptions): Promise<RunningServer> {
+/** Everything after the store is open: library templates, the operator, the secrets and PKI, the workers and the listener. */
+async function startOnStore(
+  config: Config,
+  store: Store,
+  masterKey: MasterKey | null,
+  clock: Clock,
+  log: Logger,
+  options: StartOptions,
+): Promise<RunningServer> {
+  // The keys first: a TAWQI_MASTER_KEY that does not open them stops the start before anything else is written.
+  const keys = keyMaterialFor(config, masterKey, store, clock);
+  const secrets = await keys.secrets();
+  const pki = await startPki(config, keys.pki, clock, log);
   await prepareStore(store, clock);
   const operator = await createOperatorIfEmpty(store, clock, config);
-  const pki = await startPki(config, clock, log);
   const ctx: AppContext = {
     config,
     store,
     clock,
     log,
-    secrets: loadSecrets(config.DATA_DIR),
+    secrets,
     publicUrl: config.TAWQI_PUBLIC_URL ?? '',
     afterCommit: () => {},
     pki,

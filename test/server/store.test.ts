@@ -530,7 +530,11 @@ describe('one migrator on both engines', () => {
         const stores = await Promise.all([0, 1, 2].map(() => openStore('/nonexistent', { databaseUrl: url, poolSize: 2 })));
         try {
           const history = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(stores[0]!.db);
-          assert.deepEqual(history.rows, [{ name: '0009' }], 'the baseline, recorded once');
+          assert.deepEqual(
+            history.rows.map((r) => r.name),
+            ['0009', ...MIGRATIONS.filter((m) => m.id > 9).map((m) => String(m.id).padStart(4, '0'))],
+            'the baseline and each later migration, recorded once',
+          );
           for (const store of stores) {
             assert.equal(store.dialect, 'postgres');
             assert.equal(await store.tx((trx) => incrementCounter(trx, 'three', 0)), stores.indexOf(store) + 1);
