@@ -16,6 +16,8 @@ const csv = z.string().transform((v) =>
     .filter(Boolean),
 );
 
+export const MASTER_KEY_HINT = '32 random bytes as 64 hex digits or base64 (`tawqi secrets new-master-key` prints one)';
+
 export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -231,6 +233,13 @@ export const configSchema = z.object({
     .url({ protocol: /^https?$/ })
     .optional()
     .describe('External RFC 3161 time-stamping authority used instead of the built-in TSA (POST application/timestamp-query)'),
+  TAWQI_MASTER_KEY: z
+    .string()
+    .refine((v) => parseMasterKey(v) !== null, `must be ${MASTER_KEY_HINT}`)
+    .optional()
+    .describe(
+      'Encrypts the server secrets and PKI private keys kept in the database; required with DATABASE_URL, not used on SQLite (masterKey.ts)',
+    ),
   // Qualified signatures with a token (server/src/sealing/qes/README.md).
   TAWQI_QES_TRUSTED_ROOTS: z
     .string()
@@ -270,6 +279,28 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/**
+ * The 32 bytes of a TAWQI_MASTER_KEY text (hex, or base64 / base64url), or null when it is not one.
+ * Here rather than in masterKey.ts because the schema checks the format at load.
+ */
+export function parseMasterKey(text: string): Buffer | null {
+  const t = text.trim();
+  let bytes: Buffer;
+  if (/^[0-9a-fA-F]{64}$/.test(t)) {
+    bytes = Buffer.from(t, 'hex');
+  } else if (/^[A-Za-z0-9+/_-]{43}=?$/.test(t)) {
+    bytes = Buffer.from(t, 'base64');
+    // Only the canonical encoding: a stray last character must not silently mean another key.
+    const given = t.replace(/=$/, '').replace(/-/g, '+').replace(/_/g, '/');
+    if (bytes.length !== 32 || bytes.toString('base64').replace(/=$/, '') !== given) return null;
+  } else {
+    return null;
+  }
+  // A placeholder such as 64 zeros is not a key.
+  if (bytes.every((b) => b === bytes[0])) return null;
+  return bytes;
+}
 
 export class ConfigError extends Error {}
 

@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** Server secrets kept under DATA_DIR (mode 0600), created on first start. */
+/**
+ * The server secrets, created on first start. SQLite installations keep them in DATA_DIR/secrets.json
+ * (mode 0600, `loadSecrets`); PostgreSQL ones in the database, encrypted (services/keyMaterial.ts).
+ */
 export interface ServerSecrets {
   /** HMAC key for signing-link tokens: links are derived, so no token is stored at all. */
   linkKey: Buffer;

@@ -15,7 +15,8 @@ import { createAccount, type CreatedAccount } from './services/accounts.js';
 import { countAccounts } from './store/accounts.js';
 import { openStore, type Db, type Store } from './store/db.js';
 import { fileStorageFromConfig, storageKind, type FileStorage } from './store/files/index.js';
-import { loadSecrets } from './secrets.js';
+import { masterKeyFor, type MasterKey } from './masterKey.js';
+import { keyMaterialFor } from './services/keyMaterial.js';
 import { JobRunner } from './jobs/runner.js';
 import { Leases } from './leases.js';
 import { messageOutbox } from './delivery/outbox.js';
@@ -24,7 +25,7 @@ import { transportFromConfig } from './delivery/index.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { loadOrCreatePki, Pkcs12Error, pkiOptionsFromConfig, type Pki } from './sealing/pki/index.js';
+import { loadOrCreatePki, Pkcs12Error, pkiOptionsFromConfig, type Pki, type PkiStorage } from './sealing/pki/index.js';
 
 export interface RunningServer {
   url: string;
@@ -78,14 +79,14 @@ export interface StartOptions {
 }
 
 /**
- * Load or create DATA_DIR/pki. Until the listen address is known (PORT 0), certificates name the
- * configured address; startServer corrects that with setPublicUrl once listening.
+ * Load or create the PKI (DATA_DIR/pki, or the database). Until the listen address is known (PORT 0),
+ * certificates name the configured address; startServer corrects that with setPublicUrl once listening.
  */
-async function startPki(config: Config, clock: Clock, log: Logger): Promise<Pki> {
+async function startPki(config: Config, storage: PkiStorage, clock: Clock, log: Logger): Promise<Pki> {
   const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
   const provisional = config.TAWQI_PUBLIC_URL ?? `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${config.PORT}`;
   try {
-    return await loadOrCreatePki(config.DATA_DIR, clock, provisional, pkiOptionsFromConfig(config, log));
+    return await loadOrCreatePki(storage, clock, provisional, pkiOptionsFromConfig(config, log));
   } catch (err) {
     if (err instanceof Pkcs12Error) throw new ConfigError(`Invalid setting:\n  TAWQI_SEAL_P12: ${err.message}`);
     throw err;
@@ -110,8 +111,11 @@ async function startFileStorage(config: Config, log: Logger, database?: { db: Db
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   checkTransport(config);
+  // Before anything is opened or created: PostgreSQL needs TAWQI_MASTER_KEY.
+  const masterKey = masterKeyFor(config);
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.TAWQI_LOG_LEVEL);
+  if (!masterKey && config.TAWQI_MASTER_KEY) log.warn('TAWQI_MASTER_KEY is not used with SQLite: the keys stay files under DATA_DIR');
   // Folder and S3 storage are checked before the store opens (a bucket that does not answer creates
   // nothing); database storage is part of the store, so it starts once the store is open.
   const external = storageKind(config) === 'postgres' ? null : await startFileStorage(config, log);
@@ -126,7 +130,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   let files = external;
   try {
     files ??= await startFileStorage(config, log, { db: store.db, nowSeconds: () => nowSeconds(clock) });
-    return await startOnStore(config, { store, files }, clock, log, options);
+    return await startOnStore(config, { store, files, masterKey }, clock, log, options);
   } catch (err) {
     // A start that fails after the store opened (a bad certificate, a taken port) closes it: no pool or worker left behind.
     await store.close();
@@ -135,24 +139,27 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 }
 
-/** Everything after the store is open: library templates, the operator, the PKI, the workers and the listener. */
+/** Everything after the store is open: library templates, the operator, the secrets and PKI, the workers and the listener. */
 async function startOnStore(
   config: Config,
-  { store, files }: { store: Store; files: FileStorage },
+  { store, files, masterKey }: { store: Store; files: FileStorage; masterKey: MasterKey | null },
   clock: Clock,
   log: Logger,
   options: StartOptions,
 ): Promise<RunningServer> {
+  // The keys first: a TAWQI_MASTER_KEY that does not open them stops the start before anything else is written.
+  const keys = keyMaterialFor(config, masterKey, store, clock);
+  const secrets = await keys.secrets();
+  const pki = await startPki(config, keys.pki, clock, log);
   await prepareStore(store, clock);
   const operator = await createOperatorIfEmpty(store, clock, config);
-  const pki = await startPki(config, clock, log);
   const ctx: AppContext = {
     config,
     store,
     files,
     clock,
     log,
-    secrets: loadSecrets(config.DATA_DIR),
+    secrets,
     publicUrl: config.TAWQI_PUBLIC_URL ?? '',
     afterCommit: () => {},
     pki,

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from '../../server/src/config.js';
@@ -19,6 +20,7 @@ import { getAccount, updateAccount } from '../../server/src/store/accounts.js';
 import { getRequestById, signersOf } from '../../server/src/store/signatureRequests.js';
 import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtpPeer.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { onPostgres } from '../support/database.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TEAM = ['amira@example.com', 'bassem@example.com', 'carla@example.com'];
@@ -405,11 +407,13 @@ describe('no SMTP configured: messages held, `tawqi mail list|show`', () => {
   });
   after(() => s.close());
 
-  function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const cli = (...args: string[]) => cliWith({}, ...args);
+
+  function cliWith(settings: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: s.dataDir, PORT: new URL(s.url).port };
     delete env.NODE_TEST_CONTEXT;
     for (const k of Object.keys(env)) if (k.startsWith('TAWQI_')) delete env[k];
-    Object.assign(env, s.databaseEnv);
+    Object.assign(env, s.databaseEnv, settings);
     return new Promise((resolve) => {
       execFile(
         process.execPath,
@@ -478,6 +482,29 @@ describe('no SMTP configured: messages held, `tawqi mail list|show`', () => {
     assert.equal(missing.stdout, '');
     assert.match(missing.stderr, /No message 999999/);
   });
+
+  test(
+    'postgres only: `mail show` reads the link key from the database, so it needs TAWQI_MASTER_KEY, and the right one',
+    { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres (SQLite keeps the link key in DATA_DIR/secrets.json)' },
+    async () => {
+      const a = await makeAccount(s);
+      const req = await createRequest(s, a.keys.secret_test, a);
+      await s.jobs.runDue();
+      const [row] = await messageRows(s, req.id);
+      const without = await cliWith({ TAWQI_MASTER_KEY: '' }, 'mail', 'show', String(row!.id));
+      assert.equal(without.code, 1);
+      assert.equal(without.stdout, '');
+      assert.match(without.stderr, /TAWQI_MASTER_KEY: required with DATABASE_URL/);
+      const other = randomBytes(32).toString('hex');
+      const wrong = await cliWith({ TAWQI_MASTER_KEY: other }, 'mail', 'show', String(row!.id));
+      assert.equal(wrong.code, 1);
+      assert.match(wrong.stderr, /TAWQI_MASTER_KEY does not decrypt the stored keys/);
+      assert.ok(!wrong.stderr.includes(other), 'the key is never printed');
+      const right = await cli('mail', 'show', String(row!.id));
+      assert.equal(right.code, 0, right.stderr);
+      assert.ok(right.stdout.includes(signingUrl(s.url, s.ctx.secrets.linkKey, req.signers[0].id, 1)));
+    },
+  );
 });
 
 describe('SMTP settings', () => {

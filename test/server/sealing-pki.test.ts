@@ -16,6 +16,7 @@ import { ConfigError, loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import {
   crlDer,
+  filePkiStorage,
   loadOrCreatePki,
   loadPkcs12,
   ocspResponseFor,
@@ -79,7 +80,7 @@ async function post(url: string, type: string, body: Uint8Array): Promise<{ stat
   return { status: res.status, type: res.headers.get('content-type'), body: new Uint8Array(await res.arrayBuffer()) };
 }
 
-describe('built-in PKI: files, restart, re-issue', () => {
+describe('built-in PKI: files (DATA_DIR/pki, as SQLite installations keep it), restart, re-issue', () => {
   const dirs: string[] = [];
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -87,7 +88,7 @@ describe('built-in PKI: files, restart, re-issue', () => {
     const dataDir = tempDir('files');
     dirs.push(dataDir);
     const clock = new ManualClock();
-    const pki = await loadOrCreatePki(dataDir, clock, FIXED_URL);
+    const pki = await loadOrCreatePki(filePkiStorage(dataDir), clock, FIXED_URL);
     const dir = path.join(dataDir, 'pki');
     assert.equal(mode(dir), 0o700);
     for (const key of ['ca.key.pem', 'seal.key.pem', 'tsa.key.pem', 'ocsp.key.pem', 'evidence.key.pem']) {
@@ -116,7 +117,7 @@ describe('built-in PKI: files, restart, re-issue', () => {
 
     const before = Object.fromEntries(['ca.pem', 'seal.pem', 'tsa.pem', 'ocsp.pem'].map((f) => [f, fingerprint(path.join(dir, f))]));
     clock.advanceSeconds(86400);
-    const again = await loadOrCreatePki(dataDir, clock, FIXED_URL);
+    const again = await loadOrCreatePki(filePkiStorage(dataDir), clock, FIXED_URL);
     const afterRestart = Object.fromEntries(['ca.pem', 'seal.pem', 'tsa.pem', 'ocsp.pem'].map((f) => [f, fingerprint(path.join(dir, f))]));
     assert.deepEqual(afterRestart, before, 'same certificates after a restart');
     assert.equal(again.evidence.keyId, pki.evidence.keyId, 'same evidence key');
@@ -128,7 +129,7 @@ describe('built-in PKI: files, restart, re-issue', () => {
     dirs.push(dataDir);
     // openssl checks OCSP response times against the real clock.
     const clock = new ManualClock(Date.now());
-    const pki = await loadOrCreatePki(dataDir, clock, FIXED_URL);
+    const pki = await loadOrCreatePki(filePkiStorage(dataDir), clock, FIXED_URL);
     const oldSeal = pki.seal.certificate;
     const oldSpki = new X509Certificate(Buffer.from(oldSeal)).publicKey.export({ format: 'der', type: 'spki' });
     assert.match(pem(oldSeal), /BEGIN CERTIFICATE/);
@@ -179,7 +180,7 @@ describe('built-in PKI: files, restart, re-issue', () => {
     const dataDir = tempDir('renew');
     dirs.push(dataDir);
     const clock = new ManualClock();
-    const pki = await loadOrCreatePki(dataDir, clock, FIXED_URL);
+    const pki = await loadOrCreatePki(filePkiStorage(dataDir), clock, FIXED_URL);
     const tsaText = openssl(['x509', '-noout', '-text', '-in', path.join(dataDir, 'pki', 'tsa.pem')], dataDir).out;
     assert.match(tsaText, /X509v3 Extended Key Usage: critical\n\s+Time Stamping\n/);
     assert.match(tsaText, /X509v3 Key Usage: critical\n\s+Digital Signature\n/);
@@ -219,7 +220,7 @@ describe('built-in PKI: files, restart, re-issue', () => {
   test('the seal signs with ECDSA P-256 / SHA-256 (DER signature), verified by openssl dgst', async () => {
     const dataDir = tempDir('seal');
     dirs.push(dataDir);
-    const pki = await loadOrCreatePki(dataDir, new ManualClock(), FIXED_URL);
+    const pki = await loadOrCreatePki(filePkiStorage(dataDir), new ManualClock(), FIXED_URL);
     const data = new TextEncoder().encode('signed attributes go here');
     writeFileSync(path.join(dataDir, 'data'), data);
     writeFileSync(path.join(dataDir, 'sig'), pki.seal.sign(data, 'SHA-256'));
@@ -233,7 +234,7 @@ describe('built-in PKI: files, restart, re-issue', () => {
   test('the evidence key signs with Ed25519, verified by openssl pkeyutl', async () => {
     const dataDir = tempDir('evidence');
     dirs.push(dataDir);
-    const pki = await loadOrCreatePki(dataDir, new ManualClock(), FIXED_URL);
+    const pki = await loadOrCreatePki(filePkiStorage(dataDir), new ManualClock(), FIXED_URL);
     const record = new TextEncoder().encode('{"record":"raw"}');
     writeFileSync(path.join(dataDir, 'record'), record);
     writeFileSync(path.join(dataDir, 'record.sig'), pki.evidence.sign(record));
@@ -254,9 +255,9 @@ describe('built-in PKI: files, restart, re-issue', () => {
   test('a missing CA key stops the start with the file name', async () => {
     const dataDir = tempDir('broken');
     dirs.push(dataDir);
-    await loadOrCreatePki(dataDir, new ManualClock(), FIXED_URL);
+    await loadOrCreatePki(filePkiStorage(dataDir), new ManualClock(), FIXED_URL);
     rmSync(path.join(dataDir, 'pki', 'ca.key.pem'));
-    await assert.rejects(loadOrCreatePki(dataDir, new ManualClock(), FIXED_URL), /ca\.key\.pem is missing/);
+    await assert.rejects(loadOrCreatePki(filePkiStorage(dataDir), new ManualClock(), FIXED_URL), /ca\.key\.pem is missing/);
   });
 });
 
@@ -282,9 +283,15 @@ describe('built-in PKI over HTTP (real server, real openssl)', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  test('startServer made the PKI under DATA_DIR and names the listen address in the certificates', () => {
-    assert.ok(existsSync(path.join(s.dataDir, 'pki', 'ca.key.pem')));
-    assert.equal(readFileSync(path.join(work, 'ca.pem'), 'utf8'), readFileSync(path.join(s.dataDir, 'pki', 'ca.pem'), 'utf8'));
+  test('startServer made the PKI (SQLite: under DATA_DIR; PostgreSQL: in the database) and names the listen address in the certificates', async () => {
+    if (s.ctx.store.dialect === 'sqlite') {
+      assert.ok(existsSync(path.join(s.dataDir, 'pki', 'ca.key.pem')));
+      assert.equal(readFileSync(path.join(work, 'ca.pem'), 'utf8'), readFileSync(path.join(s.dataDir, 'pki', 'ca.pem'), 'utf8'));
+    } else {
+      assert.equal(existsSync(path.join(s.dataDir, 'pki')), false, 'no PKI files on PostgreSQL');
+      const ca = await s.ctx.store.db.selectFrom('server_keys').select('certificate').where('name', '=', 'ca').executeTakeFirstOrThrow();
+      assert.equal(readFileSync(path.join(work, 'ca.pem'), 'utf8'), pem(ca.certificate!));
+    }
     const text = openssl(['x509', '-noout', '-text', '-in', 'seal.pem'], work).out;
     assert.ok(text.includes(`OCSP - URI:${s.url}/pki/ocsp`), text);
     assert.ok(text.includes(`URI:${s.url}/pki/crl`), text);
@@ -561,7 +568,8 @@ describe('server restart with a fixed TAWQI_PUBLIC_URL', () => {
         tsa: two.ctx.pki.tsa.serialHex,
         evidence: two.ctx.pki.evidence.keyId,
       };
-      const text = openssl(['x509', '-noout', '-text', '-in', path.join(dataDir, 'pki', 'seal.pem')], dataDir).out;
+      writeFileSync(path.join(dataDir, 'seal-now.pem'), pem(two.ctx.pki.seal.certificate));
+      const text = openssl(['x509', '-noout', '-text', '-in', 'seal-now.pem'], dataDir).out;
       await two.close();
       assert.deepEqual(second, first);
       assert.match(text, /OCSP - URI:http:\/\/sign\.example\.test\/pki\/ocsp/);
@@ -727,8 +735,9 @@ describe('operator replacements', () => {
     } finally {
       await s.close();
     }
-    const unreachable = await loadOrCreatePki(tempDir('ext'), new ManualClock(), FIXED_URL, { tsaUrl: 'http://127.0.0.1:9/tsa' });
+    const extDir = tempDir('ext');
+    const unreachable = await loadOrCreatePki(filePkiStorage(extDir), new ManualClock(), FIXED_URL, { tsaUrl: 'http://127.0.0.1:9/tsa' });
     await assert.rejects(timestampData(unreachable, new Uint8Array([1])), /unreachable/);
-    rmSync(path.dirname(unreachable.dir), { recursive: true, force: true });
+    rmSync(extDir, { recursive: true, force: true });
   });
 });

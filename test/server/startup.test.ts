@@ -208,6 +208,13 @@ describe('npm start: the entry point as a real process', () => {
     { name: 'DATABASE_URL=mysql://…', env: { DATABASE_URL: 'mysql://db.example/tawqi' }, names: ['DATABASE_URL'] },
     { name: 'TAWQI_PG_POOL_SIZE=0', env: { TAWQI_PG_POOL_SIZE: '0' }, names: ['TAWQI_PG_POOL_SIZE'] },
     { name: 'TAWQI_STORAGE=s3 without TAWQI_S3_BUCKET', env: { TAWQI_STORAGE: 's3' }, names: ['TAWQI_S3_BUCKET'] },
+    { name: 'TAWQI_MASTER_KEY=not-a-key', env: { TAWQI_MASTER_KEY: 'not-a-key' }, names: ['TAWQI_MASTER_KEY'] },
+    // Refused before any connection: the address needs no server behind it.
+    {
+      name: 'DATABASE_URL without TAWQI_MASTER_KEY',
+      env: { DATABASE_URL: 'postgres://tawqi@127.0.0.1:9/tawqi' },
+      names: ['TAWQI_MASTER_KEY', 'tawqi secrets new-master-key'],
+    },
   ];
   for (const c of refused) {
     test(`a bad setting stops the start with exit 1 naming it: ${c.name}`, async () => {
@@ -279,6 +286,8 @@ describe('config: one zod schema for every setting', () => {
       [{ DATABASE_URL: 'sqlite:///var/lib/tawqi.db' }, 'DATABASE_URL'],
       [{ DATABASE_URL: 'postgres://' }, 'DATABASE_URL'],
       [{ TAWQI_PG_POOL_SIZE: 'many' }, 'TAWQI_PG_POOL_SIZE'],
+      [{ TAWQI_MASTER_KEY: 'a'.repeat(63) }, 'TAWQI_MASTER_KEY'],
+      [{ TAWQI_MASTER_KEY: '0'.repeat(64) }, 'TAWQI_MASTER_KEY'],
     ];
     for (const [env, name] of bad) {
       assert.throws(

@@ -6,6 +6,7 @@
  * data directory, so a restart on the same DATA_DIR finds its data again. Unset (or sqlite): the
  * SQLite file under DATA_DIR, as in production by default.
  */
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startThrowawayPostgres } from './postgres.js';
 
@@ -64,8 +65,15 @@ export async function dropTestDatabase(url: string): Promise<void> {
 const byDataDir = new Map<string, string>();
 
 /**
+ * The TAWQI_MASTER_KEY of every PostgreSQL test server and CLI run of this test process (PostgreSQL
+ * installations need one): fresh per process, the same for a restart on the same data directory.
+ */
+export const TEST_MASTER_KEY = randomBytes(32).toString('hex');
+
+/**
  * The settings that put a server or CLI on DATA_DIR `dataDir` on the run's engine: {} on SQLite;
- * on PostgreSQL the DATABASE_URL of the data directory's own database (created on first use).
+ * on PostgreSQL the DATABASE_URL of the data directory's own database (created on first use) and
+ * the run's TAWQI_MASTER_KEY.
  */
 export async function databaseEnv(dataDir: string): Promise<Record<string, string>> {
   if (!onPostgres) return {};
@@ -74,7 +82,7 @@ export async function databaseEnv(dataDir: string): Promise<Record<string, strin
     url = await createTestDatabase();
     byDataDir.set(dataDir, url);
   }
-  return { DATABASE_URL: url };
+  return { DATABASE_URL: url, TAWQI_MASTER_KEY: TEST_MASTER_KEY };
 }
 
 /** Drop the database of a data directory (PostgreSQL runs; nothing on SQLite). */

@@ -12,7 +12,7 @@ import { responseProblem } from './openapiCheck.js';
 export interface TestServer extends RunningServer {
   clock: ManualClock;
   dataDir: string;
-  /** The settings that put a child process (the CLI) on this server's database: DATABASE_URL on PostgreSQL runs, none on SQLite. */
+  /** The settings that put a child process (the CLI) on this server's database: DATABASE_URL and TAWQI_MASTER_KEY on PostgreSQL runs, none on SQLite. */
   databaseEnv: Record<string, string>;
   keys: NonNullable<RunningServer['operator']>['keys'];
   /** Create another account (defaults: business plan, verified, 1000 sends) and return its keys. */

@@ -6,7 +6,10 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { systemClock } from '../clock.js';
 import { loadConfig, type Config } from '../config.js';
+import { masterKeyFor } from '../masterKey.js';
+import type { ServerSecrets } from '../secrets.js';
 import { OperatorError } from '../services/accounts.js';
+import { keyMaterialFor } from '../services/keyMaterial.js';
 import { getAccount, type Account } from '../store/accounts.js';
 import { openStore, type Db, type Store } from '../store/db.js';
 
@@ -38,6 +41,14 @@ export async function withStore<T>(work: (ctx: Ctx) => Promise<T>): Promise<T> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The server secrets (the link key renders signing links): DATA_DIR/secrets.json on SQLite, the
+ * database on PostgreSQL — which needs TAWQI_MASTER_KEY, refused naming it when missing or wrong.
+ */
+export function serverSecrets(ctx: Ctx): Promise<ServerSecrets> {
+  return keyMaterialFor(ctx.config, masterKeyFor(ctx.config), ctx.store, clock).secrets();
 }
 
 /** Print exactly one JSON object (--json) or the readable text lines. */

@@ -2,10 +2,9 @@
 import type { Command } from 'commander';
 import type { Config } from '../config.js';
 import { renderMessage } from '../delivery/deliverMessage.js';
-import { loadSecrets } from '../secrets.js';
 import { OperatorError } from '../services/accounts.js';
 import type { MessageRow } from '../store/messages.js';
-import { command, emit, parsePositive, requireAccount, run, time, withStore, type JsonFlag } from './kit.js';
+import { command, emit, parsePositive, requireAccount, run, serverSecrets, time, withStore, type JsonFlag } from './kit.js';
 
 function presentMessageSummary(m: MessageRow) {
   return {
@@ -48,10 +47,11 @@ function serverUrl(config: Config): string {
 
 async function mailShow(idText: string, o: JsonFlag & { html?: boolean }): Promise<void> {
   if (!/^\d{1,15}$/.test(idText)) throw new OperatorError(`No message ${idText} (message ids are numbers; see tawqi mail list)`);
-  const { message, rendered } = await withStore(async ({ store, config }) => {
+  const { message, rendered } = await withStore(async (ctx) => {
+    const { store, config } = ctx;
     const message = await store.db.selectFrom('messages').selectAll().where('id', '=', Number(idText)).executeTakeFirst();
     if (!message) throw new OperatorError(`No message ${idText}`);
-    const rendered = await renderMessage(store.db, message, serverUrl(config), loadSecrets(config.DATA_DIR).linkKey);
+    const rendered = await renderMessage(store.db, message, serverUrl(config), (await serverSecrets(ctx)).linkKey);
     return { message, rendered };
   });
   const full = {

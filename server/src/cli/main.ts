@@ -9,6 +9,7 @@
  *   tawqi webhook add|list|show|rotate-secret|disable|enable|delete …  webhooks.ts
  *   tawqi events show …                                                events.ts
  *   tawqi workflow create|update|publish|archive|list|show …           workflows.ts
+ *   tawqi secrets new-master-key                                       secrets.ts
  *
  * Every command takes --json (exactly one JSON object on stdout) and --help. Errors go to stderr with
  * exit code 1. Key secrets are printed only by `account create`, `key create` and `key rotate`.

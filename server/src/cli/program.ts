@@ -4,6 +4,7 @@ import { accountCommands } from './accounts.js';
 import { eventCommands } from './events.js';
 import { keyCommands } from './keys.js';
 import { mailCommands } from './mail.js';
+import { secretsCommands } from './secrets.js';
 import { webhookCommands } from './webhooks.js';
 import { workflowCommands } from './workflows.js';
 
@@ -18,5 +19,6 @@ export function buildProgram(): Command {
   workflowCommands(program);
   webhookCommands(program);
   eventCommands(program);
+  secretsCommands(program);
   return program;
 }

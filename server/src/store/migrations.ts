@@ -545,6 +545,44 @@ export const MIGRATIONS: SchemaMigration[] = [
       ALTER TABLE idempotency ADD COLUMN claim_token TEXT COLLATE "C", ADD COLUMN lease_until BIGINT;
     `,
   },
+  {
+    id: 14,
+    name: "server secrets and PKI keys in the database (encrypted with TAWQI_MASTER_KEY); the CA's issued and revoked certificates",
+    // Used by PostgreSQL installations, whose server processes share them; SQLite ones keep the
+    // files under DATA_DIR (secrets.json, pki/) and leave these tables empty.
+    sql: `
+      CREATE TABLE server_keys (
+        name TEXT PRIMARY KEY,
+        encrypted_secret BLOB NOT NULL,
+        certificate BLOB,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE pki_certificates (
+        serial TEXT PRIMARY KEY,
+        certificate BLOB NOT NULL,
+        issued_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        revocation_reason TEXT
+      ) STRICT, WITHOUT ROWID;
+    `,
+    postgres: `
+      CREATE TABLE server_keys (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        encrypted_secret BYTEA NOT NULL,
+        certificate BYTEA,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE TABLE pki_certificates (
+        serial TEXT COLLATE "C" PRIMARY KEY,
+        certificate BYTEA NOT NULL,
+        issued_at BIGINT NOT NULL,
+        revoked_at BIGINT,
+        revocation_reason TEXT COLLATE "C"
+      );
+    `,
+  },
 ];
 
 /**

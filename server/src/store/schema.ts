@@ -394,7 +394,33 @@ export interface SessionsTable {
   created_at: number;
 }
 
+/**
+ * A server secret or key of the built-in PKI, by name (PostgreSQL installations; SQLite ones keep
+ * files under DATA_DIR): link_key, document_key, ca, seal, tsa, ocsp, evidence.
+ */
+export interface ServerKeysTable {
+  name: string;
+  /** The secret (a server secret's bytes, or a PKCS#8 private key) sealed with TAWQI_MASTER_KEY (masterKey.ts). */
+  encrypted_secret: Uint8Array;
+  /** The key's certificate, DER, in the clear; null for secrets and the evidence key. */
+  certificate: Uint8Array | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Every certificate the built-in CA issued, and its revocation (PostgreSQL installations). */
+export interface PkiCertificatesTable {
+  /** Lowercase hex, no leading zero bytes. */
+  serial: string;
+  certificate: Uint8Array;
+  issued_at: number;
+  revoked_at: number | null;
+  revocation_reason: string | null;
+}
+
 export interface Database {
+  server_keys: ServerKeysTable;
+  pki_certificates: PkiCertificatesTable;
   workflows: WorkflowsTable;
   workflow_versions: WorkflowVersionsTable;
   sessions: SessionsTable;

@@ -3,7 +3,7 @@ import * as x509 from '@peculiar/x509';
 import * as asn1js from 'asn1js';
 import { OID_CRL_NUMBER } from '@tawqi/shared/cms';
 import type { Pki } from './pki.js';
-import { readRevocations, REASON_CODES, type Revocation } from './revocation.js';
+import { REASON_CODES, type Revocation } from './revocation.js';
 
 /**
  * The built-in CA's CRL (RFC 5280 v2, signed by the CA, ecdsa-with-SHA256): thisUpdate = the clock's
@@ -30,7 +30,7 @@ const inFlight = new WeakMap<Pki, Promise<CachedCrl>>();
 
 /** The current CRL, DER (what GET /pki/crl serves and a PDF's DSS embeds). */
 export async function crlDer(pki: Pki): Promise<Uint8Array> {
-  const revocations = readRevocations(pki.dir);
+  const revocations = await pki.storage.revocations();
   const key = revocationsKey(revocations);
   const now = pki.clock.nowMs();
   const current = cache.get(pki);

@@ -4,7 +4,7 @@ import { OID_ECDSA_SHA256, OID_SHA256_RSA } from '@tawqi/shared/cms';
 /**
  * Keys of the built-in PKI: ECDSA P-256 for the CA, seal, TSA and OCSP responder (fast — about
  * 12,000 signatures/s — small, and read by openssl, poppler/NSS and Adobe), Ed25519 for the evidence
- * record. Private keys live as unencrypted PKCS#8 PEM in files of mode 0600 (DATA_DIR is the boundary).
+ * record. Private keys are handled as PKCS#8 (DER across the storage port, PEM in files).
  */
 
 export type SignatureHash = 'SHA-256';
@@ -40,6 +40,14 @@ export function spkiDer(key: KeyObject): Uint8Array {
 
 export function loadPrivateKeyPem(pem: string): KeyObject {
   return createPrivateKey({ key: pem, format: 'pem' });
+}
+
+export function pkcs8Der(key: KeyObject): Uint8Array {
+  return new Uint8Array(key.export({ format: 'der', type: 'pkcs8' }));
+}
+
+export function loadPrivateKeyDer(pkcs8: Uint8Array): KeyObject {
+  return createPrivateKey({ key: Buffer.from(pkcs8), format: 'der', type: 'pkcs8' });
 }
 
 /** The signature algorithm `signWithKey` uses for this key; throws for key types the seal cannot use. */

@@ -5,12 +5,12 @@ import { algorithmId, HASHES, OID_OCSP_BASIC, OID_OCSP_NONCE, OID_SHA1, parseCer
 import { normaliseSerialHex } from './encoding.js';
 import { signatureAlgorithmFor, signWithKey } from './keys.js';
 import type { Pki } from './pki.js';
-import { isIssued, readRevocations, REASON_CODES, type Revocation } from './revocation.js';
+import { REASON_CODES, type Revocation } from './revocation.js';
 
 /**
  * OCSP responder for the built-in CA (RFC 6960), signed by the delegated responder certificate
  * (EKU OCSPSigning, id-pkix-ocsp-nocheck), ecdsa-with-SHA256, responder named by key hash, the
- * responder certificate included. Status per serial: revoked (revoked/), good (issued/), else unknown;
+ * responder certificate included. Status per serial: revoked, good (issued by this CA), else unknown;
  * a CertID naming another issuer is unknown too. thisUpdate = producedAt = the clock's time,
  * nextUpdate one day later. A request nonce is echoed.
  */
@@ -74,7 +74,12 @@ function caIdentity(pki: Pki) {
 
 type CertStatus = { kind: 'good' } | { kind: 'revoked'; revocation: Revocation } | { kind: 'unknown' };
 
-function statusOf(pki: Pki, certId: pkijs.CertID, ids: ReturnType<typeof caIdentity>, revocations: Map<string, Revocation>): CertStatus {
+async function statusOf(
+  pki: Pki,
+  certId: pkijs.CertID,
+  ids: ReturnType<typeof caIdentity>,
+  revocations: Map<string, Revocation>,
+): Promise<CertStatus> {
   const oid = certId.hashAlgorithm.algorithmId;
   if (!HASHES[oid]) return { kind: 'unknown' };
   const sameIssuer =
@@ -84,7 +89,7 @@ function statusOf(pki: Pki, certId: pkijs.CertID, ids: ReturnType<typeof caIdent
   const serial = normaliseSerialHex(Buffer.from(certId.serialNumber.valueBlock.valueHexView).toString('hex'));
   const revocation = revocations.get(serial);
   if (revocation) return { kind: 'revoked', revocation };
-  return isIssued(pki.dir, serial) ? { kind: 'good' } : { kind: 'unknown' };
+  return (await pki.storage.isIssued(serial)) ? { kind: 'good' } : { kind: 'unknown' };
 }
 
 function certStatusSchema(status: CertStatus): asn1js.BaseBlock {
@@ -112,18 +117,19 @@ async function signedResponse(pki: Pki, certIds: pkijs.CertID[], nonce: Uint8Arr
   const responder = pki.ocsp;
   const now = new Date(Math.floor(pki.clock.nowMs() / 1000) * 1000);
   const ids = caIdentity(pki);
-  const revocations = readRevocations(pki.dir);
+  const revocations = await pki.storage.revocations();
   const responderCert = parseCertificate(responder.certificate);
   const keyHash = createHash('sha1').update(responderCert.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).digest();
+  const statuses = await Promise.all(certIds.map((certID) => statusOf(pki, certID, ids, revocations)));
 
   const data = new pkijs.ResponseData({
     responderID: new asn1js.OctetString({ valueHex: toArrayBuffer(keyHash) }),
     producedAt: now,
     responses: certIds.map(
-      (certID) =>
+      (certID, i) =>
         new pkijs.SingleResponse({
           certID,
-          certStatus: certStatusSchema(statusOf(pki, certID, ids, revocations)),
+          certStatus: certStatusSchema(statuses[i]!),
           thisUpdate: now,
           nextUpdate: new Date(now.getTime() + OCSP_VALIDITY_MS),
         }),

@@ -1,43 +1,38 @@
-import { X509Certificate, randomBytes, type KeyObject, type webcrypto } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import path from 'node:path';
+import { X509Certificate, type KeyObject, type webcrypto } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import { crlUrlOf, issueCaCertificate, issueLeafCertificate, pkiUrls, type LeafRole, type PkiUrls } from './certificates.js';
-import { fromPem, normaliseSerialHex, sha256Hex, toPem } from './encoding.js';
-import { ensureDir, PUBLIC_MODE, readText, SECRET_MODE, writeAtomic } from './files.js';
-import { keyMatchesSpki, loadPrivateKeyPem, newEcKey, newEd25519Key, privateKeyPem, publicKeyPem, spkiDer, toCryptoKey } from './keys.js';
+import { normaliseSerialHex, sha256Hex, toPem } from './encoding.js';
+import { keyMatchesSpki, loadPrivateKeyDer, newEcKey, newEd25519Key, pkcs8Der, spkiDer, toCryptoKey } from './keys.js';
 import { TSA_POLICY_OID } from '@tawqi/shared/cms';
 import { loadPkcs12 } from './pkcs12.js';
-import { readRevocations, recordIssued } from './revocation.js';
 import { TimeStampSerials } from './serials.js';
 import { evidenceKey, sealSigner, type EvidenceKey, type SealSigner } from './signers.js';
+import type { PkiMaterial, PkiStorage, StoredLeaf } from './storage.js';
 
 /**
- * The server's own trust material under DATA_DIR/pki (mode 0700), made on first start:
+ * The server's own trust material, made on first start and kept by a PkiStorage (storage.ts: files
+ * under DATA_DIR/pki, or the database with the private keys encrypted):
  *
- *   ca.key.pem / ca.pem           local root CA, ECDSA P-256, 10 years
- *   seal.key.pem / seal.pem       seal certificate for aes PAdES, 3 years
- *   tsa.key.pem / tsa.pem         RFC 3161 TSA certificate (EKU timeStamping, critical), 3 years
- *   ocsp.key.pem / ocsp.pem       OCSP responder certificate (EKU OCSPSigning, ocsp-nocheck), 3 years
- *   evidence.key.pem / .pub.pem   Ed25519 evidence key
- *   issued/, revoked/             see revocation.ts
+ *   ca            local root CA, ECDSA P-256, 10 years
+ *   seal          seal certificate for aes PAdES, 3 years
+ *   tsa           RFC 3161 TSA certificate (EKU timeStamping, critical), 3 years
+ *   ocsp          OCSP responder certificate (EKU OCSPSigning, ocsp-nocheck), 3 years
+ *   evidence      Ed25519 evidence key
+ *   issued and revoked certificates (revocation.ts)
  *
- * Private keys are PKCS#8 PEM files of mode 0600; certificates are PEM. Later starts load them.
- * Leaf certificates (seal, TSA, OCSP) are re-issued for the same key when the public URL their AIA and
- * CRL distribution point name changes, when they expire within 30 days, or when their file is missing;
- * the superseded ones stay in issued/ and keep answering "good". A revoked leaf is replaced with a new
- * key and certificate (revocation may mean the key was compromised). The CA and the evidence key are never
- * replaced automatically: losing them is an error that names the file.
+ * Later starts load them. Leaf certificates (seal, TSA, OCSP) are re-issued for the same key when the
+ * public URL their AIA and CRL distribution point name changes, when they expire within 30 days, or
+ * when they are missing; the superseded ones stay recorded as issued and keep answering "good". A
+ * revoked leaf is replaced with a new key and certificate (revocation may mean the key was
+ * compromised). Before re-issuing, the PKI looks at the stored leaf: when another process already
+ * renewed or replaced it, that one is taken. The CA and the evidence key are never replaced
+ * automatically: losing them is an error that names where they were.
  */
 
 const LEAF_ROLES: readonly LeafRole[] = ['seal', 'tsa', 'ocsp'];
 const RENEW_BEFORE_MS = 30 * 86400_000;
 const CHECK_EVERY_MS = 3600_000;
-const EVIDENCE_KEY_FILE = 'evidence.key.pem';
-const EVIDENCE_PUB_FILE = 'evidence.pub.pem';
-const keyFile = (role: 'ca' | LeafRole) => `${role}.key.pem`;
-const certFile = (role: 'ca' | LeafRole) => `${role}.pem`;
 
 export interface PkiOptions {
   /** Seal with the operator's certificate and key from a PKCS#12 file instead of the built-in seal. */
@@ -60,6 +55,13 @@ export interface CertifiedKey {
 interface Leaf {
   key: KeyObject;
   cert: X509Certificate | null;
+  /** A key made at load because the stored one was missing: stored with its first certificate. */
+  unsaved?: boolean;
+}
+
+function leafFrom(stored: StoredLeaf | null): Leaf | null {
+  if (!stored?.certificate) return null;
+  return { key: loadPrivateKeyDer(stored.privateKey), cert: certOf(stored.certificate) };
 }
 
 function certOf(der: Uint8Array): X509Certificate {
@@ -97,7 +99,8 @@ export class Pki {
 
   /** Use `loadOrCreatePki`. */
   constructor(
-    readonly dir: string,
+    /** Where the keys, certificates and revocations are kept. Internal to this folder. */
+    readonly storage: PkiStorage,
     readonly clock: Clock,
     publicUrl: string,
     parts: {
@@ -191,10 +194,18 @@ export class Pki {
   }
 
   private async renewDue(): Promise<void> {
-    const revoked = new Set(readRevocations(this.dir).keys());
+    const revoked = new Set((await this.storage.revocations()).keys());
+    let stored: Record<LeafRole, StoredLeaf | null> | null = null;
     for (const role of LEAF_ROLES) {
-      const reason = this.renewalReason(role, revoked);
-      if (reason) await this.reissue(role, reason);
+      if (!this.renewalReason(this.leaves[role], role, revoked)) continue;
+      // Another process (sharing the database or the volume) may have renewed or replaced it already.
+      stored ??= await this.storage.loadLeaves();
+      const theirs = leafFrom(stored[role]);
+      if (theirs && !this.renewalReason(theirs, role, revoked)) {
+        this.leaves[role] = theirs;
+        continue;
+      }
+      await this.reissue(role, this.renewalReason(this.leaves[role], role, revoked)!);
     }
     const now = this.clock.nowMs();
     const caEnd = new Date(this.caCert.validTo).getTime();
@@ -205,8 +216,8 @@ export class Pki {
     this.nextCheckMs = Math.min(now + CHECK_EVERY_MS, Math.max(now + 60_000, Math.min(...due)));
   }
 
-  private renewalReason(role: LeafRole, revoked: Set<string>): string | null {
-    const { key, cert } = this.leaves[role];
+  private renewalReason(leaf: Leaf, role: LeafRole, revoked: Set<string>): string | null {
+    const { key, cert } = leaf;
     if (!cert) return 'missing';
     if (revoked.has(normaliseSerialHex(cert.serialNumber))) return 'revoked';
     if (!keyMatchesSpki(key, new Uint8Array(cert.publicKey.export({ format: 'der', type: 'spki' })))) return 'key and certificate differ';
@@ -222,24 +233,20 @@ export class Pki {
   }
 
   private async reissue(role: LeafRole, reason: string): Promise<void> {
-    if (reason === 'revoked') {
-      // The key may be what was compromised: a revoked certificate is replaced with a new key.
-      const key = newEcKey();
-      writeAtomic(path.join(this.dir, keyFile(role)), privateKeyPem(key), SECRET_MODE);
-      this.leaves[role].key = key;
-    }
+    // The key may be what was compromised: a revoked certificate is replaced with a new key. A key
+    // made at load (its file was lost) is stored with its first certificate.
+    const key = reason === 'revoked' ? newEcKey() : this.leaves[role].key;
+    const keyIsNew = key !== this.leaves[role].key || this.leaves[role].unsaved === true;
     const issued = await issueLeafCertificate({
       role,
-      key: this.leaves[role].key,
+      key,
       installation: installationOf(this.caPrivateKey),
       urls: this.currentUrls,
       nowMs: this.clock.nowMs(),
       ca: { der: new Uint8Array(this.caCert.raw), signingKey: this.caSigningKey },
     });
-    // Record first: a certificate in use is always one OCSP knows.
-    recordIssued(this.dir, issued.serialHex, issued.der);
-    writeAtomic(path.join(this.dir, certFile(role)), toPem(issued.der, 'CERTIFICATE'), PUBLIC_MODE);
-    this.leaves[role].cert = certOf(issued.der);
+    await this.storage.saveLeaf(role, issued, keyIsNew ? pkcs8Der(key) : null);
+    this.leaves[role] = { key, cert: certOf(issued.der) };
     this.log?.info({ role, serial: issued.serialHex, reason }, 'pki: certificate issued');
   }
 
@@ -256,37 +263,30 @@ function installationOf(caKey: KeyObject): string {
 }
 
 /**
- * Load DATA_DIR/pki, creating it on first start; then bring the leaf certificates up to date for
- * `publicUrl` (their AIA and CRL URLs are `${publicUrl}/pki/...`).
+ * Load the PKI from `storage`, creating it on first start (the first process to store one wins);
+ * then bring the leaf certificates up to date for `publicUrl` (their AIA and CRL URLs are
+ * `${publicUrl}/pki/...`).
  */
-export async function loadOrCreatePki(dataDir: string, clock: Clock, publicUrl: string, options: PkiOptions = {}): Promise<Pki> {
-  const dir = path.join(dataDir, 'pki');
-  if (!hasCa(dir)) await createPkiDir(dataDir, dir, clock);
-  ensureDir(dir);
-
-  const caKey = loadPrivateKeyPem(readRequired(dir, keyFile('ca')));
-  const caCert = certOf(fromPem(readRequired(dir, certFile('ca')), 'CERTIFICATE'));
+export async function loadOrCreatePki(storage: PkiStorage, clock: Clock, publicUrl: string, options: PkiOptions = {}): Promise<Pki> {
+  const material = await storage.loadOrCreate(() => freshMaterial(clock, publicUrl));
+  const caKey = loadPrivateKeyDer(material.ca.privateKey);
+  const caCert = certOf(material.ca.certificate);
   if (!keyMatchesSpki(caKey, new Uint8Array(caCert.publicKey.export({ format: 'der', type: 'spki' })))) {
-    throw new Error(`pki: ${path.join(dir, keyFile('ca'))} is not the key of ${path.join(dir, certFile('ca'))}`);
+    throw new Error(`pki: the CA key in ${storage.location} is not the key of the CA certificate`);
   }
-  const evidencePrivate = loadPrivateKeyPem(readRequired(dir, EVIDENCE_KEY_FILE));
-  if (!existsSync(path.join(dir, EVIDENCE_PUB_FILE)))
-    writeAtomic(path.join(dir, EVIDENCE_PUB_FILE), publicKeyPem(evidencePrivate), PUBLIC_MODE);
-
   const leaves = {} as Record<LeafRole, Leaf>;
   for (const role of LEAF_ROLES) {
-    const kf = path.join(dir, keyFile(role));
-    if (!existsSync(kf)) {
-      writeAtomic(kf, privateKeyPem(newEcKey()), SECRET_MODE);
-      options.log?.warn({ role }, 'pki: key file was missing, made a new key');
+    const stored = material.leaves[role];
+    if (stored) {
+      leaves[role] = { key: loadPrivateKeyDer(stored.privateKey), cert: stored.certificate ? certOf(stored.certificate) : null };
+    } else {
+      leaves[role] = { key: newEcKey(), cert: null, unsaved: true };
+      options.log?.warn({ role }, 'pki: the key was missing, made a new key');
     }
-    const cf = path.join(dir, certFile(role));
-    leaves[role] = { key: loadPrivateKeyPem(readText(kf)), cert: existsSync(cf) ? certOf(fromPem(readText(cf), 'CERTIFICATE')) : null };
   }
-
   const operatorSeal = options.sealP12 ? await operatorSealFrom(options.sealP12, clock) : null;
   const pki = new Pki(
-    dir,
+    storage,
     clock,
     publicUrl,
     {
@@ -294,7 +294,7 @@ export async function loadOrCreatePki(dataDir: string, clock: Clock, publicUrl: 
       caCert,
       caSigningKey: await toCryptoKey(caKey),
       leaves,
-      evidence: evidenceKey(evidencePrivate),
+      evidence: evidenceKey(loadPrivateKeyDer(material.evidence.privateKey)),
       operatorSeal,
       externalTsaUrl: options.tsaUrl ?? null,
     },
@@ -309,47 +309,24 @@ async function operatorSealFrom(p12: { file: string; password: string }, clock: 
   return sealSigner(loaded.certificate, loaded.chain, loaded.privateKey, false);
 }
 
-function hasCa(dir: string): boolean {
-  return existsSync(path.join(dir, keyFile('ca'))) || existsSync(path.join(dir, certFile('ca')));
-}
-
-function readRequired(dir: string, name: string): string {
-  const file = path.join(dir, name);
-  if (!existsSync(file)) {
-    throw new Error(
-      `pki: ${file} is missing. Restore DATA_DIR/pki from a backup, or move the whole folder away to start a new PKI ` +
-        '(documents sealed before will then no longer chain to the new CA).',
-    );
+/** A whole new PKI: the CA, its three leaves with their certificates for `publicUrl`, the evidence key. */
+async function freshMaterial(clock: Clock, publicUrl: string): Promise<PkiMaterial> {
+  const caKey = newEcKey();
+  const signingKey = await toCryptoKey(caKey);
+  const installation = installationOf(caKey);
+  const ca = await issueCaCertificate(caKey, signingKey, installation, clock.nowMs());
+  const leaves = {} as PkiMaterial['leaves'];
+  for (const role of LEAF_ROLES) {
+    const key = newEcKey();
+    const issued = await issueLeafCertificate({
+      role,
+      key,
+      installation,
+      urls: pkiUrls(publicUrl),
+      nowMs: clock.nowMs(),
+      ca: { der: ca.der, signingKey },
+    });
+    leaves[role] = { privateKey: pkcs8Der(key), certificate: issued.der };
   }
-  return readText(file);
-}
-
-/**
- * First start: build the whole folder under a temporary name and rename it into place, so a crash
- * leaves nothing half-made and a second process starting at the same moment keeps the first one's.
- */
-async function createPkiDir(dataDir: string, dir: string, clock: Clock): Promise<void> {
-  mkdirSync(dataDir, { recursive: true });
-  const tmp = path.join(dataDir, `.pki-${randomBytes(6).toString('hex')}.tmp`);
-  ensureDir(tmp);
-  try {
-    const caKey = newEcKey();
-    const ca = await issueCaCertificate(caKey, await toCryptoKey(caKey), installationOf(caKey), clock.nowMs());
-    writeAtomic(path.join(tmp, keyFile('ca')), privateKeyPem(caKey), SECRET_MODE);
-    writeAtomic(path.join(tmp, certFile('ca')), toPem(ca.der, 'CERTIFICATE'), PUBLIC_MODE);
-    for (const role of LEAF_ROLES) writeAtomic(path.join(tmp, keyFile(role)), privateKeyPem(newEcKey()), SECRET_MODE);
-    const evidence = newEd25519Key();
-    writeAtomic(path.join(tmp, EVIDENCE_KEY_FILE), privateKeyPem(evidence), SECRET_MODE);
-    writeAtomic(path.join(tmp, EVIDENCE_PUB_FILE), publicKeyPem(evidence), PUBLIC_MODE);
-    ensureDir(path.join(tmp, 'issued'));
-    ensureDir(path.join(tmp, 'revoked'));
-    // An empty DATA_DIR/pki (made by hand) is replaced; a non-empty one means another process won.
-    if (existsSync(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
-    renameSync(tmp, dir);
-  } catch (err) {
-    rmSync(tmp, { recursive: true, force: true });
-    const code = (err as NodeJS.ErrnoException).code;
-    if ((code === 'ENOTEMPTY' || code === 'EEXIST') && hasCa(dir)) return;
-    throw err;
-  }
+  return { ca: { privateKey: pkcs8Der(caKey), certificate: ca.der }, evidence: { privateKey: pkcs8Der(newEd25519Key()) }, leaves };
 }

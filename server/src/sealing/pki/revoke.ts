@@ -3,7 +3,7 @@ import { nowSeconds } from '../../clock.js';
 import { invalidateCrl } from './crl.js';
 import { normaliseSerialHex } from './encoding.js';
 import type { Pki } from './pki.js';
-import { isIssued, readRevocations, writeRevocation, type Revocation, type RevocationReason } from './revocation.js';
+import type { Revocation, RevocationReason } from './revocation.js';
 
 export class RevocationError extends Error {}
 
@@ -27,12 +27,13 @@ export async function revokeCertificate(
     if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) throw new RevocationError('the certificate was not issued by the built-in CA');
     serial = normaliseSerialHex(cert.serialNumber);
   }
-  if (!isIssued(pki.dir, serial)) throw new RevocationError(`the built-in CA has not issued serial ${serial}`);
-  const existing = readRevocations(pki.dir).get(serial);
+  if (!(await pki.storage.isIssued(serial))) throw new RevocationError(`the built-in CA has not issued serial ${serial}`);
+  const existing = (await pki.storage.revocations()).get(serial);
   if (existing) return existing;
   const revocation: Revocation = { serial, revoked_at: options.at ?? nowSeconds(pki.clock), reason: options.reason ?? 'unspecified' };
-  writeRevocation(pki.dir, revocation);
+  // Another process may have revoked it a moment ago: its record stands.
+  const standing = await pki.storage.revoke(revocation);
   invalidateCrl(pki);
   await pki.maintain({ force: true });
-  return revocation;
+  return standing;
 }
