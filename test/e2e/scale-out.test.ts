@@ -6,7 +6,7 @@
  * PostgreSQL only (`npm run test:postgres`); the SQLite run skips it, saying so.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ const PROCESSES = 3;
 const ACCOUNT_LIMIT = 40;
 /** How long, after a kill -9, the survivors may take to finish the dead process's work. */
 const RECOVERY_BOUND_MS = 60_000;
-const MASTER_KEY = '6f'.repeat(32);
+const MASTER_KEY = randomBytes(32).toString('hex');
 
 interface Answer {
   status: number;
@@ -202,16 +202,23 @@ describe(
     });
 
     test('the account window holds in total across the processes', async () => {
-      const a = await account('Limit Co');
-      // Start just after a window opens, so the burst falls in one window of every process.
-      while (Date.now() % 10_000 > 6_000) await new Promise((resolve) => setTimeout(resolve, 100));
-      const answers = await Promise.all(Array.from({ length: ACCOUNT_LIMIT + 20 }, () => api('GET', '/templates', a.keys.secret_live)));
-      const ok = answers.filter((r) => r.status === 200).length;
-      const limited = answers.filter((r) => r.status === 429);
-      assert.equal(ok, ACCOUNT_LIMIT, `statuses: ${answers.map((r) => r.status).join(',')}`);
-      assert.equal(limited.length, 20);
-      assert.equal(limited[0]!.body.error.code, 'rate_limited');
-      assert.ok(Number(limited[0]!.headers['retry-after']) >= 1);
+      // The processes reckon windows by their own clocks (10 s, aligned to the epoch): a burst that
+      // straddles a window's end proves nothing, so such a round is repeated with a fresh account.
+      for (let round = 0; round < 3; round++) {
+        const a = await account(`Limit Co ${round}`);
+        while (Date.now() % 10_000 > 5_000) await new Promise((resolve) => setTimeout(resolve, 100));
+        const startedAt = Date.now();
+        const answers = await Promise.all(Array.from({ length: ACCOUNT_LIMIT + 20 }, () => api('GET', '/templates', a.keys.secret_live)));
+        if (Math.floor(startedAt / 10_000) !== Math.floor(Date.now() / 10_000)) continue;
+        const ok = answers.filter((r) => r.status === 200).length;
+        const limited = answers.filter((r) => r.status === 429);
+        assert.equal(ok, ACCOUNT_LIMIT, `statuses: ${answers.map((r) => r.status).join(',')}`);
+        assert.equal(limited.length, 20);
+        assert.equal(limited[0]!.body.error.code, 'too_many_requests');
+        assert.ok(Number(limited[0]!.headers['retry-after']) >= 1);
+        return;
+      }
+      assert.fail('no burst fitted in one window in three rounds');
     });
 
     test('the same Idempotency-Key through different processes at once: one request, one charge', async () => {
@@ -280,18 +287,25 @@ describe(
       // process died with the request) or a dropped connection is retried, a 409 in progress too.
       async function createWithRetries(n: number): Promise<void> {
         const key = `crash-${n}-${randomUUID()}`;
-        for (let attempt = 0; attempt < 20; attempt++) {
+        let last = '';
+        for (let attempt = 0; attempt < 80; attempt++) {
           const r = await api('POST', '/signature_requests', a.keys.secret_live, {
             body: createBody(a, `crash${n}@example.com`),
             headers: { 'idempotency-key': key },
-          }).catch(() => null);
+          }).catch((err: unknown) => {
+            last = String(err);
+            return null;
+          });
+          if (r) last = `${r.status} ${JSON.stringify(r.body).slice(0, 300)}`;
           if (r?.status === 201) {
             acknowledged.set(r.body.id, { signerId: r.body.signers[0].id, url: r.body.signers[0].signing_url });
             return;
           }
-          await new Promise((resolve) => setTimeout(resolve, 250));
+          // 502 (the process died with the request), 409 (its claim has not lapsed yet), 429: wait, retry.
+          const wait = r?.status === 429 ? Number(r.headers['retry-after'] ?? 1) * 1000 : 500;
+          await new Promise((resolve) => setTimeout(resolve, wait));
         }
-        assert.fail(`create ${n} never succeeded`);
+        assert.fail(`create ${n} never succeeded; last answer: ${last}`);
       }
       const work: Promise<void>[] = [];
       for (let n = 0; n < 24; n++) {
