@@ -19,7 +19,7 @@ import { createTestDatabase, dropTestDatabase, onPostgres } from '../support/dat
 import { startNginx, type Nginx } from '../support/nginx.js';
 import { freePort } from '../support/postgres.js';
 import { killIfRunning, spawnServer, type ServerProcess } from '../support/serverProcess.js';
-import { pngDataUrl } from '../support/signing.js';
+import { lastOtp, pngDataUrl } from '../support/signing.js';
 import { makeTestCa, WebhookReceiver, type TestCa } from '../support/webhookReceiver.js';
 
 const PROCESSES = 3;
@@ -166,18 +166,22 @@ describe(
         request(method, `/sign/api${p}`, { body, headers: { 'x-tawqi-page-token': token } });
       assert.equal((await page('POST', '/view')).status, 200);
       assert.equal((await page('POST', '/otp/send')).status, 200);
-      const message = await store.db
-        .selectFrom('messages')
-        .select('body')
-        .where('signer_id', '=', signerId)
-        .where('kind', '=', 'otp')
-        .orderBy('id', 'desc')
-        .executeTakeFirstOrThrow();
-      const code = /(\d{6})/.exec(message.body)![1]!;
-      const verified = await page('POST', '/otp/verify', { code });
+      const verified = await page('POST', '/otp/verify', { code: await lastOtp(store, signerId) });
       assert.equal(verified.status, 200, JSON.stringify(verified.body));
       const signed = await page('POST', '/sign', { signature: pngDataUrl(), consent: true });
       assert.equal(signed.status, 200, JSON.stringify(signed.body));
+    }
+
+    /** The account's signature requests and its send charges, as stored. */
+    async function requestsAndCharges(accountId: string): Promise<{ requests: string[]; charged: string[] }> {
+      const requests = await store.db.selectFrom('signature_requests').select('id').where('account_id', '=', accountId).execute();
+      const charges = await store.db
+        .selectFrom('ledger')
+        .select('signature_request_id')
+        .where('account_id', '=', accountId)
+        .where('kind', '=', 'send')
+        .execute();
+      return { requests: requests.map((r) => r.id), charged: charges.map((c) => c.signature_request_id!) };
     }
 
     /** Poll the database until `check` holds (background work of other processes), bounded. */
@@ -242,15 +246,9 @@ describe(
           else assert.equal(r.body.error.code, 'idempotency_in_progress');
         }
       }
-      const requests = await store.db.selectFrom('signature_requests').select('id').where('account_id', '=', a.account.id).execute();
+      const { requests, charged } = await requestsAndCharges(a.account.id);
       assert.equal(requests.length, 5);
-      const charges = await store.db
-        .selectFrom('ledger')
-        .select('signature_request_id')
-        .where('account_id', '=', a.account.id)
-        .where('kind', '=', 'send')
-        .execute();
-      assert.equal(charges.length, 5, 'one charge per request');
+      assert.equal(charged.length, 5, 'one charge per request');
     });
 
     test('created through one process, signed through others, sealed exactly once, its webhook delivered', async () => {
@@ -325,16 +323,10 @@ describe(
       for (const [, s] of acknowledged) await sign(s.url, s.signerId);
 
       const ids = [...acknowledged.keys()];
-      const rows = await store.db.selectFrom('signature_requests').select('id').where('account_id', '=', a.account.id).execute();
-      assert.deepEqual(rows.map((r) => r.id).sort(), ids.sort(), 'every acknowledged create exists, and nothing else');
-      const charges = await store.db
-        .selectFrom('ledger')
-        .select('signature_request_id')
-        .where('account_id', '=', a.account.id)
-        .where('kind', '=', 'send')
-        .execute();
-      assert.equal(charges.length, ids.length, 'one charge per request');
-      assert.equal(new Set(charges.map((c) => c.signature_request_id)).size, ids.length);
+      const { requests, charged } = await requestsAndCharges(a.account.id);
+      assert.deepEqual(requests.sort(), ids.sort(), 'every acknowledged create exists, and nothing else');
+      assert.equal(charged.length, ids.length, 'one charge per request');
+      assert.equal(new Set(charged).size, ids.length);
 
       await eventually(
         'every request sealed',

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Store } from '../../server/src/store/db.js';
 import { deflateSync } from 'node:zlib';
 import { applySignerMove, type ActionOrigin } from '../../server/src/services/signerActions.js';
 import type { TestServer } from './server.js';
@@ -73,8 +74,9 @@ export class PageClient {
 }
 
 /** The newest one-time code sent to a signer, read from the held message (no SMTP configured in tests). */
-export async function lastOtp(s: TestServer, signerId: string): Promise<string> {
-  const row = await s.ctx.store.db
+export async function lastOtp(from: Pick<TestServer, 'ctx'> | Store, signerId: string): Promise<string> {
+  const db = 'ctx' in from ? from.ctx.store.db : from.db;
+  const row = await db
     .selectFrom('messages')
     .select('body')
     .where('signer_id', '=', signerId)
