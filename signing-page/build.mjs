@@ -1,4 +1,5 @@
-// Bundles the signing page: src/main.ts → dist/app.js and src/styles.css → dist/app.css.
+// Bundles the signing page: src/main.ts → dist/app.js and src/styles.css → dist/app.css; and the
+// verification page's script: src/verify.ts → dist/verify.js (it shares app.css).
 // ESM, minified, with source maps; no CDN and no external requests at run time.
 // Usage: node build.mjs [--watch]
 import * as esbuild from 'esbuild';
@@ -29,6 +30,8 @@ const common = {
 const builds = [
   { ...common, entryPoints: ['src/main.ts'], format: 'esm', platform: 'browser' },
   { ...common, entryPoints: ['src/styles.css'] },
+  // The public verification page's file check (server/src/http/verify/): dist/verify.js.
+  { ...common, entryPoints: ['src/verify.ts'], entryNames: 'verify', format: 'esm', platform: 'browser' },
 ];
 
 await rm(outdir, { recursive: true, force: true });

@@ -1,12 +1,17 @@
+import type { Verification } from '@tawqi/shared/api';
 import type { ServiceContext } from '../context.js';
 import { documentHash } from '../domain/documentHash.js';
 import { presentVerification, type Integrity } from '../presenters/verification.js';
+import { getAccount } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
 import { findByReference } from '../store/sealing.js';
-import { getRequestById, signersOf } from '../store/signatureRequests.js';
+import { getRequestById, signersOf, type SignatureRequestRecord } from '../store/signatureRequests.js';
 
-/** The public verification object of spec 2.6, or null for an unknown reference. */
-export async function verificationFor(ctx: ServiceContext, db: Db, reference: string) {
+async function load(
+  ctx: ServiceContext,
+  db: Db,
+  reference: string,
+): Promise<{ verification: Verification; request: SignatureRequestRecord } | null> {
   const sealed = await findByReference(db, reference.trim().toUpperCase());
   if (!sealed) return null;
   const request = (await getRequestById(db, sealed.signature_request_id))!;
@@ -15,5 +20,22 @@ export async function verificationFor(ctx: ServiceContext, db: Db, reference: st
   if (sealed.document_text.length > 0 && sealed.document_hash) {
     integrity = documentHash(ctx.secrets.documentKey, sealed.document_text) === sealed.document_hash ? 'intact' : 'modified';
   }
-  return presentVerification(sealed, request, signers, integrity);
+  return { verification: presentVerification(sealed, request, signers, integrity), request };
+}
+
+/** The public verification object of spec 2.6, or null for an unknown reference. */
+export async function verificationFor(ctx: ServiceContext, db: Db, reference: string): Promise<Verification | null> {
+  return (await load(ctx, db, reference))?.verification ?? null;
+}
+
+/** The verification and the sender's branding settings, which the public page wears as the signing page does. */
+export async function verificationPageFor(
+  ctx: ServiceContext,
+  db: Db,
+  reference: string,
+): Promise<{ verification: Verification; branding: Record<string, unknown> } | null> {
+  const found = await load(ctx, db, reference);
+  if (!found) return null;
+  const account = await getAccount(db, found.request.account_id);
+  return { verification: found.verification, branding: account?.branding ?? {} };
 }

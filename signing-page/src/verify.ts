@@ -1,0 +1,86 @@
+/**
+ * The public verification page's one script (bundled to dist/verify.js; the page itself is
+ * rendered by the server, server/src/http/verify/html.ts): checks a chosen or dropped PDF against
+ * the sealed file's SHA-256 in the browser. The file is read with `File.arrayBuffer` and hashed with `crypto.subtle`; nothing is sent anywhere (the page's CSP has connect-src 'none').
+ */
+import { bdi, h, replace } from './dom.js';
+import { icon } from './views/parts.js';
+
+/** The texts the server put on the panel (data-t-*), in the page's language. */
+type TextKey = 'checking' | 'match' | 'mismatch' | 'notpdf' | 'readerror' | 'filelabel' | 'filehash';
+
+const hex = (bytes: ArrayBuffer): string => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** A PDF starts with %PDF- within its first KiB (readers allow leading junk). */
+function looksLikePdf(bytes: Uint8Array): boolean {
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
+  return head.includes('%PDF-');
+}
+
+function start(): void {
+  const panel = document.getElementById('check');
+  const expected = panel?.dataset.sha256?.toLowerCase();
+  const zone = panel?.querySelector<HTMLElement>('[data-dropzone]');
+  const input = panel?.querySelector<HTMLInputElement>('input[type=file]');
+  const result = panel?.querySelector<HTMLElement>('.check-result');
+  if (!panel || !expected || !zone || !input || !result) return;
+  const t = (key: TextKey) => panel.getAttribute(`data-t-${key}`) ?? '';
+  zone.hidden = false;
+
+  const show = (tone: 'ok' | 'bad' | 'info', text: string, file?: { name: string; sha256?: string }) => {
+    result.dataset.result = tone === 'ok' ? 'match' : tone === 'bad' ? 'mismatch' : 'pending';
+    replace(
+      result,
+      h(
+        'div',
+        { class: ['notice', `tone-${tone}`] },
+        icon(tone === 'ok' ? 'check' : tone === 'bad' ? 'x' : 'info'),
+        h(
+          'div',
+          null,
+          h('strong', null, text),
+          file ? h('p', null, `${t('filelabel')}: `, bdi(file.name)) : null,
+          file?.sha256 ? h('p', null, `${t('filehash')}: `, h('code', { class: 'hash', attrs: { dir: 'ltr' } }, file.sha256)) : null,
+        ),
+      ),
+    );
+  };
+
+  const check = async (file: File) => {
+    show('info', t('checking'));
+    try {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      if (!looksLikePdf(bytes)) {
+        show('bad', t('notpdf'), { name: file.name });
+        return;
+      }
+      const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
+      show(sha256 === expected ? 'ok' : 'bad', t(sha256 === expected ? 'match' : 'mismatch'), { name: file.name, sha256 });
+    } catch {
+      show('bad', t('readerror'), { name: file.name });
+    }
+  };
+
+  input.addEventListener('change', () => {
+    const file = input.files?.[0];
+    if (file) void check(file);
+  });
+  // A file dropped elsewhere on the page is not opened in its place (the visitor would lose the page).
+  for (const type of ['dragover', 'drop'] as const) document.addEventListener(type, (e) => e.preventDefault());
+  // The whole panel takes the drop; dragover must be cancelled for a drop to happen at all.
+  panel.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    zone.classList.add('is-over');
+  });
+  panel.addEventListener('dragleave', (e) => {
+    if (!panel.contains(e.relatedTarget as Node | null)) zone.classList.remove('is-over');
+  });
+  panel.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('is-over');
+    const file = e.dataTransfer?.files[0];
+    if (file) void check(file);
+  });
+}
+
+start();
