@@ -93,6 +93,31 @@ export const TokenPreparedSchema = z.object({
 });
 export type TokenPrepared = z.infer<typeof TokenPreparedSchema>;
 
+/**
+ * POST /token/check: the certificates the agent lists, each as prepare would receive it. Checking
+ * changes nothing (no ticket, no prepared signature): the page asks before offering a choice.
+ */
+export const TokenCheckBodySchema = z.strictObject({
+  certificates: z.array(TokenPrepareBodySchema).min(1).max(16),
+});
+export type TokenCheckBody = z.infer<typeof TokenCheckBodySchema>;
+
+/** The verdict on each certificate, in the order asked: ok, or the reason prepare would refuse it. */
+export const TokenCheckedSchema = z.object({
+  certificates: z.array(
+    z.object({
+      /** SHA-256 (hex) of the certificate's DER (the agent's cert_sha256); null if it is not DER in base64. */
+      cert_sha256: z.string().nullable(),
+      ok: z.boolean(),
+      /** prepare's `certificate_invalid` reason (not_signing, expired, untrusted, …); null when ok. */
+      reason: z.string().nullable(),
+      /** What the signer reads, in the request's language; null when ok. */
+      message: z.string().nullable(),
+    }),
+  ),
+});
+export type TokenChecked = z.infer<typeof TokenCheckedSchema>;
+
 /** POST /token/complete: the agent's detached CMS (DER, base64) for the ticket; answers with the PageState. */
 export const TokenCompleteBodySchema = z.strictObject({ cms: base64, ticket: z.string().min(1).max(8192).optional() });
 export type TokenCompleteBody = z.infer<typeof TokenCompleteBodySchema>;

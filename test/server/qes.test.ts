@@ -410,6 +410,76 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     assert.equal(garbage.body.error.param, 'certificate');
   });
 
+  test('check: prepare’s verdict on each listed certificate (ok, not_signing, untrusted, expired, malformed) in the request’s language, changing nothing: an open ticket stays good', async () => {
+    const sr = await createRequest(1);
+    const early = await PageClient.open(sr.signers[0]!.signing_url!);
+    const tooEarly = asCall(await early.call('POST', '/token/check', { certificates: [{ certificate: b64(ecSigner.der) }] }));
+    assertError(tooEarly, 'invalid_state');
+    assert.equal(tooEarly.body.error.reason, 'otp');
+
+    const page = await toReview(sr.signers[0]!);
+    const asked = (signers: Pick<TokenKey, 'der' | 'chain'>[]) =>
+      signers.map((k) => ({ certificate: b64(k.der), chain: k.chain.map(b64) }));
+    // An open ticket before the check: the check must not void it (a new prepare would).
+    const prepared = await prepare(page, rsaSigner);
+    assert.equal(prepared.status, 200, JSON.stringify(prepared.body));
+    const rowBefore = await s.ctx.store.db.selectFrom('qes_prepared').selectAll().where('signer_id', '=', sr.signers[0]!.id).execute();
+
+    const r = await page.call('POST', '/token/check', {
+      certificates: [
+        ...asked([ecSigner, noSigningKu, foreign, { der: ecSigner.der, chain: [] }]),
+        { certificate: 'bm90IGEgY2VydGlmaWNhdGU=' },
+      ],
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const verdicts = r.body.certificates as { cert_sha256: string | null; ok: boolean; reason: string | null; message: string | null }[];
+    assert.deepEqual(
+      verdicts.map((v) => [v.cert_sha256, v.ok, v.reason]),
+      [
+        [sha256(ecSigner.der).toString('hex'), true, null],
+        [sha256(noSigningKu.der).toString('hex'), false, 'not_signing'],
+        [sha256(foreign.der).toString('hex'), false, 'untrusted'],
+        [sha256(ecSigner.der).toString('hex'), false, 'untrusted'],
+        [null, false, 'malformed'],
+      ],
+    );
+    // The request is in Arabic: so are the reasons (prepare's own texts).
+    assert.equal(verdicts[1]!.message, 'هذه الشهادة غير مخصصة للتوقيع (استخدام المفتاح).');
+    assert.equal(verdicts[2]!.message, 'هذه الشهادة غير صادرة عن جهة تصديق موثوقة.');
+    assert.equal(verdicts[0]!.message, null);
+
+    // Time moves: the short-lived certificate is refused as expired, as prepare would.
+    const later = s.clock.nowMs();
+    s.clock.set(later + 2 * 86400_000);
+    try {
+      const reopened = await PageClient.open(sr.signers[0]!.signing_url!);
+      const expired = await reopened.call('POST', '/token/check', { certificates: asked([shortLived]) });
+      assert.equal(expired.body.certificates[0].reason, 'expired');
+      assert.equal(expired.body.certificates[0].message, 'انتهت صلاحية هذه الشهادة.');
+    } finally {
+      s.clock.set(later);
+    }
+
+    // Bad bodies are refused in the envelope; no page token, no answer.
+    assertError(asCall(await page.call('POST', '/token/check', { certificates: [] })), 'parameter_invalid');
+    const anonymous = await fetch(`${s.url}/sign/api/token/check`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ certificates: asked([ecSigner]) }),
+    });
+    assert.equal(anonymous.status, 401);
+
+    // Nothing was stored or replaced: the prepared signature is the same, and its ticket completes.
+    const rowAfter = await s.ctx.store.db.selectFrom('qes_prepared').selectAll().where('signer_id', '=', sr.signers[0]!.id).execute();
+    assert.deepEqual(rowAfter, rowBefore);
+    const done = await page.call('POST', '/token/complete', {
+      cms: b64(agentCms(rsaSigner, Buffer.from(prepared.body.digest, 'hex'))),
+      ticket: prepared.body.ticket,
+    });
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.step, 'signed');
+  });
+
   test('tickets and CMS refused: another certificate, a digest that does not match, forged, expired and superseded tickets', async () => {
     const sr = await createRequest(1);
     const page = await toReview(sr.signers[0]!);

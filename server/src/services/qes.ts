@@ -1,6 +1,8 @@
 /**
  * The qes path on the signing page (DESIGN §5; signing-page/API.md, token calls):
  *
+ *   check     each listed certificate → prepare's certificate check, answered per certificate, nothing
+ *             stored (the page offers only what prepare will take)
  *   prepare   certificate → checked (key usage, validity, chain) → the PDF to sign (first token
  *             signer: the final document rendered as far as known; later ones: the request's current
  *             token-signed PDF) with a placeholder (incremental after the first signature) → the
@@ -13,7 +15,7 @@
  * ticket is still open and the PDF it was prepared on is still the current one.
  */
 import { createHash } from 'node:crypto';
-import type { TokenPrepareBody, TokenPrepared } from '@tawqi/shared';
+import type { TokenCheckBody, TokenChecked, TokenPrepareBody, TokenPrepared } from '@tawqi/shared';
 import { PDFDocument } from 'pdf-lib';
 import { nowSeconds } from '../clock.js';
 import { ApiError } from '../errors.js';
@@ -137,6 +139,43 @@ function checkCertificate(ctx: ServiceContext, certificate: Uint8Array, chain: r
     if (err instanceof CertificateError) throw certificateError(err);
     throw err;
   }
+}
+
+/** DER from base64, or null (check answers a verdict where prepare answers 400). */
+function derOrNull(value: string): Uint8Array | null {
+  const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : Buffer.alloc(0);
+  return bytes.length > 0 && bytes[0] === 0x30 ? new Uint8Array(bytes) : null;
+}
+
+/**
+ * POST /token/check: prepare's certificate check on each certificate the agent lists, with no ticket,
+ * no prepared signature and no write — so the page can offer only certificates prepare will take.
+ */
+export function checkTokenCertificates(ctx: ServiceContext, p: PageContext, body: TokenCheckBody): TokenChecked {
+  assertTokenStep(p);
+  const lang = p.request.language === 'en' ? 'en' : 'ar';
+  const refused = (cert_sha256: string | null, reason: string) => ({
+    cert_sha256,
+    ok: false,
+    reason,
+    message: (CERTIFICATE_TEXT[reason] ?? CERTIFICATE_TEXT.malformed!)[lang],
+  });
+  return {
+    certificates: body.certificates.map((c) => {
+      const certificate = derOrNull(c.certificate);
+      if (!certificate) return refused(null, 'malformed');
+      const sha = createHash('sha256').update(certificate).digest('hex');
+      const chain = (c.chain ?? []).slice(0, MAX_CHAIN).map(derOrNull);
+      if (chain.some((d) => d === null)) return refused(sha, 'malformed');
+      try {
+        checkSigningCertificate(certificate, chain as Uint8Array[], trustedRoots(ctx), ctx.clock.nowMs());
+        return { cert_sha256: sha, ok: true, reason: null, message: null };
+      } catch (err) {
+        if (err instanceof CertificateError) return refused(sha, err.reason);
+        throw err;
+      }
+    }),
+  };
 }
 
 async function pageCount(pdf: Uint8Array): Promise<number> {
