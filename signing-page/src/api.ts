@@ -2,7 +2,7 @@
  * The page API client (signing-page/API.md): every call carries the page token in the
  * `X-Tawqi-Page-Token` header; answers are a State or the API's error envelope.
  */
-import type { TokenCompleteBody, TokenPrepareBody } from '@tawqi/shared';
+import type { TokenCheckBody, TokenChecked, TokenCompleteBody, TokenPrepareBody } from '@tawqi/shared';
 import type { ErrorBody, State, TokenPrepared } from './types.js';
 
 const TIMEOUT_MS = 30_000;
@@ -92,6 +92,11 @@ export class Api {
   /** The reason is sent only when given (the server refuses null). */
   decline(reason: string | null): Promise<State> {
     return this.call('POST', '/decline', reason ? { reason } : {});
+  }
+  /** Before a choice: prepare's certificate check on each listed certificate (changes nothing on the server). */
+  tokenCheck(certificates: readonly { certificate: string; chain: readonly string[] }[]): Promise<TokenChecked> {
+    const body: TokenCheckBody = { certificates: certificates.map((c) => ({ certificate: c.certificate, chain: [...c.chain] })) };
+    return this.call('POST', '/token/check', body);
   }
   /** Token signing, step 1: the chosen certificate (and its chain) → a sign ticket for the agent. */
   tokenPrepare(certificate: string, chain: readonly string[]): Promise<TokenPrepared> {

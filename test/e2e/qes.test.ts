@@ -35,7 +35,17 @@ import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { launchBrowser, screenshot, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { createPkiFixture, type PkiFixture } from '../support/pkiFixture.js';
-import { agentCms, b64, issueLeaf, sha256, signaturesOf, SIGNING_EXT, timestampOf, type TokenKey } from '../support/qesSoftSigner.js';
+import {
+  agentCms,
+  b64,
+  issueLeaf,
+  sha256,
+  signaturesOf,
+  SIGNING_EXT,
+  timestampOf,
+  untrustedRoot,
+  type TokenKey,
+} from '../support/qesSoftSigner.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 
@@ -73,9 +83,11 @@ const L = {
     cancel: 'Cancel',
     awaitingPin: 'Type your PIN in the signing agent window.',
     canceled: 'The signature was canceled. Nothing was signed.',
-    wrongCertificate: /^This certificate cannot be used here: /,
     pinLocked: /Too many wrong PINs were entered/,
     pinLockedTag: 'PIN locked',
+    noneAccepted: 'None of your certificates can be used here',
+    refusedUntrusted: /Cannot be used here: This certificate was not issued by a trusted certification authority\./,
+    refusedNotSigning: /Cannot be used here: This certificate is not meant for signing/,
     signed: 'You signed the document',
   },
   ar: {
@@ -88,9 +100,11 @@ const L = {
     cancel: 'إلغاء',
     awaitingPin: 'اكتب رمز PIN في نافذة برنامج التوقيع.',
     canceled: 'أُلغي التوقيع، ولم يُوقَّع شيء.',
-    wrongCertificate: /^لا يمكن استخدام هذه الشهادة هنا: /,
     pinLocked: /أُدخل رمز PIN خاطئ مرات كثيرة/,
     pinLockedTag: 'رمز PIN مقفل',
+    noneAccepted: 'لا يمكن استخدام أي من شهاداتك هنا',
+    refusedUntrusted: /لا يمكن استخدامها هنا: هذه الشهادة غير صادرة عن جهة تصديق موثوقة\./,
+    refusedNotSigning: /لا يمكن استخدامها هنا: هذه الشهادة غير مخصصة للتوقيع/,
     signed: 'وقّعت المستند',
   },
 } as const;
@@ -291,6 +305,7 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
   let ecKey: TokenKey;
   let rsaKey: TokenKey;
   let encryptOnly: TokenKey;
+  let foreign: TokenKey;
 
   before(async () => {
     ensureBundle();
@@ -307,6 +322,9 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
       issuing,
       chain,
     );
+    // A CA this server does not trust: a self-signed root and a signing certificate under it.
+    const stranger = untrustedRoot(pki.dir);
+    foreign = issueLeaf(pki.dir, 'Rana Foreign CA', 'ec', SIGNING_EXT, stranger, [stranger.der]);
     s = await startTestServer({ TAWQI_QES_TRUSTED_ROOTS: pki.caFile, TAWQI_AGENT_DOWNLOAD_URL: DOWNLOAD_URL });
     s.clock.set(Date.now());
     origin = new URL(s.url).origin;
@@ -409,8 +427,6 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
     const agent = await StandInAgent.start();
     const p = await browser.newPage({ width: 390, height: 844 });
     const { page } = p;
-    // The refused certificate is a 400 answer the browser logs.
-    p.watch.expect(/status of 400/);
     try {
       agent.trusted.add(origin);
       await page.goto(req.url);
@@ -429,11 +445,17 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
       assert.equal(await locked.isDisabled(), true, 'a certificate on a PIN-locked token cannot be chosen');
       assert.match(await panel(page).innerText(), new RegExp(L.ar.pinLockedTag));
 
-      // The agent offered a certificate without a signing key usage: the server refuses it.
-      await encrypt.check();
-      await page.getByRole('button', { name: L.ar.sign, exact: true }).click();
-      await panel(page).getByText(L.ar.wrongCertificate).waitFor();
-      await screenshot(page, 'qes-wrong-certificate-ar');
+      // The agent offered a certificate without a signing key usage: the server's check refuses it
+      // before any choice — listed first, yet disabled with the reason, and the next one pre-selected.
+      assert.equal(await encrypt.isDisabled(), true, 'a certificate the server refuses cannot be chosen');
+      assert.equal(await encrypt.isChecked(), false);
+      assert.match(await page.locator('.cert-option', { has: encrypt }).innerText(), L.ar.refusedNotSigning);
+      assert.equal(
+        await page.getByRole('radio', { name: /Rana Token RSA/ }).isChecked(),
+        true,
+        'only an acceptable certificate is pre-selected',
+      );
+      await screenshot(page, 'qes-refused-certificate-ar');
 
       // Canceled in the agent's window.
       await page.getByRole('radio', { name: /Rana Token RSA/ }).check();
@@ -467,6 +489,48 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
     await finish(p, 'token signer (ar)');
     const r = await s.call('GET', `/signature_requests/${req.id}`, { key });
     assert.equal(r.body.signers[0].status, 'signed');
+  });
+
+  test('English: every certificate on the token refused by the server (wrong CA, not for signing): listed disabled with the reasons, none selected, no signature possible', async () => {
+    const req = await tokenSignerAtReview('en', 'Refused certificates');
+    const agent = await StandInAgent.start();
+    const p = await browser.newPage();
+    const { page } = p;
+    const checks: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/sign/api/token/')) checks.push(new URL(r.url()).pathname);
+    });
+    try {
+      agent.trusted.add(origin);
+      agent.tokens = [{ info: tokenInfo('SoftToken C'), keys: [foreign, encryptOnly] }];
+      await page.goto(req.url);
+      await panel(page).getByText(L.en.noneAccepted).waitFor();
+      const wrongCa = page.getByRole('radio', { name: /Rana Foreign CA/ });
+      const encrypt = page.getByRole('radio', { name: /Rana Encryption/ });
+      for (const radio of [wrongCa, encrypt]) {
+        assert.equal(await radio.isDisabled(), true);
+        assert.equal(await radio.isChecked(), false);
+      }
+      assert.match(await page.locator('.cert-option', { has: wrongCa }).innerText(), L.en.refusedUntrusted);
+      assert.match(await page.locator('.cert-option', { has: encrypt }).innerText(), L.en.refusedNotSigning);
+      assert.equal(await page.getByRole('button', { name: L.en.sign, exact: true }).isDisabled(), true);
+      await screenshot(page, 'qes-refused-certificates-en');
+      // The page asked the server's check and never prepared: no ticket was issued, the agent was asked for nothing.
+      assert.deepEqual(checks, ['/sign/api/token/check']);
+      assert.equal(agent.signRequests.length, 0);
+      assert.equal(
+        await s.ctx.store.db
+          .selectFrom('qes_prepared')
+          .selectAll()
+          .where('signature_request_id', '=', req.id)
+          .execute()
+          .then((r) => r.length),
+        0,
+      );
+    } finally {
+      await agent.close();
+    }
+    await finish(p, 'refused certificates (en)');
   });
 
   test('English: an agent that does not trust this site says so; the CSP allows only the agent ports', async () => {

@@ -28,7 +28,12 @@ const B = cert('b');
 const LOCKED = cert('c', true);
 
 const run = (events: TokenEvent[], from: TokenState = initialState): TokenState => events.reduce(transition, from);
-const listed = (certificates: CertificateInfo[], tokens = [token()]): TokenEvent => ({ type: 'listed', tokens, certificates });
+const listed = (certificates: CertificateInfo[], tokens = [token()], refused: Record<string, string> | null = {}): TokenEvent => ({
+  type: 'listed',
+  tokens,
+  certificates,
+  refused,
+});
 const choosing = run([{ type: 'connect' }, listed([A, B])]);
 
 describe('token panel state machine', () => {
@@ -39,6 +44,26 @@ describe('token panel state machine', () => {
     assert.equal(stateName(choosing.phase), 'choose');
     assert.equal(choosing.selected, A.cert_sha256);
     assert.equal(run([listed([LOCKED, B])]).selected, B.cert_sha256);
+  });
+
+  test('certificates the server refuses: never pre-selected, listed with the reason; none selected when all are refused or unchecked', () => {
+    const aRefused = { [A.cert_sha256]: 'expired' };
+    const one = run([listed([A, B], [token()], aRefused)]);
+    assert.deepEqual(one.phase, { k: 'choose' });
+    assert.equal(one.selected, B.cert_sha256, 'the acceptable one, though listed second');
+    assert.deepEqual(one.refused, aRefused);
+    const all = run([listed([A, B], [token()], { ...aRefused, [B.cert_sha256]: 'untrusted' })]);
+    assert.deepEqual(all.phase, { k: 'choose' }, 'still listed, to show why');
+    assert.equal(all.selected, null);
+    const chosen = transition(choosing, { type: 'select', certificate: A.cert_sha256 });
+    assert.equal(
+      transition(chosen, listed([A, B], [token()], aRefused)).selected,
+      B.cert_sha256,
+      'a choice the server now refuses is dropped',
+    );
+    const unchecked = run([listed([A, B], [token()], null)]);
+    assert.equal(unchecked.selected, null, 'the check could not be made: nothing pre-selected');
+    assert.deepEqual(unchecked.refused, {});
   });
 
   test('no token, no usable certificate, PIN locked', () => {

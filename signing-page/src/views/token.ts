@@ -8,7 +8,7 @@
  * trusted by the agent, agent too old, no token, no usable certificate, PIN locked, wrong
  * certificate, wrong PIN, canceled, too slow.
  */
-import { AgentClient, AgentError } from '../agent.js';
+import { AgentClient, AgentError, type CertificateInfo } from '../agent.js';
 import { ApiError } from '../api.js';
 import { bdi, h, nextId, replace, safeUrl, type Child } from '../dom.js';
 import * as frame from '../frame.js';
@@ -184,10 +184,18 @@ function certificateOption(
   const id = nextId('cert-option');
   const input = h('input', {
     id,
-    attrs: { type: 'radio', name, value: c.cert_sha256, checked: c.cert_sha256 === v.state.selected, disabled: !usable(c) },
+    attrs: {
+      type: 'radio',
+      name,
+      value: c.cert_sha256,
+      checked: c.cert_sha256 === v.state.selected,
+      disabled: !usable(c, v.state.refused),
+    },
     on: { change: () => v.select(c.cert_sha256) },
   });
   const tags: Child[] = [];
+  const refusal = v.state.refused[c.cert_sha256];
+  if (refusal !== undefined) tags.push(h('strong', { class: 'cert-refused' }, s.t('tokenRefusedTag', { reason: refusal })));
   if (c.token.pin.locked) tags.push(h('strong', null, s.t('tokenPinLockedTag')));
   else if (c.token.pin.final_try) tags.push(h('strong', null, s.t('tokenFinalTryTag')));
   return h(
@@ -218,8 +226,10 @@ function renderChoice(v: PanelView): Child[] {
   const sign = button(s.t('tokenSign'), 'primary', () => v.sign(sign));
   sign.classList.add('btn-block');
   sign.disabled = v.state.selected === null;
+  const noneAccepted = !v.state.certificates.some((c) => usable(c, v.state.refused));
   return [
     noteNode(v),
+    noneAccepted ? notice('warn', s.t('tokenNoneAcceptedTitle'), p(null, s.t('tokenNoneAcceptedBody'))) : null,
     h(
       'div',
       { class: 'form cert-list', attrs: { role: 'radiogroup', 'aria-labelledby': legendId } },
@@ -375,13 +385,36 @@ class TokenPanel implements PanelView {
       this.agentFailed(err);
       return;
     }
-    this.dispatch({ type: 'listed', tokens, certificates }, (next) =>
+    const refused = await this.serverVerdicts(certificates);
+    if (this.destroyed) return;
+    this.dispatch({ type: 'listed', tokens, certificates, refused }, (next) =>
       next.k === 'no_token'
         ? this.s.t('tokenNoTokenTitle')
         : next.k === 'no_certificate'
           ? this.s.t(next.pinLocked ? 'tokenPinLockedTitle' : 'tokenNoCertificateTitle')
           : null,
     );
+  }
+
+  /**
+   * The server's verdict on each certificate (POST /token/check: prepare's own checks, nothing
+   * stored): cert_sha256 → the reason it is refused; null when the check could not be made.
+   */
+  private async serverVerdicts(certificates: readonly CertificateInfo[]): Promise<Record<string, string> | null> {
+    const unlocked = certificates.filter((c) => !c.token.pin.locked).slice(0, 16);
+    if (unlocked.length === 0) return {};
+    try {
+      const { certificates: verdicts } = await this.ctx.api.tokenCheck(unlocked);
+      const refused: Record<string, string> = {};
+      verdicts.forEach((verdict, i) => {
+        if (!verdict.ok) refused[unlocked[i]!.cert_sha256] = verdict.message ?? this.s.t('unexpectedError');
+      });
+      return refused;
+    } catch (err) {
+      // An ended page session shows its own screen; any other failure leaves the choice to the person.
+      if (err instanceof ApiError && err.status === 401) void this.ctx.refresh(true);
+      return null;
+    }
   }
 
   /** An agent failure outside a signature: which screen it leads to. */

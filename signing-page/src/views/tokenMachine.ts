@@ -2,7 +2,7 @@
  * The states of the token signing panel (views/token.ts) and their transitions, as a pure function:
  * no DOM, no agent, no strings (the panel renders each state and says it).
  *
- *   connecting ──listed──▶ choose / no_token / no_certificate ──(tokens changed)──▶ listed again
+ *   connecting ──listed (+ POST /token/check)──▶ choose / no_token / no_certificate ──(tokens changed)──▶ listed again
  *        │                    │ sign: POST /token/prepare (the list stays, its buttons busy)
  *        ▼                    ▼
  *   agent_error          working: preparing → awaiting_consent → awaiting_pin → signing (the agent)
@@ -41,6 +41,8 @@ export interface TokenState {
   certificates: readonly CertificateInfo[];
   /** The chosen certificate (cert_sha256). */
   selected: string | null;
+  /** Certificates the server refuses (POST /token/check), by cert_sha256: the reason the signer reads. */
+  refused: Readonly<Record<string, string>>;
   note: Note | null;
 }
 
@@ -51,7 +53,16 @@ export type TokenEvent =
   | { type: 'agent_failed'; code: string }
   /** The agent's connection closed. */
   | { type: 'agent_closed' }
-  | { type: 'listed'; tokens: readonly TokenInfo[]; certificates: readonly CertificateInfo[] }
+  /**
+   * The agent's list, with the server's verdict on each certificate (`refused`: cert_sha256 → reason);
+   * `refused` null: the check could not be made, so nothing is pre-selected (prepare still decides).
+   */
+  | {
+      type: 'listed';
+      tokens: readonly TokenInfo[];
+      certificates: readonly CertificateInfo[];
+      refused: Readonly<Record<string, string>> | null;
+    }
   | { type: 'select'; certificate: string }
   /** The sign button: POST /token/prepare is under way. */
   | { type: 'sign_started' }
@@ -65,9 +76,18 @@ export type TokenEvent =
   | { type: 'complete_failed' }
   | { type: 'completed' };
 
-export const initialState: TokenState = { phase: { k: 'connecting' }, tokens: [], certificates: [], selected: null, note: null };
+export const initialState: TokenState = {
+  phase: { k: 'connecting' },
+  tokens: [],
+  certificates: [],
+  selected: null,
+  refused: {},
+  note: null,
+};
 
-export const usable = (c: CertificateInfo): boolean => !c.token.pin.locked;
+/** A certificate can be chosen: its token's PIN is not locked and the server does not refuse it. */
+export const usable = (c: CertificateInfo, refused: TokenState['refused']): boolean =>
+  !c.token.pin.locked && !Object.hasOwn(refused, c.cert_sha256);
 
 /** Signature failures after which the tokens are listed again (the token or its PIN changed). */
 export const relistsAfter = (code: string): boolean => code === 'pin_locked' || code === 'no_token' || code === 'certificate_not_found';
@@ -93,14 +113,24 @@ function agentError(code: string): Phase {
   };
 }
 
-function listed(state: TokenState, tokens: readonly TokenInfo[], certificates: readonly CertificateInfo[]): TokenState {
-  const next = { ...state, tokens, certificates };
+/**
+ * After listing: no token, no certificate the person can use (PIN locked, or none at all), or the
+ * choice — where only an acceptable certificate is ever pre-selected, and none when the server
+ * refuses every one (they stay listed, disabled, each with its reason).
+ */
+function listed(state: TokenState, event: Extract<TokenEvent, { type: 'listed' }>): TokenState {
+  const { tokens, certificates } = event;
+  const refused = event.refused ?? {};
+  const next = { ...state, tokens, certificates, refused };
   if (tokens.length === 0) return { ...next, phase: { k: 'no_token' } };
-  if (!certificates.some(usable))
+  const unlocked = certificates.filter((c) => !c.token.pin.locked);
+  if (unlocked.length === 0)
     return { ...next, phase: { k: 'no_certificate', pinLocked: certificates.length > 0 || tokens.some((t) => t.pin.locked) } };
+  const ok = (c: CertificateInfo) => usable(c, refused);
   const { selected } = state;
-  const keep = selected !== null && certificates.some((c) => c.cert_sha256 === selected && usable(c));
-  return { ...next, phase: { k: 'choose' }, selected: keep ? selected : (certificates.find(usable)?.cert_sha256 ?? null) };
+  const keep = selected !== null && certificates.some((c) => c.cert_sha256 === selected && ok(c));
+  const first = event.refused === null ? null : (certificates.find(ok)?.cert_sha256 ?? null);
+  return { ...next, phase: { k: 'choose' }, selected: keep ? selected : first };
 }
 
 export function transition(state: TokenState, event: TokenEvent): TokenState {
@@ -113,7 +143,7 @@ export function transition(state: TokenState, event: TokenEvent): TokenState {
       // During a signature the signature's own failure says what happened.
       return state.phase.k === 'working' ? state : { ...state, phase: agentError('disconnected') };
     case 'listed':
-      return listed(state, event.tokens, event.certificates);
+      return listed(state, event);
     case 'select':
       return { ...state, selected: event.certificate };
     case 'sign_started':
