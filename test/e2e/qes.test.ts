@@ -618,7 +618,8 @@ describe('qes end to end: Chromium → agent CLI shell → SoftHSM2 → server �
   before(async () => {
     ensureBundle();
     work = mkdtempSync(path.join(tmpdir(), 'tawqi-qes-e2e-'));
-    hsm = createSoftHsm({}, false);
+    // The token also holds a signing certificate from a CA this server does not trust.
+    hsm = createSoftHsm({ strangerCa: true }, false);
     s = await startTestServer({ TAWQI_QES_TRUSTED_ROOTS: hsm.rootPemFile });
     // NSS checks OCSP freshness against the real time: run the injected clock at the real time.
     s.clock.set(Date.now());
@@ -665,6 +666,10 @@ describe('qes end to end: Chromium → agent CLI shell → SoftHSM2 → server �
     await p.page.goto(url);
     const radio = p.page.getByRole('radio', { name: certificate });
     await radio.waitFor({ timeout: 30_000 });
+    // The agent offers the stranger CA's certificate; the server's check refuses it before any choice.
+    const stranger = p.page.getByRole('radio', { name: /Test Signer Stranger CA/ });
+    assert.equal(await stranger.isDisabled(), true, 'a certificate the server refuses cannot be chosen');
+    assert.match(await p.page.locator('.cert-option', { has: stranger }).innerText(), L[lang].refusedUntrusted);
     await radio.check();
     // Certificates the agent does not offer (no signing usage, expired) are not listed.
     assert.equal(await p.page.getByRole('radio', { name: /Test Encryption|Test Signer Expired/ }).count(), 0);

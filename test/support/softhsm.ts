@@ -11,6 +11,9 @@
  *   id 03  EC P-256   cert "Test Encryption"      keyAgreement only              → not offered (no signing usage)
  *   id 04  EC P-256   cert "Test Signer Expired"  digitalSignature, 2020–2021    → not offered (expired)
  *   id c0  —          cert "Tawqi Test Issuing CA" (chain certificate, no key)   → not offered (CA)
+ * and, with `strangerCa`:
+ *   id 06  EC P-256   cert "Test Signer Stranger CA" digitalSignature, nonRepudiation, issued by
+ *                     "Stranger Root CA" (a file, trusted by nobody) → offered; a server refuses it
  * The expired certificate's key is made by openssl and imported (openssl 3.0 cannot backdate a
  * certificate for a key it does not hold); every other key never leaves the token.
  */
@@ -40,6 +43,8 @@ export interface TestCert {
 export interface SoftHsmOptions {
   /** The `slots.mechanisms` line of softhsm2.conf: an allow-list such as 'CKM_RSA_PKCS,CKM_RSA_PKCS_KEY_PAIR_GEN' (SoftHSM 2.6 ignores '-' removals). */
   mechanisms?: string;
+  /** Also a signing certificate from a CA outside the test PKI (the agent offers it; a server trusting the test root refuses it). */
+  strangerCa?: boolean;
 }
 
 export interface SoftHsm {
@@ -52,7 +57,7 @@ export interface SoftHsm {
   tokenLabel: string;
   /** The root CA (not on the token): the trust anchor for `openssl cms -verify -CAfile`. */
   rootPemFile: string;
-  certs: Record<TestCertName, TestCert>;
+  certs: Record<TestCertName, TestCert> & { stranger?: TestCert };
   /** Another initialized token, empty (a token plugged in). */
   addToken(label: string): void;
   /** Deletes a token (a token pulled out). */
@@ -186,8 +191,8 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
   );
 
   let serial = 100;
-  const certs = {} as Record<TestCertName, TestCert>;
-  const importCert = (name: TestCertName, id: string, label: string, pemFile: string): void => {
+  const certs = {} as Record<TestCertName | 'stranger', TestCert>;
+  const importCert = (name: TestCertName | 'stranger', id: string, label: string, pemFile: string): void => {
     ssl('x509', '-in', pemFile, '-outform', 'DER', '-out', `${name}.der`);
     p11('--write-object', `${name}.der`, '--type', 'cert', '--id', id, '--label', label);
     const der = readFileSync(path.join(pki, `${name}.der`));
@@ -199,7 +204,14 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
       sha256: createHash('sha256').update(der).digest('hex'),
     };
   };
-  const onTokenKey = (name: TestCertName, id: string, keyType: string, label: string, usage: string): void => {
+  const onTokenKey = (
+    name: TestCertName | 'stranger',
+    id: string,
+    keyType: string,
+    label: string,
+    usage: string,
+    ca = { pem: 'int.pem', key: 'int.key' },
+  ): void => {
     p11('--keypairgen', '--key-type', keyType, '--id', id, '--label', label);
     if (keyType.startsWith('rsa')) {
       p11('--read-object', '--type', 'pubkey', '--id', id, '-o', `${name}.pub.der`);
@@ -217,9 +229,9 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
       '-force_pubkey',
       `${name}.pub.pem`,
       '-CA',
-      'int.pem',
+      ca.pem,
       '-CAkey',
-      'int.key',
+      ca.key,
       '-set_serial',
       String(serial++),
       '-days',
@@ -295,6 +307,34 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
   importCert('expired', '04', 'Test Signer Expired', 'expired.pem');
 
   importCert('issuingCa', 'c0', 'Tawqi Test Issuing CA', 'int.pem');
+  if (options.strangerCa) {
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'stranger.key',
+      '-out',
+      'stranger.pem',
+      '-subj',
+      '/CN=Stranger Root CA/O=Elsewhere',
+      '-days',
+      '3650',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
+    onTokenKey('stranger', '06', 'EC:prime256v1', 'Test Signer Stranger CA', 'digitalSignature,nonRepudiation', {
+      pem: 'stranger.pem',
+      key: 'stranger.key',
+    });
+    rmSync(path.join(pki, 'stranger.key'));
+  }
   for (const secret of ['root.key', 'int.key']) rmSync(path.join(pki, secret));
 
   return {
