@@ -48,18 +48,16 @@ export function verifyPageRouter(ctx: AppContext): express.Router {
       return;
     }
     const v = found.verification;
-    res
-      .type('html')
-      .send(
-        page({
-          lang,
-          nonce,
-          branding: brandingOf(found.branding),
-          test: v.test,
-          title: `${t.pageTitle} — ${v.reference}`,
-          main: verificationMain(v, lang),
-        }),
-      );
+    res.type('html').send(
+      page({
+        lang,
+        nonce,
+        branding: brandingOf(found.branding),
+        test: v.test,
+        title: `${t.pageTitle} — ${v.reference}`,
+        main: verificationMain(v, lang),
+      }),
+    );
   });
   return router;
 }
