@@ -7,7 +7,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { PageStateSchema, TokenCompleteBodySchema, TokenPrepareBodySchema, TokenPreparedSchema, type PageState } from '@tawqi/shared';
+import {
+  PageStateSchema,
+  TokenCheckBodySchema,
+  TokenCheckedSchema,
+  TokenCompleteBodySchema,
+  TokenPrepareBodySchema,
+  TokenPreparedSchema,
+  type PageState,
+} from '@tawqi/shared';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -61,6 +69,22 @@ describe('page API schemas', () => {
     };
     assert.deepEqual(TokenPreparedSchema.parse(prepared), prepared);
     assert.equal(TokenPreparedSchema.safeParse({ ...prepared, expires_at: 'soon' }).success, false);
+  });
+
+  test('token check: 1 to 16 certificates, each as prepare takes it; a verdict per certificate', () => {
+    const one = { certificate: 'MA==', chain: ['MA=='] };
+    assert.equal(TokenCheckBodySchema.safeParse({ certificates: [one] }).success, true);
+    assert.equal(TokenCheckBodySchema.safeParse({ certificates: [] }).success, false);
+    assert.equal(TokenCheckBodySchema.safeParse({ certificates: Array(17).fill(one) }).success, false);
+    assert.equal(TokenCheckBodySchema.safeParse({ certificates: [{ ...one, extra: 1 }] }).success, false);
+    const checked = {
+      certificates: [
+        { cert_sha256: 'cd'.repeat(32), ok: true, reason: null, message: null },
+        { cert_sha256: null, ok: false, reason: 'malformed', message: 'The certificate could not be read.' },
+      ],
+    };
+    assert.deepEqual(TokenCheckedSchema.parse(checked), checked);
+    assert.equal(TokenCheckedSchema.safeParse({ certificates: [{ ok: 'yes' }] }).success, false);
   });
 
   test('the signing page imports @tawqi/shared for types only', () => {
