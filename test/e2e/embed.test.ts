@@ -16,6 +16,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { drawSignature, frameOf, launchBrowser, screenshot, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { ensureEmbedLibrary, ensureSigningPage } from '../support/bundles.js';
+import { PAGE_LABELS } from '../support/pageLabels.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { lastOtp } from '../support/signing.js';
 
@@ -28,20 +29,7 @@ interface PageGlobals {
   lib: { mount(options: object): unknown };
 }
 
-/** The English signing page's labels the test uses (signing-page/src/i18n.ts). */
-const L = {
-  sendCode: 'Send code',
-  codeLabel: 'Verification code',
-  verify: 'Verify',
-  pad: /^Signature pad/,
-  consent: /^I agree that my electronic signature/,
-  sign: 'Sign document',
-  signed: 'You signed the document',
-  decline: 'Decline to sign',
-  reason: 'Reason (optional)',
-  declineConfirm: 'Decline',
-  declined: 'You declined to sign',
-};
+const L = PAGE_LABELS.en;
 
 const TEAM = ['owner@example.com', 'amira@example.com', 'bassem@example.com'] as const;
 

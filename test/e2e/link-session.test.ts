@@ -12,6 +12,7 @@ import { createWorkflow } from '../../server/src/services/workflows.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { drawSignature, launchBrowser, screenshot, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { ensureSigningPage } from '../support/bundles.js';
+import { PAGE_LABELS } from '../support/pageLabels.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtpPeer.js';
 
@@ -19,17 +20,7 @@ import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtp
 type Json = any;
 const TEAM = ['owner@example.com', 'amira@example.com', 'bassem@example.com'] as const;
 
-/** The page's English labels the test uses (signing-page/src/i18n.ts). */
-const L = {
-  notYourTurn: 'It’s not your turn yet',
-  sendCode: 'Send code',
-  codeLabel: 'Verification code',
-  verify: 'Verify',
-  pad: /^Signature pad/,
-  consent: /^I agree that my electronic signature/,
-  sign: 'Sign document',
-  signed: 'You signed the document',
-};
+const L = PAGE_LABELS.en;
 
 describe('link-channel session with two signers, in Chromium', { timeout: 120_000 }, () => {
   let s: TestServer;

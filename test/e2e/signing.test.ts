@@ -23,6 +23,7 @@ import {
   type TestBrowser,
 } from '../support/browser.js';
 import { ensureSigningPage } from '../support/bundles.js';
+import { PAGE_LABELS } from '../support/pageLabels.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtpPeer.js';
 
@@ -35,53 +36,7 @@ type Scope = Page | FrameLocator;
 const TEAM = ['owner@example.com', 'amira@example.com', 'bassem@example.com', 'carla@example.com', 'dana@example.com'] as const;
 const LINK = /https?:\/\/[^\s"<>]+\/sign\/sgr_[0-9A-Za-z]+\.[A-Za-z0-9_-]+/;
 
-/** The page's labels the tests use, as a signer reads them (signing-page/src/i18n.ts). */
-const L = {
-  en: {
-    banner: 'Test mode — this document has no legal effect',
-    sendCode: 'Send code',
-    codeLabel: 'Verification code',
-    verify: 'Verify',
-    pad: /^Signature pad/,
-    draw: 'Draw',
-    type: 'Type',
-    typeLabel: 'Type your full name',
-    consent: /^I agree that my electronic signature/,
-    sign: 'Sign document',
-    signed: 'You signed the document',
-    decline: 'Decline to sign',
-    reason: 'Reason (optional)',
-    declineConfirm: 'Decline',
-    declined: 'You declined to sign',
-    idTitle: 'Verify your identity',
-    idStart: 'Start verification',
-    idDeclined: 'We could not verify your identity',
-    idHold: 'Your identity is being reviewed',
-    returnButton: 'Return',
-  },
-  ar: {
-    banner: 'وضع الاختبار — لا أثر قانوني لهذا المستند',
-    sendCode: 'إرسال الرمز',
-    codeLabel: 'رمز التحقق',
-    verify: 'تحقّق',
-    pad: /^لوحة التوقيع/,
-    draw: 'رسم',
-    type: 'كتابة',
-    typeLabel: 'اكتب اسمك الكامل',
-    consent: /^أوافق على أن توقيعي الإلكتروني/,
-    sign: 'توقيع المستند',
-    signed: 'وقّعت المستند',
-    decline: 'رفض التوقيع',
-    reason: 'السبب (اختياري)',
-    declineConfirm: 'تأكيد الرفض',
-    declined: 'رفضت التوقيع',
-    idTitle: 'التحقق من الهوية',
-    idStart: 'بدء التحقق',
-    idDeclined: 'تعذّر التحقق من هويتك',
-    idHold: 'هويتك قيد المراجعة',
-    returnButton: 'العودة',
-  },
-} as const;
+const L = PAGE_LABELS;
 
 const TEMPLATES = {
   ar: {
