@@ -25,7 +25,8 @@ interface PageGlobals {
   parent: { postMessage(message: unknown, target: string): void };
   postMessage(message: unknown, target: string): void;
   document: { body: { getBoundingClientRect(): { height: number } }; querySelectorAll(selector: string): { length: number } };
-  mounted: { destroy(): void }[];
+  mounted: { on(name: string, handler: (e: unknown) => void): () => void; destroy(): void }[];
+  extra: string[];
   lib: { mount(options: object): unknown };
 }
 
@@ -307,6 +308,15 @@ describe('@tawqi/embed in Chromium: a partner page of another origin mounts sign
     assert.deepEqual(await byFrame(0), [{ frame: 0, type: 'viewed', signature_request: a.id, signer: a.signer }]);
     assert.deepEqual(await byFrame(1), [{ frame: 1, type: 'viewed', signature_request: b.id, signer: b.signer }]);
 
+    // A destructured on() works; the function it returns stops that handler.
+    await page.evaluate(() => {
+      const w = globalThis as unknown as PageGlobals;
+      w.extra = [];
+      const { on } = w.mounted[0]!;
+      on('declined', () => w.extra.push('kept'));
+      const stop = on('declined', () => w.extra.push('stopped'));
+      stop();
+    });
     const frame = page.frameLocator('.slot:nth-child(1) iframe');
     await verifyCode(frame, a.signer);
     await frame.getByRole('heading', { name: 'Agreement A', level: 1 }).waitFor();
@@ -322,6 +332,7 @@ describe('@tawqi/embed in Chromium: a partner page of another origin mounts sign
     await screenshot(page, 'embed-two-frames-declined-1280x800');
     assert.deepEqual((await byFrame(0))[1], { frame: 0, type: 'declined', signature_request: a.id, signer: a.signer, reason });
     assert.equal((await byFrame(1)).length, 1, "the other frame's listeners heard nothing of it");
+    assert.deepEqual(await page.evaluate('window.extra'), ['kept']);
 
     const left = await page.evaluate(() => {
       const w = globalThis as unknown as PageGlobals;

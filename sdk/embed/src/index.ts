@@ -83,25 +83,24 @@ export function mount(options: MountOptions): SigningFrame {
   container.appendChild(iframe);
 
   let destroyed = false;
-  return {
-    iframe,
-    origin,
-    on(name, handler) {
-      if (!Object.hasOwn(handlers, name)) throw new TypeError(`TawqiEmbed: unknown event "${String(name)}".`);
-      if (!destroyed) handlers[name].add(handler);
-      return () => this.off(name, handler);
-    },
-    off(name, handler) {
-      handlers[name]?.delete(handler);
-    },
-    destroy() {
-      if (destroyed) return;
-      destroyed = true;
-      window.removeEventListener('message', onMessage);
-      for (const set of Object.values(handlers)) set.clear();
-      iframe.remove();
-    },
+  const known = (name: string): name is SigningEventName => Object.hasOwn(handlers, name);
+  // Plain functions, not methods: `const { on } = mount(…)` works too.
+  const off = <K extends SigningEventName>(name: K, handler: Handler<K>): void => {
+    if (known(name)) handlers[name].delete(handler);
   };
+  const on = <K extends SigningEventName>(name: K, handler: Handler<K>): (() => void) => {
+    if (!known(name)) throw new TypeError(`TawqiEmbed: unknown event "${String(name)}".`);
+    if (!destroyed) handlers[name].add(handler);
+    return () => off(name, handler);
+  };
+  const destroy = (): void => {
+    if (destroyed) return;
+    destroyed = true;
+    window.removeEventListener('message', onMessage);
+    for (const set of Object.values(handlers)) set.clear();
+    iframe.remove();
+  };
+  return { iframe, origin, on, off, destroy };
 }
 
 /** One handler's error must not stop the others, nor vanish: it is thrown on its own task. */
