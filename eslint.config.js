@@ -16,6 +16,12 @@ export default tseslint.config(
   { files: ['test/**', 'bench/**', 'scripts/**'], rules: { 'no-console': 'off' } },
   // The signing page runs in the browser (bundled by esbuild), not in Node.
   { files: ['signing-page/src/**'], languageOptions: { globals: { ...globals.browser } } },
+  // @tawqi/embed runs on integrators' pages: browser globals only, and nothing imported (no dependencies).
+  {
+    files: ['sdk/embed/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!\\./)', message: '@tawqi/embed has no dependencies.' }] }] },
+  },
   // @tawqi/shared runs in browsers too (the signing page, and @tawqi/shared/cms anywhere): no Node APIs.
   {
     files: ['shared/src/**'],

@@ -77,6 +77,7 @@ export class App implements ViewContext {
   show(state: State): void {
     const languageChanged = this.useLanguage(state.language);
     this.chrome.apply(state);
+    frame.reportHeight(state);
     const known = Object.hasOwn(VIEWS, state.step);
     const step: Screen = known ? state.step : 'unknown';
     const cur = this.current;

@@ -11,6 +11,27 @@ export function notifyParent(state: State, message: FrameMessage): void {
   window.parent.postMessage(message, target);
 }
 
+let reportingHeight = false;
+
+/**
+ * Embedded with a known parent origin: report the page's height (`svc:resize`) whenever it changes,
+ * so the embedder can size the frame to its content. The page then drops its full-viewport minimum
+ * height (html.is-embedded), else it could only ever grow with the frame. Starts once; a no-op otherwise.
+ */
+export function reportHeight(state: State): void {
+  const target = embedOrigin(state);
+  if (reportingHeight || !target || window.parent === window || typeof ResizeObserver !== 'function') return;
+  reportingHeight = true;
+  document.documentElement.classList.add('is-embedded');
+  let last = -1;
+  new ResizeObserver(() => {
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ type: 'svc:resize', height } satisfies FrameMessage, target);
+  }).observe(document.body);
+}
+
 /** The embedder's origin when it is a well-formed http(s) origin, else null. */
 function embedOrigin(state: State): string | null {
   const origin = state.embed?.origin;

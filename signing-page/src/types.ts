@@ -22,4 +22,6 @@ export interface ErrorBody {
 export type FrameMessage =
   | { type: 'svc:viewed'; signature_request: string; signer: string }
   | { type: 'svc:signed'; signature_request: string; signer: string }
-  | { type: 'svc:declined'; signature_request: string; signer: string; reason: string | null };
+  | { type: 'svc:declined'; signature_request: string; signer: string; reason: string | null }
+  /** The page's content height in CSS pixels, sent on every change. */
+  | { type: 'svc:resize'; height: number };

@@ -6,15 +6,13 @@
  * errors, uncaught errors and CSP violations.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { createWorkflow } from '../../server/src/services/workflows.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { drawSignature, launchBrowser, screenshot, until, type PageWatch, type TestBrowser } from '../support/browser.js';
+import { ensureSigningPage } from '../support/bundles.js';
+import { PAGE_LABELS } from '../support/pageLabels.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtpPeer.js';
 
@@ -22,33 +20,7 @@ import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtp
 type Json = any;
 const TEAM = ['owner@example.com', 'amira@example.com', 'bassem@example.com'] as const;
 
-/** The page's English labels the test uses (signing-page/src/i18n.ts). */
-const L = {
-  notYourTurn: 'It’s not your turn yet',
-  sendCode: 'Send code',
-  codeLabel: 'Verification code',
-  verify: 'Verify',
-  pad: /^Signature pad/,
-  consent: /^I agree that my electronic signature/,
-  sign: 'Sign document',
-  signed: 'You signed the document',
-};
-
-/** The signing page bundle must exist and be newer than its sources (CI builds it first; a local run builds it here). */
-function ensureBundle(): void {
-  const root = fileURLToPath(new URL('../../signing-page/', import.meta.url));
-  const bundle = path.join(root, 'dist', 'app.js');
-  const newest = (dir: string): number =>
-    Math.max(
-      0,
-      ...readdirSync(dir, { withFileTypes: true }).map((e) =>
-        e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs,
-      ),
-    );
-  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src')))
-    return;
-  execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'pipe', timeout: 15_000 });
-}
+const L = PAGE_LABELS.en;
 
 describe('link-channel session with two signers, in Chromium', { timeout: 120_000 }, () => {
   let s: TestServer;
@@ -56,7 +28,7 @@ describe('link-channel session with two signers, in Chromium', { timeout: 120_00
   let browser: TestBrowser;
 
   before(async () => {
-    ensureBundle();
+    ensureSigningPage();
     peer = await startSmtpPeer();
     s = await startTestServer({ TAWQI_SMTP_URL: `smtp://127.0.0.1:${peer.port}`, TAWQI_SMTP_FROM: 'Tawqi <no-reply@tawqi.test>' });
     browser = await launchBrowser();

@@ -46,6 +46,7 @@ import {
   untrustedRoot,
   type TokenKey,
 } from '../support/qesSoftSigner.js';
+import { ensureSigningPage } from '../support/bundles.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 
@@ -120,15 +121,6 @@ const newest = (dir: string): number =>
       e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs,
     ),
   );
-
-/** The signing page bundle must exist and be newer than its sources (CI builds first; a local run builds here). */
-function ensureBundle(): void {
-  const root = fileURLToPath(new URL('../../signing-page/', import.meta.url));
-  const bundle = path.join(root, 'dist', 'app.js');
-  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src')))
-    return;
-  execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'pipe', timeout: 15_000 });
-}
 
 // ---------------------------------------------------------------------------------------------
 // The stand-in agent
@@ -308,7 +300,7 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
   let foreign: TokenKey;
 
   before(async () => {
-    ensureBundle();
+    ensureSigningPage();
     pki = createPkiFixture('rsa');
     const issuing = { pem: pki.issuingCa.pemFile, key: pki.issuingCa.keyFile };
     const chain = [pki.issuingCa.der, pki.root.der];
@@ -616,7 +608,7 @@ describe('qes end to end: Chromium → agent CLI shell → SoftHSM2 → server �
   let liveKey: string;
 
   before(async () => {
-    ensureBundle();
+    ensureSigningPage();
     work = mkdtempSync(path.join(tmpdir(), 'tawqi-qes-e2e-'));
     // The token also holds a signing certificate from a CA this server does not trust.
     hsm = createSoftHsm({ strangerCa: true }, false);

@@ -6,13 +6,9 @@
  * violation fails the test. Screenshots go to test-artifacts/e2e/.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Page } from 'playwright-core';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import {
@@ -26,6 +22,8 @@ import {
   type PageWatch,
   type TestBrowser,
 } from '../support/browser.js';
+import { ensureSigningPage } from '../support/bundles.js';
+import { PAGE_LABELS } from '../support/pageLabels.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpPeer, type CapturedMail, type SmtpPeer } from '../support/smtpPeer.js';
 
@@ -38,53 +36,7 @@ type Scope = Page | FrameLocator;
 const TEAM = ['owner@example.com', 'amira@example.com', 'bassem@example.com', 'carla@example.com', 'dana@example.com'] as const;
 const LINK = /https?:\/\/[^\s"<>]+\/sign\/sgr_[0-9A-Za-z]+\.[A-Za-z0-9_-]+/;
 
-/** The page's labels the tests use, as a signer reads them (signing-page/src/i18n.ts). */
-const L = {
-  en: {
-    banner: 'Test mode — this document has no legal effect',
-    sendCode: 'Send code',
-    codeLabel: 'Verification code',
-    verify: 'Verify',
-    pad: /^Signature pad/,
-    draw: 'Draw',
-    type: 'Type',
-    typeLabel: 'Type your full name',
-    consent: /^I agree that my electronic signature/,
-    sign: 'Sign document',
-    signed: 'You signed the document',
-    decline: 'Decline to sign',
-    reason: 'Reason (optional)',
-    declineConfirm: 'Decline',
-    declined: 'You declined to sign',
-    idTitle: 'Verify your identity',
-    idStart: 'Start verification',
-    idDeclined: 'We could not verify your identity',
-    idHold: 'Your identity is being reviewed',
-    returnButton: 'Return',
-  },
-  ar: {
-    banner: 'وضع الاختبار — لا أثر قانوني لهذا المستند',
-    sendCode: 'إرسال الرمز',
-    codeLabel: 'رمز التحقق',
-    verify: 'تحقّق',
-    pad: /^لوحة التوقيع/,
-    draw: 'رسم',
-    type: 'كتابة',
-    typeLabel: 'اكتب اسمك الكامل',
-    consent: /^أوافق على أن توقيعي الإلكتروني/,
-    sign: 'توقيع المستند',
-    signed: 'وقّعت المستند',
-    decline: 'رفض التوقيع',
-    reason: 'السبب (اختياري)',
-    declineConfirm: 'تأكيد الرفض',
-    declined: 'رفضت التوقيع',
-    idTitle: 'التحقق من الهوية',
-    idStart: 'بدء التحقق',
-    idDeclined: 'تعذّر التحقق من هويتك',
-    idHold: 'هويتك قيد المراجعة',
-    returnButton: 'العودة',
-  },
-} as const;
+const L = PAGE_LABELS;
 
 const TEMPLATES = {
   ar: {
@@ -96,22 +48,6 @@ const TEMPLATES = {
     body: 'Service agreement between {{client}} and the provider for {{amount}} EGP.\n\n1. The provider delivers the agreed work within thirty days.\n2. The client pays in two instalments.\n3. This agreement is governed by Egyptian law.',
   },
 };
-
-/** The signing page bundle must exist and be newer than its sources (CI builds first; a local run builds here). */
-function ensureBundle(): void {
-  const root = fileURLToPath(new URL('../../signing-page/', import.meta.url));
-  const bundle = path.join(root, 'dist', 'app.js');
-  const newest = (dir: string): number =>
-    Math.max(
-      0,
-      ...readdirSync(dir, { withFileTypes: true }).map((e) =>
-        e.isDirectory() ? newest(path.join(dir, e.name)) : statSync(path.join(dir, e.name)).mtimeMs,
-      ),
-    );
-  if (existsSync(bundle) && existsSync(path.join(root, 'dist', 'app.css')) && statSync(bundle).mtimeMs >= newest(path.join(root, 'src')))
-    return;
-  execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'pipe', timeout: 15_000 });
-}
 
 interface Embedder {
   /** Port of the embedding site; reached as http://localhost:<port> (allowed) or http://127.0.0.1:<port> (not allowed). */
@@ -169,7 +105,7 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
   const read = new Set<CapturedMail>();
 
   before(async () => {
-    ensureBundle();
+    ensureSigningPage();
     peer = await startSmtpPeer();
     s = await startTestServer({ TAWQI_SMTP_URL: `smtp://127.0.0.1:${peer.port}`, TAWQI_SMTP_FROM: 'Tawqi <no-reply@tawqi.test>' });
     tawqiOrigin = new URL(s.url).origin;
@@ -540,7 +476,9 @@ describe('signing page in Chromium, with email through SMTP', { timeout: 120_000
       'frame-ancestors names the embedding origin',
     );
     const frame = page.frameLocator('iframe[title="Contract to sign"]');
-    const received = () => page.evaluate('window.accepted') as Promise<{ origin: string; data: Json }[]>;
+    // The page's height reports (svc:resize) are @tawqi/embed's business (test/e2e/embed.test.ts).
+    const received = async () =>
+      ((await page.evaluate('window.accepted')) as { origin: string; data: Json }[]).filter((m) => m.data.type !== 'svc:resize');
     await until('svc:viewed in the parent', async () => (await received()).length >= 1);
 
     await verifyByEmail(frame, 'ar', TEAM[1], title);

@@ -7,17 +7,15 @@
  * 404. Screenshots go to test-artifacts/e2e/verify-*.png.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Page, Request } from 'playwright-core';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { launchBrowser, screenshot, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { ensureSigningPage } from '../support/bundles.js';
 import { pngDataUrl } from '../support/signing.js';
 
 const OWNER = 'owner@example.com';
@@ -61,23 +59,6 @@ const L = {
     completed: 'Completed',
   },
 } as const;
-
-/** Both bundles (the signing page's and the verification page's script) newer than their sources. */
-function ensureBundle(): void {
-  const root = fileURLToPath(new URL('../../signing-page/', import.meta.url));
-  const built = (f: string) => {
-    try {
-      return statSync(path.join(root, 'dist', f)).mtimeMs;
-    } catch {
-      return 0;
-    }
-  };
-  const sources = ['verify.ts', 'styles.css', 'dom.ts', path.join('views', 'parts.ts')].map(
-    (f) => statSync(path.join(root, 'src', f)).mtimeMs,
-  );
-  if (Math.min(built('verify.js'), built('app.css')) >= Math.max(...sources)) return;
-  execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'pipe', timeout: 30_000 });
-}
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -139,7 +120,7 @@ describe('the verification page in Chromium', { timeout: 240_000 }, () => {
   }
 
   before(async () => {
-    ensureBundle();
+    ensureSigningPage();
     s = await startTestServer();
     s.clock.set(Date.now());
     const acct = await s.account({ ownerEmail: OWNER, plan: 'enterprise', balanceSends: 100, walletMinor: 100_000 });

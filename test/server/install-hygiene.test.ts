@@ -15,11 +15,11 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const WORKSPACES = ['shared', 'server', 'signing-page', 'agent'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 const readJson = (file: string): Json => JSON.parse(readFileSync(file, 'utf8'));
+const WORKSPACES = readJson(path.join(root, 'package.json')).workspaces as string[];
 
 /** npm in `dir`, offline, with no user or global configuration: only the project's .npmrc counts. */
 function npm(dir: string, args: string[]) {
@@ -77,6 +77,8 @@ describe('install hygiene', () => {
       ...WORKSPACES.map((w) => `${w}/dist/index.js`),
       ...WORKSPACES.map((w) => `${w}/tsconfig.tsbuildinfo`),
       'signing-page/dist/app.js',
+      'sdk/embed/dist/tawqi-embed.js',
+      'sdk/embed/dist-types/index.d.ts',
       'test-artifacts/e2e/x.png',
     ];
     const r = spawnSync('git', ['check-ignore', '--no-index', '--verbose', '--non-matching', ...written], { cwd: root, encoding: 'utf8' });

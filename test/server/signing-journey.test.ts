@@ -335,6 +335,43 @@ describe('the signer journey over the page API', () => {
     assert.equal((await fetch(s2.body.signing_url)).status, 404, 'expired after 30 minutes');
   });
 
+  test('an embedded session pinned to one origin may be framed by that origin only, while it stays allowed', async () => {
+    const app = 'https://app.example.com';
+    const shop = 'https://shop.example.com';
+    await updateAccount(s.ctx.store.db, accountId, { allowed_origins: [app, shop] });
+    const ancestors = (page: PageClient) => /frame-ancestors ([^;]+)/.exec(page.headers.get('content-security-policy')!)![1];
+    const session = async (body: Record<string, unknown> = {}) => {
+      const sr = await create();
+      const r = await s.call('POST', `/signers/${sr.signers[0].id}/signing_session`, { key: keys.secret_test, body });
+      assert.equal(r.status, 200, r.text);
+      return r.body.signing_url as string;
+    };
+
+    // Given at creation: that origin alone, whatever the Referer.
+    const given = await session({ embed_origin: shop });
+    const first = await PageClient.open(given, { referer: `${app}/x` });
+    assert.equal(ancestors(first), shop);
+    assert.deepEqual((await first.call('GET', '/state')).body.embed, { origin: shop });
+
+    // Pinned by the first open's Referer: a later open from the other allowed origin may not frame it.
+    const byReferer = await session();
+    assert.equal(ancestors(await PageClient.open(byReferer, { referer: `${app}/contracts/7` })), app);
+    const again = await PageClient.open(byReferer, { referer: `${shop}/` });
+    assert.equal(ancestors(again), app);
+    assert.deepEqual((await again.call('GET', '/state')).body.embed, { origin: app });
+
+    // No usable Referer and two allowed origins: either may frame it, and no origin gets messages.
+    const unpinned = await session();
+    const open = await PageClient.open(unpinned);
+    assert.equal(ancestors(open), `${app} ${shop}`);
+    assert.equal((await open.call('GET', '/state')).body.embed, null);
+
+    // The pinned origin is no longer allowed: nobody may frame the session.
+    await updateAccount(s.ctx.store.db, accountId, { allowed_origins: [app] });
+    assert.equal(ancestors(await PageClient.open(given)), "'none'");
+    await updateAccount(s.ctx.store.db, accountId, { allowed_origins: [] });
+  });
+
   test('success_url and cancel_url with {signature_request} replaced', async () => {
     const sr = await create();
     const signer = sr.signers[0].id;

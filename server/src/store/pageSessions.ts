@@ -41,6 +41,9 @@ export async function findSigningSession(tx: Tx, id: string): Promise<SigningSes
   return tx.selectFrom('signing_sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateSigningSessionOrigin(tx: Tx, id: string, origin: string): Promise<void> {
+/** Pin an embedded session's frame origin unless one is pinned already; returns the pinned origin. */
+export async function pinSigningSessionOrigin(tx: Tx, id: string, origin: string): Promise<string | null> {
   await tx.updateTable('signing_sessions').set({ embed_origin: origin }).where('id', '=', id).where('embed_origin', 'is', null).execute();
+  const row = await tx.selectFrom('signing_sessions').select('embed_origin').where('id', '=', id).executeTakeFirst();
+  return row?.embed_origin ?? null;
 }

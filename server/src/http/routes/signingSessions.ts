@@ -11,7 +11,12 @@ export const signingSessionBody = z.strictObject({
   return_url: httpsUrl.optional(),
   success_url: httpsUrl.optional(),
   cancel_url: httpsUrl.optional(),
-  embed_origin: z.url().optional().describe('Pin the frame messages to this allowed origin (else taken from the embedding page)'),
+  embed_origin: z
+    .url()
+    .optional()
+    .describe(
+      'Pin the session to this allowed origin: the only one that may frame it and receive its messages (else the embedding page’s origin, on first open)',
+    ),
 });
 
 export const signingSessionRoutes = [

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { nowSeconds } from '../../clock.js';
 import { ApiError } from '../../errors.js';
 import { getAccount } from '../../store/accounts.js';
-import { updateSigningSessionOrigin } from '../../store/pageSessions.js';
+import type { Account } from '../../store/accounts.js';
+import { pinSigningSessionOrigin, type SigningSession } from '../../store/pageSessions.js';
 import {
   checkAccessCode,
   declineOnPage,
@@ -53,14 +54,7 @@ export function signingRouter(ctx: AppContext): express.Router {
     const signer = (await getSigner(ctx.store.db, session.signer_id))!;
     const request = (await getRequestById(ctx.store.db, signer.signature_request_id))!;
     const account = (await getAccount(ctx.store.db, request.account_id))!;
-    const allowed = session.mode === 'redirect' ? [] : await embeddingOrigins(ctx.store.db, account);
-    if (session.mode !== 'redirect' && !session.embed_origin) {
-      // The embedding page's origin (its Referer) becomes the one postMessage target, if allowed.
-      const referer = String(req.headers.referer ?? '');
-      const from = URL.canParse(referer) ? new URL(referer).origin : null;
-      const chosen = from && allowed.includes(from) ? from : allowed.length === 1 ? allowed[0]! : null;
-      if (chosen) await updateSigningSessionOrigin(ctx.store.db, session.id, chosen);
-    }
+    const ancestors = session.mode === 'redirect' ? [] : await frameAncestors(ctx, session, account, req.headers.referer);
     const token = await mintPageSession(
       ctx,
       signer.id,
@@ -71,7 +65,7 @@ export function signingRouter(ctx: AppContext): express.Router {
     sendShell(res, {
       language: request.language,
       pageToken: token,
-      frameAncestors: allowed,
+      frameAncestors: ancestors,
       brandColor: brand(account.branding, 'brand_color'),
       buttonColor: brand(account.branding, 'sign_button_color'),
     });
@@ -176,6 +170,25 @@ const signBody = z.strictObject({ signature: z.string().max(500_000), consent: z
 const declineBody = z.strictObject({ reason: z.string().max(500).optional() });
 const identityStartBody = z.strictObject({ return_url: z.string().max(2000).optional() });
 const identitySimulateBody = z.strictObject({ decision: z.enum(['approve', 'decline']) });
+
+/**
+ * Who may frame an embedded session. Its first open pins the one origin its frame messages go to
+ * (the `embed_origin` given at creation, else the embedding page's Referer when allowed, else the
+ * account's only allowed origin); once pinned, that origin alone may frame it — while it stays
+ * allowed. Unpinned (several allowed origins and no usable Referer): any allowed origin, and no messages.
+ */
+async function frameAncestors(ctx: AppContext, session: SigningSession, account: Account, referer: string | undefined): Promise<string[]> {
+  const allowed = await embeddingOrigins(ctx.store.db, account);
+  let pinned = session.embed_origin;
+  if (!pinned) {
+    const from = referer && URL.canParse(referer) ? new URL(referer).origin : null;
+    const chosen = from && allowed.includes(from) ? from : allowed.length === 1 ? allowed[0]! : null;
+    // A concurrent first open may have pinned another origin: the stored one wins.
+    if (chosen) pinned = await pinSigningSessionOrigin(ctx.store.db, session.id, chosen);
+  }
+  if (!pinned) return allowed;
+  return allowed.includes(pinned) ? [pinned] : [];
+}
 
 function brand(branding: Record<string, unknown>, key: string): string | null {
   const v = branding[key];
