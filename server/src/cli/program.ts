@@ -7,6 +7,8 @@ import { mailCommands } from './mail.js';
 import { secretsCommands } from './secrets.js';
 import { webhookCommands } from './webhooks.js';
 import { workflowCommands } from './workflows.js';
+import { listenCommand } from './remote/listen.js';
+import { triggerCommand } from './remote/trigger.js';
 
 export function buildProgram(): Command {
   const program = new Command('tawqi')
@@ -20,5 +22,7 @@ export function buildProgram(): Command {
   webhookCommands(program);
   eventCommands(program);
   secretsCommands(program);
+  listenCommand(program);
+  triggerCommand(program);
   return program;
 }
