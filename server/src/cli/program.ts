@@ -12,7 +12,9 @@ import { triggerCommand } from './remote/trigger.js';
 
 export function buildProgram(): Command {
   const program = new Command('tawqi')
-    .description('Tawqi operator commands. Uses the store in DATA_DIR (default ./data); safe while the server runs.')
+    .description(
+      'Tawqi operator commands. Uses the store in DATA_DIR (default ./data); safe while the server runs. listen and trigger talk to a server over HTTP with a secret key instead.',
+    )
     .exitOverride()
     .showHelpAfterError('(add --help for usage)');
   accountCommands(program);
