@@ -12,7 +12,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { EVENT_TYPES } from '../../server/src/domain/eventTypes.js';
+import { ApiClient } from '../../server/src/cli/remote/client.js';
+import { EventFollower } from '../../server/src/cli/remote/follow.js';
 import { listenSecret } from '../../server/src/cli/remote/listen.js';
+import { ManualClock } from '../../server/src/clock.js';
+import { emitEvent } from '../../server/src/events/emit.js';
 import { NOT_TRIGGERABLE, SCENARIOS } from '../../server/src/cli/remote/scenarios.js';
 import { signPayload } from '../../server/src/webhooks/signing.js';
 import { CliProcess, runCli } from '../support/cli.js';
@@ -202,8 +206,7 @@ describe('tawqi listen and tawqi trigger', () => {
       const t = await trigger('signature_request.canceled');
       await rx2.of('signature_request.canceled', t.signature_request);
       await rx2.of('signer.sent', t.signature_request);
-      // The unfiltered listener got everything, so the filtered one has seen the same poll results.
-      await rx.of('signature_request.sent', t.signature_request);
+      // Events are forwarded oldest first and canceled is the request's last: signature_request.sent, had it passed the filter, would be here.
       assert.deepEqual(rx2.received.map((r) => r.event.type).sort(), ['signature_request.canceled', 'signer.sent']);
     } finally {
       await filtered.stop();
@@ -241,6 +244,63 @@ describe('tawqi listen and tawqi trigger', () => {
       run.lines().some((l) => l.trim().startsWith('signer.identity_verified [evt_')),
       run.lines().join('\n'),
     );
+  });
+
+  test('following: an event committed after a later one is still forwarded; each event once, oldest first, across pages', async () => {
+    const acct = await s.account({ ownerEmail: 'follow@trigger.example' });
+    const follower = new EventFollower(new ApiClient(s.url, acct.keys.secret_test));
+    const emitAt = (clock: ManualClock, n: number) =>
+      s.ctx.store.tx(async (trx) => {
+        const ids: string[] = [];
+        for (let i = 0; i < n; i++) {
+          const e = await emitEvent(trx, clock, {
+            accountId: acct.id,
+            livemode: false,
+            type: 'signer.viewed',
+            object: { object: 'signer', id: 'sgr_x' },
+          });
+          ids.push(e.id);
+        }
+        return ids;
+      });
+    await follower.start();
+    const [a] = await emitAt(s.clock, 1);
+    assert.deepEqual(
+      (await follower.poll()).map((e) => e.id),
+      [a],
+    );
+    // Stamped 5 s earlier (an earlier id and time) but committed after `a`: a cursor after the newest id would skip it.
+    const late = await emitAt(new ManualClock(s.clock.nowMs() - 5000), 1);
+    assert.deepEqual(
+      (await follower.poll()).map((e) => e.id),
+      late,
+    );
+    assert.deepEqual(await follower.poll(), []);
+    s.clock.advanceSeconds(1);
+    const many = await emitAt(s.clock, 150);
+    const got = (await follower.poll()).map((e) => e.id);
+    assert.deepEqual(got, [...many].sort(), '150 events over two pages, oldest first');
+    assert.deepEqual(await follower.poll(), []);
+  });
+
+  test('on 429 listen waits as long as Retry-After says, then goes on', async () => {
+    const limited = await startTestServer({ TAWQI_RATE_LIMIT: '4' });
+    try {
+      const acct = await limited.account();
+      const p = new CliProcess({ ...env(), TAWQI_API_BASE: limited.url, TAWQI_SECRET_KEY: acct.keys.secret_test }, [
+        'listen',
+        '--interval',
+        '0.2',
+        '--forward-to',
+        rx.url,
+      ]);
+      await ready(p);
+      const m = await p.line(/answered 429 too_many_requests: .* trying again in (\d+) s$/, 'stderr');
+      assert.ok(Number(m[1]) >= 1 && Number(m[1]) <= 10, 'the Retry-After of the 10 s window, not the 0.2 s interval');
+      assert.equal((await p.stop()).code, 0, '^C during the wait ends it at once');
+    } finally {
+      await limited.close();
+    }
   });
 
   test('trigger refuses a live key before using it, a publishable key, and unknown or untriggerable types; --list covers the catalogue', async () => {
