@@ -22,6 +22,7 @@ import { signPayload } from '../../server/src/webhooks/signing.js';
 import { CliProcess, runCli } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { lastOtp } from '../support/signing.js';
+import { waitFor } from '../support/waitFor.js';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -59,26 +60,10 @@ class LocalReceiver {
   }
 
   /** The delivery of an event of `type` about request `sr`, waiting for it. */
-  of(type: string, sr: string, timeoutMs = 30_000): Promise<Received> {
+  of(type: string, sr: string, timeoutMs = 120_000): Promise<Received> {
     const about = (r: Received) => r.event.type === type && (r.event.data.object.id === sr || r.event.data.object.signature_request === sr);
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const r = this.received.find(about);
-        if (!r) return;
-        done();
-        resolve(r);
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`no ${type} for ${sr}; got ${this.received.map((r) => r.event.type).join(', ')}`));
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      check();
-    });
+    const got = () => `no ${type} for ${sr}; got ${this.received.map((r) => r.event.type).join(', ')}`;
+    return waitFor(() => this.received.find(about), this.waiters, got, timeoutMs);
   }
 
   close(): Promise<void> {
@@ -198,16 +183,20 @@ describe('tawqi listen and tawqi trigger', () => {
     }
   });
 
-  test('--events forwards only the types named (a prefix works)', async () => {
+  test('--events forwards only the types named (a prefix works); --json prints one object per line', async () => {
     const rx2 = await LocalReceiver.start();
-    const filtered = listen('--forward-to', rx2.url, '--events', 'signer.*,signature_request.canceled');
+    const filtered = listen('--forward-to', rx2.url, '--events', 'signer.*,signature_request.canceled', '--json');
     try {
-      assert.equal(await ready(filtered), secret);
+      const started = JSON.parse((await filtered.line(/^\{"ready":true/))[0]);
+      assert.deepEqual(started, { ready: true, secret, account: started.account, livemode: false, forward_to: rx2.url });
       const t = await trigger('signature_request.canceled');
       await rx2.of('signature_request.canceled', t.signature_request);
       await rx2.of('signer.sent', t.signature_request);
       // Events are forwarded oldest first and canceled is the request's last: signature_request.sent, had it passed the filter, would be here.
       assert.deepEqual(rx2.received.map((r) => r.event.type).sort(), ['signature_request.canceled', 'signer.sent']);
+      const canceled = t.events.find((e) => e.type === 'signature_request.canceled')!;
+      const line = JSON.parse((await filtered.line(new RegExp(`"id":"${canceled.id}"`)))[0]);
+      assert.deepEqual(line, { time: line.time, id: canceled.id, type: canceled.type, status: 200, error: null });
     } finally {
       await filtered.stop();
       await rx2.close();

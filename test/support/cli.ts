@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './waitFor.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -54,27 +55,16 @@ export class CliProcess {
   }
 
   /** The first line (of stdout, or stderr) that `match` accepts, waiting up to `timeoutMs`. */
-  line(match: RegExp, from: 'stdout' | 'stderr' = 'stdout', timeoutMs = 30_000): Promise<RegExpExecArray> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const m = this.lines(from)
+  line(match: RegExp, from: 'stdout' | 'stderr' = 'stdout', timeoutMs = 120_000): Promise<RegExpExecArray> {
+    return waitFor(
+      () =>
+        this.lines(from)
           .map((l) => match.exec(l))
-          .find((x) => x !== null);
-        if (!m) return;
-        done();
-        resolve(m);
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`no line matching ${match} in ${from}:\n${this.text.stdout}\nstderr:\n${this.text.stderr}`));
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      check();
-    });
+          .find((m) => m !== null),
+      this.waiters,
+      () => `no line matching ${match} in ${from}:\n${this.text.stdout}\nstderr:\n${this.text.stderr}`,
+      timeoutMs,
+    );
   }
 
   /** Interrupt (^C) and wait for the exit. */

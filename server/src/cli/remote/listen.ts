@@ -120,13 +120,17 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Poll until SIGINT or SIGTERM; a failed poll is reported and tried again, a refused key ends it. */
-async function follow(flags: ListenFlags, follower: EventFollower, url: string, secret: string): Promise<void> {
+/**
+ * Poll until SIGINT or SIGTERM; a failed poll is reported and tried again, a refused key ends it.
+ * `announce` runs once the signals are handled, so a ^C right after the ready line is a clean stop.
+ */
+async function follow(flags: ListenFlags, follower: EventFollower, url: string, secret: string, announce: () => void): Promise<void> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    announce();
     while (!stop.signal.aborted) {
       let wait = flags.interval;
       try {
@@ -160,15 +164,15 @@ async function listen(flags: ListenFlags): Promise<void> {
   const follower = new EventFollower(api);
   await follower.start();
   const mode = info.livemode ? 'live' : 'test';
-  if (flags.json)
-    process.stdout.write(
-      JSON.stringify({ ready: true, secret, account: info.account.id, livemode: info.livemode, forward_to: url }) + '\n',
-    );
-  else {
+  await follow(flags, follower, url, secret, () => {
+    if (flags.json) {
+      const ready = { ready: true, secret, account: info.account.id, livemode: info.livemode, forward_to: url };
+      process.stdout.write(JSON.stringify(ready) + '\n');
+      return;
+    }
     process.stdout.write(`Ready! Forwarding ${mode} events of ${info.account.name} (${info.account.id}) to ${url}\n`);
     process.stdout.write(`Your webhook signing secret is ${secret} (^C to quit)\n`);
-  }
-  await follow(flags, follower, url, secret);
+  });
 }
 
 export function listenCommand(program: Command): void {
