@@ -187,7 +187,7 @@ describe('tawqi listen and tawqi trigger', () => {
     const rx2 = await LocalReceiver.start();
     const filtered = listen('--forward-to', rx2.url, '--events', 'signer.*,signature_request.canceled', '--json');
     try {
-      const started = JSON.parse((await filtered.line(/^\{"ready":true/))[0]);
+      const started = JSON.parse((await filtered.line(/^\{"ready":true.*\}$/))[0]);
       assert.deepEqual(started, { ready: true, secret, account: started.account, livemode: false, forward_to: rx2.url });
       const t = await trigger('signature_request.canceled');
       await rx2.of('signature_request.canceled', t.signature_request);
@@ -195,7 +195,7 @@ describe('tawqi listen and tawqi trigger', () => {
       // Events are forwarded oldest first and canceled is the request's last: signature_request.sent, had it passed the filter, would be here.
       assert.deepEqual(rx2.received.map((r) => r.event.type).sort(), ['signature_request.canceled', 'signer.sent']);
       const canceled = t.events.find((e) => e.type === 'signature_request.canceled')!;
-      const line = JSON.parse((await filtered.line(new RegExp(`"id":"${canceled.id}"`)))[0]);
+      const line = JSON.parse((await filtered.line(new RegExp(`^\\{.*"id":"${canceled.id}".*\\}$`)))[0]);
       assert.deepEqual(line, { time: line.time, id: canceled.id, type: canceled.type, status: 200, error: null });
     } finally {
       await filtered.stop();
