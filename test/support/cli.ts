@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './waitFor.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,4 +22,54 @@ export function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRu
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** A long-running `tawqi` command (e.g. `listen`) as its own process: its output gathered as it comes, lines awaitable. */
+export class CliProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly text = { stdout: '', stderr: '' };
+  private readonly waiters = new Set<() => void>();
+
+  constructor(env: NodeJS.ProcessEnv, args: string[]) {
+    const childEnv = { ...env };
+    delete childEnv.NODE_TEST_CONTEXT;
+    this.child = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args], {
+      cwd: ROOT,
+      env: childEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    for (const name of ['stdout', 'stderr'] as const) {
+      this.child[name]!.setEncoding('utf8');
+      this.child[name]!.on('data', (chunk: string) => {
+        this.text[name] += chunk;
+        for (const wake of this.waiters) wake();
+      });
+    }
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  /** The lines so far; the last one may be unfinished (a prompt). */
+  lines(from: 'stdout' | 'stderr' = 'stdout'): string[] {
+    return this.text[from].split('\n').filter((l) => l !== '');
+  }
+
+  /** The first line (of stdout, or stderr) that `match` accepts, waiting up to `timeoutMs`. */
+  line(match: RegExp, from: 'stdout' | 'stderr' = 'stdout', timeoutMs = 120_000): Promise<RegExpExecArray> {
+    return waitFor(
+      () =>
+        this.lines(from)
+          .map((l) => match.exec(l))
+          .find((m) => m !== null),
+      this.waiters,
+      () => `no line matching ${match} in ${from}:\n${this.text.stdout}\nstderr:\n${this.text.stderr}`,
+      timeoutMs,
+    );
+  }
+
+  /** Interrupt (^C) and wait for the exit. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGINT');
+    return this.exited;
+  }
 }

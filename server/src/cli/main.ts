@@ -10,8 +10,12 @@
  *   tawqi events show …                                                events.ts
  *   tawqi workflow create|update|publish|archive|list|show …           workflows.ts
  *   tawqi secrets new-master-key                                       secrets.ts
+ *   tawqi listen --forward-to <url> [--events …]                       remote/listen.ts
+ *   tawqi trigger <event type> | --list                                remote/trigger.ts
  *
- * Every command takes --json (exactly one JSON object on stdout) and --help. Errors go to stderr with
+ * listen and trigger are the exception: they do not open the store but talk to a server over HTTP
+ * with a secret key (--api-key or TAWQI_SECRET_KEY, --api-base), as an integrator's code would.
+ * Every command takes --json (exactly one JSON object on stdout; listen: one per line) and --help. Errors go to stderr with
  * exit code 1. Key secrets are printed only by `account create`, `key create` and `key rotate`.
  * This module is the entry (server/bin/tawqi.js runs its build, dist/cli/main.js); program.ts
  * assembles the commands, kit.ts holds what the command files share.

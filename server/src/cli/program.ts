@@ -7,10 +7,14 @@ import { mailCommands } from './mail.js';
 import { secretsCommands } from './secrets.js';
 import { webhookCommands } from './webhooks.js';
 import { workflowCommands } from './workflows.js';
+import { listenCommand } from './remote/listen.js';
+import { triggerCommand } from './remote/trigger.js';
 
 export function buildProgram(): Command {
   const program = new Command('tawqi')
-    .description('Tawqi operator commands. Uses the store in DATA_DIR (default ./data); safe while the server runs.')
+    .description(
+      'Tawqi operator commands. Uses the store in DATA_DIR (default ./data); safe while the server runs. listen and trigger talk to a server over HTTP with a secret key instead.',
+    )
     .exitOverride()
     .showHelpAfterError('(add --help for usage)');
   accountCommands(program);
@@ -20,5 +24,7 @@ export function buildProgram(): Command {
   webhookCommands(program);
   eventCommands(program);
   secretsCommands(program);
+  listenCommand(program);
+  triggerCommand(program);
   return program;
 }

@@ -20,7 +20,7 @@ import { signingSecrets } from './endpoints.js';
 import { systemResolver, type Resolver } from './reachability.js';
 import { nextRetryAt } from './schedule.js';
 import { createWebhookAgent, postWebhook, type SendOutcome } from './sender.js';
-import { signatureHeader } from './signing.js';
+import { deliveryHeaders } from './signing.js';
 import { countWebhookAttempt } from '../metrics.js';
 
 export interface DispatcherOptions {
@@ -43,8 +43,6 @@ export interface DispatcherOptions {
   /** The process's leases (TAWQI_LEASE_SECONDS, longer than any attempt: config.ts checks it). */
   leases: Leases;
 }
-
-const USER_AGENT = 'Tawqi-Webhooks/1';
 
 interface PendingResult extends AttemptResult {
   /** Settles the attempt once its result is in the database. */
@@ -274,12 +272,7 @@ export class WebhookDispatcher {
     const outcome = await postWebhook({
       url: d.url,
       body,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': USER_AGENT,
-        'svc-version': d.version_pin ?? this.opts.defaultVersion,
-        'svc-signature': signatureHeader(signingSecrets(d, startedAt), startedAt, body),
-      },
+      headers: deliveryHeaders(signingSecrets(d, startedAt), startedAt, body, d.version_pin ?? this.opts.defaultVersion),
       timeoutMs: this.opts.timeoutMs,
       agent: this.agent,
       allowPrivate: this.opts.allowPrivate,

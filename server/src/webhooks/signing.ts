@@ -22,3 +22,18 @@ export function signPayload(secret: string, timestamp: number, rawBody: string |
 export function signatureHeader(secrets: readonly string[], timestamp: number, rawBody: string | Buffer): string {
   return [`t=${timestamp}`, ...secrets.map((s) => `v1=${signPayload(s, timestamp, rawBody)}`)].join(',');
 }
+
+const USER_AGENT = 'Tawqi-Webhooks/1';
+
+/**
+ * The headers of one delivery of `rawBody` (spec 6.1): the dispatcher's real deliveries and
+ * `tawqi listen`'s forwards use this one function, so a receiver cannot tell them apart.
+ */
+export function deliveryHeaders(secrets: readonly string[], timestamp: number, rawBody: string, version: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'svc-version': version,
+    'svc-signature': signatureHeader(secrets, timestamp, rawBody),
+  };
+}

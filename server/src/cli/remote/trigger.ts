@@ -1,0 +1,80 @@
+/**
+ * `tawqi trigger <event type>`: make the test-mode objects that emit that event (scenarios.ts), like
+ * `stripe trigger`. Test keys only: a live key is refused before anything is sent with it.
+ */
+import { createInterface } from 'node:readline/promises';
+import { Option, type Command } from 'commander';
+import { command, emit, parseEmail, run, type JsonFlag } from '../kit.js';
+import type { ApiClient } from './client.js';
+import { connect, remoteOptions, type RemoteFlags } from './options.js';
+import { NOT_TRIGGERABLE, SCENARIOS, type Fixture } from './scenarios.js';
+
+interface TriggerFlags extends RemoteFlags, JsonFlag {
+  list?: boolean;
+  email?: string;
+}
+
+function printList(flags: TriggerFlags): void {
+  const supported = Object.entries(SCENARIOS).map(([type, s]) => ({ type, does: s.does, asks_for_code: s.needsCode }));
+  const other = Object.entries(NOT_TRIGGERABLE).map(([type, why]) => ({ type, why }));
+  emit(flags, { supported, not_supported: other }, () => [
+    'Event types tawqi trigger can make (test mode):',
+    ...supported.map((s) => `  ${s.type.padEnd(36)} ${s.does}${s.asks_for_code ? ' (asks for the signer’s code)' : ''}`),
+    'Not in test mode:',
+    ...other.map((o) => `  ${o.type.padEnd(36)} ${o.why}`),
+  ]);
+}
+
+/** Ask on the terminal (or read the next line of piped input) for the code the signer received. */
+async function askCode(signerId: string, destination: string | null): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY === true });
+  try {
+    const lines = rl[Symbol.asyncIterator]();
+    process.stderr.write(`Enter the one-time code sent to ${destination ?? 'the signer'} for ${signerId}: `);
+    const next = await lines.next();
+    if (next.done) throw new Error('No code given (the input ended).');
+    return String(next.value).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+/** The event types the request has produced so far, oldest first. */
+async function eventsOf(api: ApiClient, requestId: string): Promise<{ id: string; type: string }[]> {
+  const page = await api.get<{ data: { id: string; type: string }[] }>('/events', { signature_request: requestId, limit: 100 });
+  return page.body.data.reverse();
+}
+
+async function trigger(type: string | undefined, flags: TriggerFlags): Promise<void> {
+  if (flags.list) return printList(flags);
+  if (!type) throw new Error('Name an event type, e.g. tawqi trigger signature_request.completed (--list shows them).');
+  const scenario = SCENARIOS[type];
+  if (!scenario) {
+    const why = NOT_TRIGGERABLE[type];
+    throw new Error(why ? `${type} cannot be triggered: ${why}.` : `Unknown event type ${type} (--list shows the types).`);
+  }
+  const key = flags.apiKey?.trim() ?? '';
+  if (key.startsWith('sk_') && !key.startsWith('sk_test_'))
+    throw new Error('tawqi trigger makes test objects only: use a test key (sk_test_…).');
+  if (!flags.email) throw new Error('Give --email: the account’s own address or a team member’s (test-mode signers must be one).');
+  const { api, info } = await connect(flags);
+  if (info.livemode) throw new Error('tawqi trigger makes test objects only: use a test key (sk_test_…).');
+  const fixture: Fixture = { api, email: flags.email, askCode };
+  const request = await scenario.run(fixture);
+  const events = await eventsOf(api, request.id);
+  emit(flags, { type, signature_request: request.id, events }, () => [
+    `Triggered ${type}: ${scenario.does} (${request.id})`,
+    ...events.map((e) => `  ${e.type} [${e.id}]`),
+  ]);
+}
+
+export function triggerCommand(program: Command): void {
+  remoteOptions(command(program, 'trigger [type]', 'Make the test-mode objects that emit an event type (test keys only)'))
+    .option('--list', 'list the event types that can be triggered')
+    .addOption(
+      new Option('--email <address>', 'the signers’ email: the account’s own or a team member’s')
+        .env('TAWQI_TRIGGER_EMAIL')
+        .argParser(parseEmail),
+    )
+    .action(run((type: string | undefined, flags: TriggerFlags) => trigger(type, flags)));
+}
