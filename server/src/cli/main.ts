@@ -10,6 +10,7 @@
  *   tawqi events show …                                                events.ts
  *   tawqi workflow create|update|publish|archive|list|show …           workflows.ts
  *   tawqi secrets new-master-key                                       secrets.ts
+ *   tawqi db copy|backup …                                             db.ts
  *
  * Every command takes --json (exactly one JSON object on stdout) and --help. Errors go to stderr with
  * exit code 1. Key secrets are printed only by `account create`, `key create` and `key rotate`.
