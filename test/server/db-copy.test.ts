@@ -11,7 +11,7 @@
  * DATABASE_URL). The SQLite run skips it, saying so.
  */
 import assert from 'node:assert/strict';
-import { createHash, randomBytes, verify } from 'node:crypto';
+import { randomBytes, verify } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,9 +19,9 @@ import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { runCli } from '../support/cli.js';
-import { createTestDatabase, dropDatabaseOf, dropTestDatabase, onPostgres } from '../support/database.js';
+import { createTestDatabase, dropTestDatabase, onPostgres } from '../support/database.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { signAll } from '../support/signing.js';
+import { accountWithTemplate, observe, sealedRequest, sha256 } from '../support/installation.js';
 
 const PG_ONLY = { skip: !onPostgres && 'needs PostgreSQL (the target of the copy): npm run test:postgres' };
 /** Settings that keep a test server on SQLite in the PostgreSQL run too (empty means unset). */
@@ -31,49 +31,7 @@ const PRIVATE_HOOKS = { TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true' };
 /** Both servers name the same public address: the leaf certificates' AIA URLs (and so the leaves) stay as they are. */
 const PUBLIC_URL = { TAWQI_PUBLIC_URL: 'https://sign.example.com' };
 const OWNER = 'owner@example.com';
-const ORIGIN = { ip: '198.51.100.9', user_agent: 'CopyTest/1.0' };
 const MIGRATOR_TABLES = ['kysely_migration', 'kysely_migration_lock'];
-
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
-
-/** Create a request from the template, sign it through and seal it; its id and reference. */
-async function sealedRequest(s: TestServer, key: string, templateId: string): Promise<{ id: string; reference: string }> {
-  const created = await s.call('POST', '/signature_requests', {
-    key,
-    body: { title: 'Moved', source: { type: 'template', template_id: templateId }, signers: [{ name: 'Ali Hassan', email: OWNER }] },
-  });
-  assert.equal(created.status, 201, created.text);
-  await signAll(
-    s,
-    created.body.signers.map((x: { id: string }) => x.id),
-    ORIGIN,
-  );
-  await s.jobs.runDue();
-  const done = await s.call('GET', `/signature_requests/${created.body.id}/download`, { key });
-  assert.equal(done.body.pdf_status, 'ready', done.text);
-  return { id: created.body.id, reference: done.body.reference };
-}
-
-/** What the outside world sees of a sealed request: the answers to compare before and after the move. */
-async function observe(s: TestServer, key: string, id: string, reference: string) {
-  const pdf = await fetch(`${s.url}/api/v1/signature_requests/${id}/download/pdf`, { headers: { authorization: `Bearer ${key}` } });
-  assert.equal(pdf.status, 200);
-  // Addresses carry the server's own base URL (its port): compared without it.
-  const local = (text: string) => JSON.parse(text.replaceAll(s.url, 'http://tawqi.test'));
-  return {
-    request: local((await s.call('GET', `/signature_requests/${id}`, { key })).text),
-    verification: local((await s.call('GET', `/verifications/${reference}`)).text),
-    evidence: local((await s.call('GET', `/signature_requests/${id}/evidence`, { key })).text),
-    bytes: Buffer.from(await pdf.arrayBuffer()),
-    sha256Header: pdf.headers.get('x-file-sha256'),
-    ca: s.ctx.pki.ca.pem,
-    evidenceKey: s.ctx.pki.evidence.publicKeyPem,
-    seal: Buffer.from(s.ctx.pki.seal.certificate ?? []).toString('hex'),
-    tsa: Buffer.from(s.ctx.pki.tsa.certificate).toString('hex'),
-    linkKey: s.ctx.secrets.linkKey.toString('hex'),
-    documentKey: s.ctx.secrets.documentKey.toString('hex'),
-  };
-}
 
 async function postgresCounts(url: string): Promise<Map<string, number>> {
   const client = new pg.Client({ connectionString: url });
@@ -119,22 +77,19 @@ describe('tawqi db copy: a SQLite installation into PostgreSQL', PG_ONLY, () => 
   let templateId: string;
   let sealed: { id: string; reference: string };
   let before_: Awaited<ReturnType<typeof observe>>;
-  let sourceStopped = false;
   const cli = (env: Record<string, string>, ...args: string[]) => runCli({ DATA_DIR: source.dataDir, ...env }, 'db', ...args);
 
   before(async () => {
     source = await startTestServer({ ...ON_SQLITE, ...PUBLIC_URL, ...PRIVATE_HOOKS });
     assert.ok(existsSync(path.join(source.dataDir, 'tawqi.sqlite')), 'the source is a SQLite installation');
-    const acct = await source.account({ ownerEmail: OWNER, plan: 'enterprise', balanceSends: 10, walletMinor: 1_000_000 });
+    const acct = await accountWithTemplate(source);
     key = acct.keys.secret_live;
+    templateId = acct.templateId;
     const endpoint = await source.call('POST', '/webhook_endpoints', {
       key,
       body: { url: 'https://127.0.0.1:9/hook', enabled_events: ['*'] },
     });
     assert.equal(endpoint.status, 201, endpoint.text);
-    const tpl = await source.call('POST', '/templates', { key, body: { title: 'Move', language: 'en', body: 'Agreed.', fields: [] } });
-    assert.equal(tpl.status, 201, tpl.text);
-    templateId = tpl.body.id;
     sealed = await sealedRequest(source, key, templateId);
     // A request still out for signature, and one in test mode.
     for (const k of [key, acct.keys.secret_test]) {
@@ -147,17 +102,12 @@ describe('tawqi db copy: a SQLite installation into PostgreSQL', PG_ONLY, () => 
     before_ = await observe(source, key, sealed.id, sealed.reference);
     assert.equal(before_.verification.integrity, 'intact');
     await source.stop();
-    sourceStopped = true;
     url = await createTestDatabase();
     targetDir = mkdtempSync(path.join(tmpdir(), 'tawqi-copy-target-'));
   });
   after(async () => {
     await target?.close();
-    if (source && !sourceStopped) await source.stop();
-    if (source) {
-      rmSync(source.dataDir, { recursive: true, force: true });
-      await dropDatabaseOf(source.dataDir);
-    }
+    await source?.close();
     rmSync(targetDir, { recursive: true, force: true });
     if (url) await dropTestDatabase(url);
   });
