@@ -8,7 +8,7 @@
  *   PostgreSQL   pg_dump -Fc, pg_restore into a new database, started with the same TAWQI_MASTER_KEY
  *                (the files are rows of the dump: TAWQI_STORAGE=postgres, the default).
  *
- * Each engine's case runs in that engine's suite and is skipped, saying so, in the other.
+ * The SQLite case opens SQLite in both runs; the PostgreSQL case runs in the PostgreSQL run only.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -24,6 +24,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 
 /** Both servers name the same public address: the leaf certificates stay as they are. */
 const PUBLIC_URL = { TAWQI_PUBLIC_URL: 'https://sign.example.com' };
+/** Keeps a test server on SQLite in the PostgreSQL run too (empty means unset). */
+const ON_SQLITE = { DATABASE_URL: '', TAWQI_MASTER_KEY: '' };
 
 const tempDir = (prefix: string) => mkdtempSync(path.join(tmpdir(), prefix));
 
@@ -48,14 +50,14 @@ async function assertRestored(restored: TestServer, original: Awaited<ReturnType
   assert.equal((await restored.call('GET', `/verifications/${next.reference}`)).body.integrity, 'intact');
 }
 
-describe('backup and restore: SQLite', { skip: onPostgres && 'the SQLite case; runs in the SQLite suite (npm test)' }, () => {
+describe('sqlite only: backup and restore', () => {
   const cleanup: (() => Promise<void> | void)[] = [];
   after(async () => {
     for (const step of cleanup.reverse()) await step();
   });
 
   test('tawqi db backup --to <folder> while the server runs; a server on the folder answers as before', async () => {
-    const s = await startTestServer(PUBLIC_URL);
+    const s = await startTestServer({ ...PUBLIC_URL, ...ON_SQLITE });
     cleanup.push(() => s.close());
     const original = await sealedInstallation(s);
     const backup = path.join(tempDir('tawqi-backup-'), 'copy');
@@ -75,43 +77,50 @@ describe('backup and restore: SQLite', { skip: onPostgres && 'the SQLite case; r
     assert.match(again.stderr, /is not empty: give a new or empty folder/);
 
     await s.stop();
-    const restored = await startTestServer(PUBLIC_URL, { dataDir: backup, clock: s.clock });
+    const restored = await startTestServer({ ...PUBLIC_URL, ...ON_SQLITE }, { dataDir: backup, clock: s.clock });
     cleanup.push(() => restored.stop());
     await assertRestored(restored, original);
   });
 });
 
-describe('backup and restore: PostgreSQL', { skip: !onPostgres && 'the PostgreSQL case; runs in npm run test:postgres' }, () => {
-  const cleanup: (() => Promise<void> | void)[] = [];
-  after(async () => {
-    for (const step of cleanup.reverse()) await step();
-  });
+describe(
+  'postgres only: backup and restore',
+  { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres (npm run test:postgres)' },
+  () => {
+    const cleanup: (() => Promise<void> | void)[] = [];
+    after(async () => {
+      for (const step of cleanup.reverse()) await step();
+    });
 
-  test('pg_dump -Fc, pg_restore into a new database; a server on it with the same master key answers as before', async () => {
-    const s = await startTestServer(PUBLIC_URL);
-    cleanup.push(() => s.close());
-    const original = await sealedInstallation(s);
-    const work = tempDir('tawqi-pgdump-');
-    cleanup.push(() => rmSync(work, { recursive: true, force: true }));
+    test('pg_dump -Fc, pg_restore into a new database; a server on it with the same master key answers as before', async () => {
+      const s = await startTestServer(PUBLIC_URL);
+      cleanup.push(() => s.close());
+      const original = await sealedInstallation(s);
+      const work = tempDir('tawqi-pgdump-');
+      cleanup.push(() => rmSync(work, { recursive: true, force: true }));
 
-    const refused = await runCli({ DATA_DIR: s.dataDir, ...s.databaseEnv }, 'db', 'backup', '--to', path.join(work, 'x'));
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /db backup is for SQLite installations\. PostgreSQL: pg_dump -Fc/);
+      const refused = await runCli({ DATA_DIR: s.dataDir, ...s.databaseEnv }, 'db', 'backup', '--to', path.join(work, 'x'));
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /db backup is for SQLite installations\. PostgreSQL: pg_dump -Fc/);
 
-    const dump = path.join(work, 'tawqi.dump');
-    const bin = postgresBinDir();
-    // While the server runs: pg_dump reads one consistent snapshot.
-    writeFileSync(dump, execFileSync(path.join(bin, 'pg_dump'), ['-Fc', '--dbname', s.databaseEnv.DATABASE_URL!], { maxBuffer: 1 << 28 }));
-    await s.stop();
-    const url = await createTestDatabase();
-    cleanup.push(() => dropTestDatabase(url));
-    execFileSync(path.join(bin, 'pg_restore'), ['--no-owner', '--exit-on-error', '--dbname', url, dump]);
+      const dump = path.join(work, 'tawqi.dump');
+      const bin = postgresBinDir();
+      // While the server runs: pg_dump reads one consistent snapshot.
+      writeFileSync(
+        dump,
+        execFileSync(path.join(bin, 'pg_dump'), ['-Fc', '--dbname', s.databaseEnv.DATABASE_URL!], { maxBuffer: 1 << 28 }),
+      );
+      await s.stop();
+      const url = await createTestDatabase();
+      cleanup.push(() => dropTestDatabase(url));
+      execFileSync(path.join(bin, 'pg_restore'), ['--no-owner', '--exit-on-error', '--dbname', url, dump]);
 
-    const restored = await startTestServer(
-      { ...PUBLIC_URL, DATABASE_URL: url, TAWQI_MASTER_KEY: TEST_MASTER_KEY },
-      { dataDir: tempDir('tawqi-restored-'), clock: s.clock },
-    );
-    cleanup.push(() => restored.close());
-    await assertRestored(restored, original);
-  });
-});
+      const restored = await startTestServer(
+        { ...PUBLIC_URL, DATABASE_URL: url, TAWQI_MASTER_KEY: TEST_MASTER_KEY },
+        { dataDir: tempDir('tawqi-restored-'), clock: s.clock },
+      );
+      cleanup.push(() => restored.close());
+      await assertRestored(restored, original);
+    });
+  },
+);

@@ -67,7 +67,7 @@ function sqliteCounts(dataDir: string): Map<string, number> {
   }
 }
 
-describe('tawqi db copy: a SQLite installation into PostgreSQL', PG_ONLY, () => {
+describe('postgres only: tawqi db copy, a SQLite installation into PostgreSQL', PG_ONLY, () => {
   const masterKey = randomBytes(32).toString('hex');
   let source: TestServer;
   let target: TestServer | undefined;
