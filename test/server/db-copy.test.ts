@@ -5,6 +5,7 @@
  * there with the same TAWQI_MASTER_KEY takes the same keys, verifies the old reference with the same
  * answer, serves the same PDF bytes and evidence, uses the same PKI and secrets, and creates, signs
  * and seals new requests (the identity sequences carry on). Every table is counted on both sides.
+ * A second copy of the same installation with TAWQI_STORAGE=s3 puts the PDF in a bucket instead.
  *
  * PostgreSQL only (`npm run test:postgres`): the copy's target is PostgreSQL, and the PostgreSQL run
  * already has a cluster; the source is SQLite in either run (its server is started without
@@ -21,6 +22,7 @@ import pg from 'pg';
 import { runCli } from '../support/cli.js';
 import { createTestDatabase, dropTestDatabase, onPostgres } from '../support/database.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { startS3Peer } from '../support/s3Peer.js';
 import { accountWithTemplate, observe, sealedRequest, sha256 } from '../support/installation.js';
 
 const PG_ONLY = { skip: !onPostgres && 'needs PostgreSQL (the target of the copy): npm run test:postgres' };
@@ -186,5 +188,25 @@ describe('postgres only: tawqi db copy, a SQLite installation into PostgreSQL', 
     const again = await cli({ TAWQI_MASTER_KEY: masterKey }, 'copy', '--to', url);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /already holds data \(accounts: \d+, .*db copy only fills a new, empty database/);
+  });
+
+  test('with TAWQI_STORAGE=s3 the files go to the bucket, byte for byte, and the database holds none', async () => {
+    const peer = await startS3Peer();
+    const bucketUrl = await createTestDatabase();
+    try {
+      const run = await cli({ TAWQI_MASTER_KEY: masterKey, ...peer.env() }, 'copy', '--to', bucketUrl, '--json');
+      assert.equal(run.code, 0, run.stderr);
+      const summary = JSON.parse(run.stdout);
+      assert.equal(summary.files.count, 1);
+      assert.match(summary.files.storage, /^s3 bucket tawqi-test at http:\/\/127\.0\.0\.1:\d+$/);
+      const object = await peer.object(`documents/${sealed.id}.pdf`);
+      assert.ok(object, `the PDF in the bucket: ${JSON.stringify(await peer.keys())}`);
+      assert.ok(object.bytes.equals(before_.bytes), 'the same bytes');
+      assert.equal(object.metadata.sha256, before_.sha256Header);
+      assert.equal((await postgresCounts(bucketUrl)).get('files'), 0);
+    } finally {
+      await dropTestDatabase(bucketUrl);
+      await peer.close();
+    }
   });
 });
