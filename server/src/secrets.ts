@@ -13,6 +13,20 @@ export interface ServerSecrets {
   documentKey: Buffer;
 }
 
+/**
+ * DATA_DIR/secrets.json as it is, created or completed by nothing (`tawqi db copy` moves it into the
+ * database): null without the file, and a secret the file lacks is missing here too.
+ */
+export function readSecretsFile(dataDir: string): Partial<ServerSecrets> | null {
+  const file = path.join(dataDir, 'secrets.json');
+  if (!existsSync(file)) return null;
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as { link_key?: string; document_key?: string };
+  return {
+    ...(raw.link_key ? { linkKey: Buffer.from(raw.link_key, 'hex') } : {}),
+    ...(raw.document_key ? { documentKey: Buffer.from(raw.document_key, 'hex') } : {}),
+  };
+}
+
 export function loadSecrets(dataDir: string): ServerSecrets {
   const file = path.join(dataDir, 'secrets.json');
   if (!existsSync(file)) {

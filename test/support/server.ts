@@ -18,7 +18,7 @@ export interface TestServer extends RunningServer {
   /** Create another account (defaults: business plan, verified, 1000 sends) and return its keys. */
   account(overrides?: Partial<NewAccount>): Promise<{ id: string; keys: TestServer['keys'] }>;
   call(method: string, path: string, opts?: CallOptions): Promise<CallResult>;
-  /** Stop the server but keep its data directory (for restart tests); close() removes it. */
+  /** Stop the server but keep its data directory (for restart tests); close() (also after stop()) removes it. */
   stop(): Promise<void>;
 }
 
@@ -57,15 +57,18 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const database = await databaseEnv(dataDir);
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', ...database, ...env });
   const running = await startServer(config, { ...options.start, clock, manualJobs: true });
+  // stop() then close() (a restart test's clean-up) closes the server once.
+  let closing: Promise<void> | null = null;
+  const closeOnce = () => (closing ??= running.close());
   const server: TestServer = {
     ...running,
     clock,
     dataDir,
     databaseEnv: database,
     keys: running.operator?.keys ?? { secret_live: '', publishable_live: '', secret_test: '', publishable_test: '' },
-    stop: () => running.close(),
+    stop: closeOnce,
     close: async () => {
-      await running.close();
+      await closeOnce();
       rmSync(dataDir, { recursive: true, force: true });
       await dropDatabaseOf(dataDir);
     },

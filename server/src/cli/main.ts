@@ -10,6 +10,7 @@
  *   tawqi events show …                                                events.ts
  *   tawqi workflow create|update|publish|archive|list|show …           workflows.ts
  *   tawqi secrets new-master-key                                       secrets.ts
+ *   tawqi db copy|backup …                                             db.ts
  *   tawqi listen --forward-to <url> [--events …]                       remote/listen.ts
  *   tawqi trigger <event type> | --list                                remote/trigger.ts
  *

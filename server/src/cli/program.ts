@@ -1,6 +1,7 @@
 /** The `tawqi` program: commander with every command group, in the order --help lists them. */
 import { Command } from 'commander';
 import { accountCommands } from './accounts.js';
+import { dbCommands } from './db.js';
 import { eventCommands } from './events.js';
 import { keyCommands } from './keys.js';
 import { mailCommands } from './mail.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   webhookCommands(program);
   eventCommands(program);
   secretsCommands(program);
+  dbCommands(program);
   listenCommand(program);
   triggerCommand(program);
   return program;

@@ -19,6 +19,7 @@ import { loadSecrets, type ServerSecrets } from '../secrets.js';
 import {
   filePkiStorage,
   normaliseSerialHex,
+  type FolderPki,
   revocationRecord,
   type LeafRole,
   type PkiMaterial,
@@ -77,6 +78,37 @@ export async function loadDatabaseSecrets(store: Store, master: MasterKey, clock
   });
   const open = (name: (typeof SECRET_NAMES)[number]) => master.open(rows.find((r) => r.name === name)!.encrypted_secret, name);
   return { linkKey: open('link_key'), documentKey: open('document_key') };
+}
+
+/** What a SQLite installation keeps as files under DATA_DIR (secrets.json, pki/): readSecretsFile and readFolderPki. */
+export interface FolderKeyMaterial {
+  secrets: Partial<ServerSecrets> | null;
+  pki: FolderPki | null;
+}
+
+/**
+ * Store a SQLite installation's secrets and PKI in the server_keys and pki_certificates rows of a
+ * PostgreSQL database (`tawqi db copy`), on the caller's transaction: sealed with the master key
+ * exactly as a first PostgreSQL start stores its own, so the servers on that database use the same
+ * CA, seal, TSA, OCSP and evidence keys and the same link and document keys — documents sealed and
+ * links sent before the move still verify. Every issued certificate and revocation comes along (OCSP
+ * answers as before). A secret or key the folder lacks is made by the first start, as on SQLite.
+ */
+export async function storeFolderKeyMaterial(trx: Db, master: MasterKey, folder: FolderKeyMaterial, now: number): Promise<void> {
+  const secretOf = { link_key: folder.secrets?.linkKey, document_key: folder.secrets?.documentKey };
+  const secrets = SECRET_NAMES.flatMap((name) => {
+    const secret = secretOf[name];
+    return secret ? [{ name, encrypted_secret: master.seal(secret, name), certificate: null, created_at: now, updated_at: now }] : [];
+  });
+  await insertServerKeysIfAbsent(trx, secrets);
+  if (!folder.pki) return;
+  await insertMaterial(trx, master, folder.pki.material, now);
+  for (const cert of folder.pki.issued) await recordIssuedCertificate(trx, normaliseSerialHex(cert.serialHex), cert.der, now);
+  for (const r of folder.pki.revocations) {
+    if (!(await revokeCertificateRow(trx, r.serial, r.revoked_at, r.reason))) {
+      throw new Error(`pki: serial ${r.serial} is revoked in pki/revoked but has no certificate in pki/issued`);
+    }
+  }
 }
 
 const serialOf = (der: Uint8Array): string => normaliseSerialHex(new X509Certificate(Buffer.from(der)).serialNumber);

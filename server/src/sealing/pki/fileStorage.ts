@@ -160,3 +160,42 @@ async function createPkiDir(dataDir: string, dir: string, material: PkiMaterial)
     throw err;
   }
 }
+
+/** Everything DATA_DIR/pki holds: the keys and certificates, every certificate issued, every revocation. */
+export interface FolderPki {
+  material: PkiMaterial;
+  issued: { serialHex: string; der: Uint8Array }[];
+  revocations: Revocation[];
+}
+
+/**
+ * Read DATA_DIR/pki as it is, changing nothing (`tawqi db copy` moves it into the database); null
+ * when there is no CA there (no PKI was ever made: the target makes its own at its first start).
+ */
+export async function readFolderPki(dataDir: string): Promise<FolderPki | null> {
+  const dir = path.join(dataDir, 'pki');
+  if (!hasCa(dir)) return null;
+  const storage = filePkiStorage(dataDir);
+  const issuedDir = path.join(dir, 'issued');
+  const issued = existsSync(issuedDir)
+    ? readdirSync(issuedDir)
+        .filter((name) => name.endsWith('.pem') && !name.startsWith('.'))
+        .sort()
+        .map((name) => {
+          const der = fromPem(readText(path.join(issuedDir, name)), 'CERTIFICATE');
+          return { serialHex: serialOf(der), der };
+        })
+    : [];
+  return {
+    material: {
+      ca: {
+        privateKey: keyDer(readRequired(dir, keyFile('ca'))),
+        certificate: fromPem(readRequired(dir, certFile('ca')), 'CERTIFICATE'),
+      },
+      evidence: { privateKey: keyDer(readRequired(dir, EVIDENCE_KEY_FILE)) },
+      leaves: await storage.loadLeaves(),
+    },
+    issued,
+    revocations: [...(await storage.revocations()).values()],
+  };
+}

@@ -4,7 +4,7 @@
  */
 export { loadOrCreatePki, Pki, type CertifiedKey, type PkiOptions } from './pki.js';
 export type { PkiStorage, PkiMaterial, StoredLeaf } from './storage.js';
-export { filePkiStorage } from './fileStorage.js';
+export { filePkiStorage, readFolderPki, type FolderPki } from './fileStorage.js';
 export { pkiOptionsFromConfig } from './options.js';
 export { pkiUrls, type PkiUrls, type LeafRole } from './certificates.js';
 export type { SealSigner, EvidenceKey } from './signers.js';

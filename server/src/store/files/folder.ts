@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { FILE_COLLECTIONS, isFileKey } from '../../domain/fileKeys.js';
 import { assertFileKey, type FileStorage } from './storage.js';
 
 /** A missing file, or a missing folder on its path (a file where a folder of the key would be). */
@@ -83,4 +84,29 @@ export class FolderStorage implements FileStorage {
   async check(): Promise<void> {}
 
   async close(): Promise<void> {}
+
+  /**
+   * Every key stored here (sorted), for moving files elsewhere (`tawqi db copy`, `tawqi db backup`):
+   * the files under the collections' folders whose paths are keys. Temporary files of a put in
+   * progress ('.'-led names) are not keys; neither is anything else an operator left there.
+   */
+  async keys(): Promise<string[]> {
+    const out: string[] = [];
+    for (const collection of FILE_COLLECTIONS) {
+      const folder = path.join(this.root, collection);
+      let entries;
+      try {
+        entries = await readdir(folder, { recursive: true, withFileTypes: true });
+      } catch (err) {
+        if (isMissing(err)) continue;
+        throw err;
+      }
+      for (const e of entries) {
+        if (!e.isFile()) continue;
+        const key = path.relative(this.root, path.join(e.parentPath, e.name)).split(path.sep).join('/');
+        if (isFileKey(key)) out.push(key);
+      }
+    }
+    return out.sort();
+  }
 }
