@@ -15,11 +15,12 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const WORKSPACES = ['shared', 'server', 'signing-page', 'agent'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 const readJson = (file: string): Json => JSON.parse(readFileSync(file, 'utf8'));
+/** The workspaces as the root package.json lists them (shared, server, signing-page, agent, sdk/node). */
+const WORKSPACES: string[] = readJson(path.join(root, 'package.json')).workspaces;
 
 /** npm in `dir`, offline, with no user or global configuration: only the project's .npmrc counts. */
 function npm(dir: string, args: string[]) {
