@@ -15,7 +15,7 @@ export class TcpRelay {
   dropAnswer = 0;
   private held: (() => void)[] = [];
   private gateOpen = true;
-  private connected: (() => void)[] = [];
+  private connected: (() => boolean)[] = [];
   private readonly sockets = new Set<net.Socket>();
 
   private constructor(
@@ -44,7 +44,13 @@ export class TcpRelay {
   /** Resolves once `n` connections have been accepted in all. */
   waitForConnections(n: number): Promise<void> {
     if (this.connections >= n) return Promise.resolve();
-    return new Promise((resolve) => this.connected.push(() => this.connections >= n && (resolve(), true)));
+    return new Promise((resolve) =>
+      this.connected.push(() => {
+        if (this.connections < n) return false;
+        resolve();
+        return true;
+      }),
+    );
   }
 
   private accept(client: net.Socket, targetPort: number): void {
