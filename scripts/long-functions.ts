@@ -5,7 +5,7 @@
  *
  *   node --import tsx scripts/long-functions.ts [--limit 80] [--all] [dir…]
  *
- * Default directories: the product code of the four workspaces. --all lists the justified ones too.
+ * Default directories: the product code of the workspaces. --all lists the justified ones too.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ const limitAt = args.indexOf('--limit');
 const limit = limitAt >= 0 ? Number(args.splice(limitAt, 2)[1]) : 80;
 const all = args.includes('--all');
 const dirs = args.filter((a) => !a.startsWith('--'));
-const roots = dirs.length > 0 ? dirs : ['server/src', 'signing-page/src', 'agent/src', 'shared/src'];
+const roots = dirs.length > 0 ? dirs : ['server/src', 'signing-page/src', 'agent/src', 'shared/src', 'sdk/node/src'];
 const REASON = /long function:\s*(.+)/i;
 
 function* sources(dir: string): Generator<string> {

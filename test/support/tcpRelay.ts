@@ -1,6 +1,6 @@
 /**
  * A TCP relay on 127.0.0.1 in front of a real server, for network failures that happen for real:
- * `dropAnswer` forwards a connection's request and cuts the connection when the answer starts (the
+ * `dropAnswer` forwards the next request and cuts its connection when the answer starts (the
  * server did the work, the client sees a broken connection), and `hold` accepts connections but
  * forwards nothing until `open()` (a peer that is slow to answer: a request waiting on it stays in
  * progress on the server).
@@ -59,8 +59,6 @@ export class TcpRelay {
     client.on('close', () => this.sockets.delete(client));
     client.on('error', () => client.destroy());
     this.connected = this.connected.filter((check) => !check());
-    const drop = this.dropAnswer > 0;
-    if (drop) this.dropAnswer--;
     const relay = () => {
       if (client.destroyed) return;
       const upstream = net.connect(targetPort, '127.0.0.1');
@@ -68,9 +66,21 @@ export class TcpRelay {
       upstream.on('close', () => (this.sockets.delete(upstream), client.destroy()));
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
-      client.pipe(upstream);
-      if (drop) upstream.once('data', () => (client.destroy(), upstream.destroy()));
-      else upstream.pipe(client);
+      // Decided per request, not per connection: a kept-alive connection carries later requests too.
+      let dropNext = false;
+      client.on('data', (chunk: Buffer) => {
+        if (!dropNext && this.dropAnswer > 0) {
+          this.dropAnswer--;
+          dropNext = true;
+        }
+        upstream.write(chunk);
+      });
+      upstream.on('data', (chunk: Buffer) => {
+        if (dropNext) {
+          client.destroy();
+          upstream.destroy();
+        } else client.write(chunk);
+      });
     };
     if (this.gateOpen) relay();
     else this.held.push(relay);
