@@ -78,7 +78,7 @@ export class HttpClient {
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
       'svc-version': options.apiVersion ?? this.options.apiVersion ?? API_VERSION,
-      'user-agent': `tawqi-node/${API_VERSION}`,
+      'user-agent': `tawqi-node (Svc-Version ${API_VERSION})`,
     };
     if (this.options.locale) headers['accept-language'] = this.options.locale;
     if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
