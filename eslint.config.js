@@ -13,7 +13,7 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  { files: ['test/**', 'bench/**', 'scripts/**'], rules: { 'no-console': 'off' } },
+  { files: ['test/**', 'bench/**', 'scripts/**', 'sdk/node/examples/**'], rules: { 'no-console': 'off' } },
   // The signing page runs in the browser (bundled by esbuild), not in Node.
   { files: ['signing-page/src/**'], languageOptions: { globals: { ...globals.browser } } },
   // @tawqi/embed runs on integrators' pages: browser globals only, and nothing imported (no dependencies).

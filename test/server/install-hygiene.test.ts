@@ -19,7 +19,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 const readJson = (file: string): Json => JSON.parse(readFileSync(file, 'utf8'));
-const WORKSPACES = readJson(path.join(root, 'package.json')).workspaces as string[];
+/** The workspaces as the root package.json lists them (shared, server, signing-page, agent, sdk/node, sdk/embed). */
+const WORKSPACES: string[] = readJson(path.join(root, 'package.json')).workspaces;
 
 /** npm in `dir`, offline, with no user or global configuration: only the project's .npmrc counts. */
 function npm(dir: string, args: string[]) {

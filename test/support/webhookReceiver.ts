@@ -13,6 +13,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ManualClock } from '../../server/src/clock.js';
 import { startTestServer, type TestServer } from './server.js';
 
 export interface TestCa {
@@ -191,6 +192,14 @@ export class WebhookReceiver {
  * the test CA (StartOptions.webhookCa) and TAWQI_WEBHOOK_ALLOW_PRIVATE=true so it may deliver to
  * 127.0.0.1. `env` adds or overrides settings.
  */
-export function startWebhookTestServer(ca: TestCa | null, env: Record<string, string> = {}, reuseDataDir?: string): Promise<TestServer> {
-  return startTestServer({ TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env }, { dataDir: reuseDataDir, start: { webhookCa: ca?.caPem } });
+export function startWebhookTestServer(
+  ca: TestCa | null,
+  env: Record<string, string> = {},
+  reuseDataDir?: string,
+  clock?: ManualClock,
+): Promise<TestServer> {
+  return startTestServer(
+    { TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true', ...env },
+    { dataDir: reuseDataDir, start: { webhookCa: ca?.caPem }, clock },
+  );
 }

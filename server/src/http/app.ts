@@ -19,6 +19,7 @@ import { signingSessionRoutes } from './routes/signingSessions.js';
 import { signingRouter } from './signing/router.js';
 import { verifyPageRouter } from './verifyPage.js';
 import { embedScriptRouter } from './embedScript.js';
+import { docsRouter } from './docs/router.js';
 import { verificationRoutes } from './routes/verifications.js';
 import { documentRoutes } from './routes/documents.js';
 import { identityRouter, identityRoutes } from './routes/identity.js';
@@ -88,6 +89,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.use('/sign', ipRateLimit(ctx, 'sign'), signingRouter(ctx));
   app.use(verifyPageRouter(ctx));
   app.use(embedScriptRouter());
+  app.use(docsRouter(ctx, openapi));
   app.use(identityRouter(ctx));
   app.use(pkiRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));

@@ -1,0 +1,130 @@
+/**
+ * One class per resource, one method per operation of the OpenAPI document, Stripe-style
+ * (`tawqi.signatureRequests.create(params, { idempotencyKey })`). Each method names its operation
+ * by operationId; CLIENT_METHODS (methods.ts) lists them all, and its type requires every
+ * operation of the document, so an operation without a method fails to compile.
+ */
+import type { HttpClient, RequestOptions } from './http.js';
+import type { OperationId } from './generated/operations.js';
+import { AutoPaginatingList } from './pagination.js';
+import type { BodyOf, ItemOf, ListPage, QueryOf, Returned } from './types.js';
+
+type ListQuery<K extends OperationId> = Omit<QueryOf<K>, 'starting_after'> & { starting_after?: string };
+
+abstract class Resource {
+  constructor(private readonly http: HttpClient) {}
+
+  protected call<K extends OperationId>(
+    operationId: K,
+    input: { path?: Record<string, string>; query?: object; body?: unknown } = {},
+    options?: RequestOptions,
+  ): Promise<Returned<K>> {
+    return this.http.call(operationId, input as { query?: Record<string, unknown> }, options) as Promise<Returned<K>>;
+  }
+
+  /** A list operation as an auto-paginating list: each page asks for the next with starting_after. */
+  protected paginate<K extends OperationId>(
+    operationId: K,
+    query: object = {},
+    path?: Record<string, string>,
+  ): AutoPaginatingList<ItemOf<K>> {
+    const base = query as { starting_after?: string };
+    return new AutoPaginatingList<ItemOf<K>>(
+      (startingAfter) =>
+        this.http.call(operationId, { path, query: { ...base, starting_after: startingAfter ?? base.starting_after } }) as Promise<
+          ListPage<ItemOf<K>>
+        >,
+    );
+  }
+}
+
+/** GET / — the service, the version that answered, the key's account and mode. */
+export class ServiceResource extends Resource {
+  retrieve = () => this.call('get');
+}
+
+export class UsageResource extends Resource {
+  retrieve = () => this.call('getUsage');
+}
+
+export class BalanceResource extends Resource {
+  retrieve = () => this.call('getBalance');
+}
+
+export class TemplatesResource extends Resource {
+  create = (params: BodyOf<'postTemplates'>, options?: RequestOptions) => this.call('postTemplates', { body: params }, options);
+  retrieve = (id: string) => this.call('getTemplatesId', { path: { id } });
+  list = (params: ListQuery<'getTemplates'> = {}) => this.paginate('getTemplates', params);
+}
+
+export class SignatureRequestsResource extends Resource {
+  create = (params: BodyOf<'postSignatureRequests'>, options?: RequestOptions) =>
+    this.call('postSignatureRequests', { body: params }, options);
+  retrieve = (id: string) => this.call('getSignatureRequestsId', { path: { id } });
+  list = (params: ListQuery<'getSignatureRequests'> = {}) => this.paginate('getSignatureRequests', params);
+  send = (id: string, options?: RequestOptions) => this.call('postSignatureRequestsIdSend', { path: { id } }, options);
+  cancel = (id: string, options?: RequestOptions) => this.call('postSignatureRequestsIdCancel', { path: { id } }, options);
+  remind = (id: string, params: BodyOf<'postSignatureRequestsIdReminders'> = {}, options?: RequestOptions) =>
+    this.call('postSignatureRequestsIdReminders', { path: { id }, body: params }, options);
+  /** One contract to many recipients, all or nothing (POST /signature_requests/bulk). */
+  createBulk = (params: BodyOf<'postSignatureRequestsBulk'>, options?: RequestOptions) =>
+    this.call('postSignatureRequestsBulk', { body: params }, options);
+  /** Where the final PDF stands: pdf_status, pdf_url, pdf_sha256, reference. */
+  retrieveDownload = (id: string) => this.call('getSignatureRequestsIdDownload', { path: { id } });
+  /** The final PDF's bytes (409 pdf_not_ready while it is being made). */
+  downloadPdf = (id: string) => this.call('getSignatureRequestsIdDownloadPdf', { path: { id } });
+  /** The final document as HTML. */
+  retrieveDocument = (id: string) => this.call('getSignatureRequestsIdDocument', { path: { id } });
+  /** The completion certificate alone, PDF bytes. */
+  retrieveCertificate = (id: string) => this.call('getSignatureRequestsIdCertificate', { path: { id } });
+  retrieveEvidence = (id: string) => this.call('getSignatureRequestsIdEvidence', { path: { id } });
+}
+
+export class SignersResource extends Resource {
+  retrieve = (id: string) => this.call('getSignersId', { path: { id } });
+  list = (params: ListQuery<'getSigners'> = {}) => this.paginate('getSigners', params);
+  createSigningSession = (id: string, params: BodyOf<'postSignersIdSigningSession'>, options?: RequestOptions) =>
+    this.call('postSignersIdSigningSession', { path: { id }, body: params }, options);
+  /** Approve or reject a name held for review (signer.identity_match_hold). */
+  decideIdentityMatch = (id: string, params: BodyOf<'postSignersIdIdentityMatch'>, options?: RequestOptions) =>
+    this.call('postSignersIdIdentityMatch', { path: { id }, body: params }, options);
+}
+
+export class EventsResource extends Resource {
+  retrieve = (id: string) => this.call('getEventsId', { path: { id } });
+  list = (params: ListQuery<'getEvents'> = {}) => this.paginate('getEvents', params);
+  redeliver = (id: string, params: BodyOf<'postEventsIdRedeliver'> = {}, options?: RequestOptions) =>
+    this.call('postEventsIdRedeliver', { path: { id }, body: params }, options);
+  listDeliveries = (id: string, params: ListQuery<'getEventsIdDeliveries'> = {}) => this.paginate('getEventsIdDeliveries', params, { id });
+}
+
+export class VerificationsResource extends Resource {
+  /** The public verification of a sealed document (no key needed on the server's side). */
+  retrieve = (reference: string) => this.call('getVerificationsReference', { path: { reference } });
+}
+
+export class IdentityVerificationsResource extends Resource {
+  retrieve = (id: string) => this.call('getIdentityVerificationsId', { path: { id } });
+}
+
+export class WebhookEndpointsResource extends Resource {
+  /** The answer carries the whsec_ secret, once. */
+  create = (params: BodyOf<'postWebhookEndpoints'>, options?: RequestOptions) =>
+    this.call('postWebhookEndpoints', { body: params }, options);
+  retrieve = (id: string) => this.call('getWebhookEndpointsId', { path: { id } });
+  update = (id: string, params: BodyOf<'postWebhookEndpointsId'>, options?: RequestOptions) =>
+    this.call('postWebhookEndpointsId', { path: { id }, body: params }, options);
+  list = (params: ListQuery<'getWebhookEndpoints'> = {}) => this.paginate('getWebhookEndpoints', params);
+  del = (id: string) => this.call('deleteWebhookEndpointsId', { path: { id } });
+}
+
+export class FlowsResource extends Resource {
+  retrieve = (id: string) => this.call('getFlowsId', { path: { id } });
+  list = (params: ListQuery<'getFlows'> = {}) => this.paginate('getFlows', params);
+}
+
+export class SessionsResource extends Resource {
+  create = (params: BodyOf<'postSessions'>, options?: RequestOptions) => this.call('postSessions', { body: params }, options);
+  retrieve = (id: string) => this.call('getSessionsId', { path: { id } });
+  list = (params: ListQuery<'getSessions'> = {}) => this.paginate('getSessions', params);
+}
