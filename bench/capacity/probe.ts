@@ -21,8 +21,17 @@ export interface Reading {
   walBytes: number | null;
   /** Bytes of each table with its indexes (PostgreSQL: pg_total_relation_size; SQLite: dbstat pages). */
   tables: Record<string, number>;
+  /** CPU ms the PostgreSQL cluster's processes have used (support/cpu.ts); null on SQLite. */
+  dbCpuMs: number | null;
   /** Bytes handed to the file storage (ctx.files.put): what an S3 bucket would hold. */
   fileBytes: number;
+}
+
+export interface ServerTransactions {
+  commits: number;
+  rollbacks: number;
+  /** Runs of autovacuum and autoanalyze on the database's tables so far: their transactions count in pg_stat_database too. */
+  autovacuums: number;
 }
 
 export interface Probe {
@@ -30,7 +39,7 @@ export interface Probe {
   /** Compact every table (VACUUM FULL / VACUUM) and return the sizes: the bytes the rows keep. */
   compacted(): Promise<Record<string, number>>;
   /** Transactions the server committed and rolled back in the store's database (pg_stat_database); null on SQLite. */
-  serverTransactions(): Promise<{ commits: number; rollbacks: number } | null>;
+  serverTransactions(): Promise<ServerTransactions | null>;
   /** Transactions the probe itself has run in the store's database so far (its table readings). */
   ownTransactions(): number;
   close(): Promise<void>;
@@ -57,7 +66,12 @@ const MONITOR_ROLE = 'capacity_monitor';
  * is preloaded; the extension is created there), `databaseUrl` the store's database, whose tables
  * a superuser role of the probe's own measures.
  */
-export async function postgresProbe(running: RunningServer, adminUrl: string, databaseUrl: string): Promise<Probe> {
+export async function postgresProbe(
+  running: RunningServer,
+  adminUrl: string,
+  databaseUrl: string,
+  cpuMs: () => number | null,
+): Promise<Probe> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
@@ -86,11 +100,13 @@ export async function postgresProbe(running: RunningServer, adminUrl: string, da
                 pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0') AS wal`,
         [name, storeRole],
       );
+      const sizes = await tables();
       return {
         client: tally.snapshot(),
         serverStatements: Number(rows[0]!.calls),
         walBytes: Number(rows[0]!.wal),
-        tables: await tables(),
+        tables: sizes,
+        dbCpuMs: cpuMs(),
         fileBytes: fileBytes(),
       };
     },
@@ -103,7 +119,11 @@ export async function postgresProbe(running: RunningServer, adminUrl: string, da
         'SELECT xact_commit AS commits, xact_rollback AS rollbacks FROM pg_stat_database WHERE datname = $1',
         [name],
       );
-      return { commits: Number(rows[0]!.commits), rollbacks: Number(rows[0]!.rollbacks) };
+      own++;
+      const vacuums = await monitor.query<{ n: string }>(
+        'SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) AS n FROM pg_stat_user_tables',
+      );
+      return { commits: Number(rows[0]!.commits), rollbacks: Number(rows[0]!.rollbacks), autovacuums: Number(vacuums.rows[0]!.n) };
     },
     ownTransactions: () => own,
     async close() {
@@ -129,7 +149,14 @@ export async function sqliteProbe(running: RunningServer, dataDir: string): Prom
     );
   return {
     read: () =>
-      Promise.resolve({ client: tally.snapshot(), serverStatements: null, walBytes: null, tables: sizes(reader), fileBytes: fileBytes() }),
+      Promise.resolve({
+        client: tally.snapshot(),
+        serverStatements: null,
+        walBytes: null,
+        tables: sizes(reader),
+        dbCpuMs: null,
+        fileBytes: fileBytes(),
+      }),
     compacted() {
       // VACUUM INTO a copy: the store's own file stays as the server left it.
       const copy = `${file}.compacted`;

@@ -52,6 +52,8 @@ export interface Cost {
   write_transactions: number;
   rollbacks: number;
   wal_bytes: number | null;
+  /** CPU ms of the PostgreSQL cluster, less the probe's own reading (`probeCpuMs`). */
+  db_cpu_ms: number | null;
   table_bytes: number;
   file_bytes: number;
   tables_by_group: Record<string, number>;
@@ -64,6 +66,7 @@ const zero = (r: Reading): Cost => ({
   write_transactions: 0,
   rollbacks: 0,
   wal_bytes: r.walBytes === null ? null : 0,
+  db_cpu_ms: r.dbCpuMs === null ? null : 0,
   table_bytes: 0,
   file_bytes: 0,
   tables_by_group: byGroup({}),
@@ -73,6 +76,9 @@ const plus = (a: number | null, b: number | null): number | null => (a === null 
 
 export class Costs {
   private readonly sums = new Map<Phase, Cost>();
+
+  /** `probeCpuMs`: what one reading costs the cluster (each phase ends with one). */
+  constructor(private readonly probeCpuMs = 0) {}
 
   add(phase: Phase, before: Reading, after: Reading): void {
     const sum = this.sums.get(phase) ?? zero(before);
@@ -86,6 +92,8 @@ export class Costs {
     sum.write_transactions += after.client.writeTransactions - before.client.writeTransactions;
     sum.rollbacks += after.client.rollbacks - before.client.rollbacks;
     sum.wal_bytes = plus(sum.wal_bytes, plus(after.walBytes, before.walBytes === null ? null : -before.walBytes));
+    const cpu = plus(after.dbCpuMs, before.dbCpuMs === null ? null : -before.dbCpuMs - this.probeCpuMs);
+    sum.db_cpu_ms = plus(sum.db_cpu_ms, cpu);
     sum.table_bytes += Object.values(grown).reduce((a, b) => a + b, 0);
     sum.file_bytes += after.fileBytes - before.fileBytes;
     for (const [group, bytes] of Object.entries(byGroup(grown))) sum.tables_by_group[group]! += bytes;
@@ -113,6 +121,7 @@ function scale(c: Cost, by: number): Cost {
     write_transactions: r1(c.write_transactions * by),
     rollbacks: r1(c.rollbacks * by),
     wal_bytes: div(c.wal_bytes, by),
+    db_cpu_ms: div(c.db_cpu_ms, by),
     table_bytes: r1(c.table_bytes * by),
     file_bytes: r1(c.file_bytes * by),
     tables_by_group: Object.fromEntries(Object.entries(c.tables_by_group).map(([g, b]) => [g, r1(b * by)])),
@@ -127,6 +136,7 @@ function sum(a: Cost, b: Cost): Cost {
     write_transactions: r1(a.write_transactions + b.write_transactions),
     rollbacks: r1(a.rollbacks + b.rollbacks),
     wal_bytes: plus(a.wal_bytes, b.wal_bytes),
+    db_cpu_ms: plus(a.db_cpu_ms, b.db_cpu_ms),
     table_bytes: r1(a.table_bytes + b.table_bytes),
     file_bytes: r1(a.file_bytes + b.file_bytes),
     tables_by_group: Object.fromEntries(Object.entries(a.tables_by_group).map(([g, v]) => [g, r1(v + (b.tables_by_group[g] ?? 0))])),
@@ -142,6 +152,7 @@ export function table(database: string, perOp: Record<Phase | 'lifecycle', Cost>
     ['statements (pg_stat_statements)', (c) => (c.server_statements === null ? '–' : String(c.server_statements))],
     ['transactions (reads alone included)', (c) => String(c.transactions)],
     ['  of them writing (WAL flush on PG)', (c) => String(c.write_transactions)],
+    ['PostgreSQL CPU ms', (c) => (c.db_cpu_ms === null ? '–' : c.db_cpu_ms.toFixed(1))],
     ['WAL KiB', (c) => kb(c.wal_bytes)],
     ['table + index KiB', (c) => kb(c.table_bytes)],
     ...GROUP_NAMES.map((g): [string, (c: Cost) => string] => [`  ${g} KiB`, (c) => kb(c.tables_by_group[g] ?? 0)]),

@@ -62,6 +62,14 @@ async function lifecycle(l: Lifecycles, probe: Probe, costs: Costs | null, n: nu
   return { format: created.format, deliveries };
 }
 
+/** The cluster CPU one reading costs, from 20 readings back to back (null on SQLite). */
+async function probeCost(probe: Probe): Promise<number | null> {
+  const first = await probe.read();
+  let last = first;
+  for (let i = 0; i < 20; i++) last = await probe.read();
+  return first.dbCpuMs === null || last.dbCpuMs === null ? null : (last.dbCpuMs - first.dbCpuMs) / 20;
+}
+
 interface EngineResult {
   line: Record<string, unknown>;
   text: string;
@@ -72,14 +80,15 @@ async function measure(database: 'postgres' | 'sqlite', postgres: BenchPostgres 
   const databaseUrl = postgres ? await postgres.createDatabase() : null;
   const l = await Lifecycles.start(databaseUrl ? postgresEnv(databaseUrl) : {});
   const probe = databaseUrl
-    ? await postgresProbe(l.running, postgres!.url, databaseUrl)
+    ? await postgresProbe(l.running, postgres!.url, databaseUrl, () => postgres!.cpuMs())
     : await sqliteProbe(l.running, l.running.ctx.config.DATA_DIR);
   try {
     await lifecycle(l, probe, null, 0);
     const compactedBefore = await probe.compacted();
     await sleep(1500); // backends report their transaction counts within a second of going idle
     const [tx0, own0, client0] = [await probe.serverTransactions(), probe.ownTransactions(), (await probe.read()).client];
-    const costs = new Costs();
+    const probeCpuMs = await probeCost(probe);
+    const costs = new Costs(probeCpuMs ?? 0);
     const started = performance.now();
     let format = '';
     let deliveries = 0;
@@ -104,11 +113,13 @@ async function measure(database: 'postgres' | 'sqlite', postgres: BenchPostgres 
       webhook_deliveries_per_request: round(deliveries / N),
       seconds: round(seconds),
       per_operation: perOp,
+      probe_cpu_ms_per_reading: probeCpuMs === null ? null : round(probeCpuMs, 2),
       retained_bytes_per_request: Object.fromEntries(Object.entries(retained).map(([g, b]) => [g, round(b / N)])),
       transactions_check: {
         client: client1.transactions - client0.transactions,
         // The probe's table readings are transactions of the database too (one each).
         server: tx0 && tx1 ? tx1.commits + tx1.rollbacks - tx0.commits - tx0.rollbacks - (own1 - own0) : null,
+        autovacuum_runs: tx0 && tx1 ? tx1.autovacuums - tx0.autovacuums : null,
       },
       loadavg_1m: round(loadavg()[0]!, 2),
     };
