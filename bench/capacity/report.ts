@@ -72,7 +72,7 @@ const zero = (r: Reading): Cost => ({
   tables_by_group: byGroup({}),
 });
 
-const plus = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a + b);
+const plus = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : Math.round((a + b) * 10) / 10);
 
 export class Costs {
   private readonly sums = new Map<Phase, Cost>();

@@ -40,6 +40,9 @@ function commit(): string {
   }
 }
 
+/** Taken at the start: the code that runs is the code checked out when the run began. */
+const COMMIT = commit();
+
 /** One lifecycle, a reading before and after each phase, checked (sealed, delivered) after the last one. */
 async function lifecycle(l: Lifecycles, probe: Probe, costs: Costs | null, n: number): Promise<{ format: string; deliveries: number }> {
   let before = await probe.read();
@@ -106,7 +109,7 @@ async function measure(database: 'postgres' | 'sqlite', postgres: BenchPostgres 
       bench: 'capacity',
       database,
       ...(postgres ? { synchronous_commit: BENCH_PG_SETTINGS.synchronous_commit } : {}),
-      commit: commit(),
+      commit: COMMIT,
       n: N,
       signers_per_request: SIGNERS_PER_REQUEST,
       format,
