@@ -32,6 +32,8 @@ export interface ServerTransactions {
   rollbacks: number;
   /** Runs of autovacuum and autoanalyze on the database's tables so far: their transactions count in pg_stat_database too. */
   autovacuums: number;
+  /** Sessions (connections) established to the database so far. */
+  sessions: number;
 }
 
 export interface Probe {
@@ -115,15 +117,21 @@ export async function postgresProbe(
       return tables();
     },
     async serverTransactions() {
-      const { rows } = await admin.query<{ commits: string; rollbacks: string }>(
-        'SELECT xact_commit AS commits, xact_rollback AS rollbacks FROM pg_stat_database WHERE datname = $1',
+      const { rows } = await admin.query<{ commits: string; rollbacks: string; sessions: string }>(
+        'SELECT xact_commit AS commits, xact_rollback AS rollbacks, sessions FROM pg_stat_database WHERE datname = $1',
         [name],
       );
       own++;
       const vacuums = await monitor.query<{ n: string }>(
         'SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) AS n FROM pg_stat_user_tables',
       );
-      return { commits: Number(rows[0]!.commits), rollbacks: Number(rows[0]!.rollbacks), autovacuums: Number(vacuums.rows[0]!.n) };
+      const [row] = rows;
+      return {
+        commits: Number(row!.commits),
+        rollbacks: Number(row!.rollbacks),
+        autovacuums: Number(vacuums.rows[0]!.n),
+        sessions: Number(row!.sessions),
+      };
     },
     ownTransactions: () => own,
     async close() {

@@ -123,6 +123,7 @@ async function measure(database: 'postgres' | 'sqlite', postgres: BenchPostgres 
         // The probe's table readings are transactions of the database too (one each).
         server: tx0 && tx1 ? tx1.commits + tx1.rollbacks - tx0.commits - tx0.rollbacks - (own1 - own0) : null,
         autovacuum_runs: tx0 && tx1 ? tx1.autovacuums - tx0.autovacuums : null,
+        sessions: tx0 && tx1 ? tx1.sessions - tx0.sessions : null,
       },
       loadavg_1m: round(loadavg()[0]!, 2),
     };
