@@ -20,8 +20,8 @@ import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
-import { sqliteConnection, type Store } from '../../server/src/store/db.js';
 import { databaseSettingsFromEnv } from '../support/databaseEnv.js';
+import { watchStatements } from '../support/statements.js';
 import { API_PATH, createBody, SIGNERS, TEMPLATE } from './workload.js';
 
 interface Phase {
@@ -36,39 +36,6 @@ const running = await startServer(
   { manualJobs: true },
 );
 let phase: Phase | null = null;
-
-/**
- * Count executions, not preparations: on SQLite the store caches prepared statements
- * (statementCache.ts), so a statement is prepared once and run many times. Every Statement of the
- * store's connection shares one prototype; its run/all/get/iterate are wrapped for the counted
- * phases. On PostgreSQL every query goes through pg.Client#query (Kysely's PostgresDialect on the
- * store's pool, the only pg clients of this process), wrapped the same way.
- */
-async function countStatements(store: Store): Promise<void> {
-  if (store.dialect === 'postgres') {
-    const { default: pg } = await import('pg');
-    const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-    const original = proto.query;
-    proto.query = function (this: unknown, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | null)?.text;
-      if (text) phase?.statements.push(text.replace(/\s+/g, ' ').trim());
-      return original.apply(this, args);
-    };
-    return;
-  }
-  const raw = sqliteConnection(store);
-  const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as Record<
-    'run' | 'all' | 'get' | 'iterate',
-    (...args: unknown[]) => unknown
-  >;
-  for (const method of ['run', 'all', 'get', 'iterate'] as const) {
-    const original = proto[method];
-    proto[method] = function (this: { source: string; database: unknown }, ...args: unknown[]) {
-      if (this.database === raw) phase?.statements.push(this.source.replace(/\s+/g, ' ').trim());
-      return original.apply(this, args);
-    };
-  }
-}
 
 try {
   const { account, keys } = await createAccount(running.ctx.store, systemClock, {
@@ -100,7 +67,7 @@ try {
   await post(API_PATH, body); // the first create (and its jobs) warms caches; the second is counted
   await running.jobs.runDue();
 
-  await countStatements(running.ctx.store);
+  await watchStatements(running.ctx.store, (sql) => phase?.statements.push(sql.replace(/\s+/g, ' ').trim()));
 
   const request: Phase = { statements: [] };
   phase = request;

@@ -54,6 +54,8 @@ export interface TransactionCounts {
 }
 
 export interface BenchPostgres {
+  /** The maintenance database (postgres) of the cluster, as its superuser. */
+  url: string;
   /** Create a fresh empty database and return its URL. */
   createDatabase(): Promise<string>;
   /** Wait until nobody is connected to it (its backends have flushed their statistics), read them, drop it. */
@@ -91,18 +93,20 @@ async function statsAfterLastBackend(client: pg.Client, name: string): Promise<T
 }
 
 /**
- * Start the run's cluster with BENCH_PG_SETTINGS. It is stopped (and its folder removed) by stop(),
+ * Start the run's cluster with BENCH_PG_SETTINGS (and `extra` settings over them, e.g. a library to
+ * preload). It is stopped (and its folder removed) by stop(),
  * or when this process exits; a driver with no signal handlers of its own gets ones that exit, so
  * Ctrl-C does not leave a cluster running.
  */
-export async function startBenchPostgres(): Promise<BenchPostgres> {
-  const cluster = await startThrowawayPostgres({ settings: { ...BENCH_PG_SETTINGS } });
+export async function startBenchPostgres(extra: Record<string, string> = {}): Promise<BenchPostgres> {
+  const cluster = await startThrowawayPostgres({ settings: { ...BENCH_PG_SETTINGS, ...extra } });
   process.once('exit', () => cluster.stop());
   for (const signal of ['SIGINT', 'SIGTERM'] as const)
     if (process.listenerCount(signal) === 0) process.once(signal, () => process.exit(130));
   const postmaster = Number(readFileSync(path.join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   let created = 0;
   return {
+    url: cluster.url,
     async createDatabase() {
       const name = `bench_${++created}`;
       await admin(cluster, (c) => c.query(`CREATE DATABASE ${name}`));
