@@ -111,7 +111,7 @@ export async function dueMessages(tx: Tx, now: number, limit: number): Promise<M
  */
 export async function claimDueMessages(store: Store, claim: Claim, limit: number): Promise<MessageEnvelope[]> {
   if (store.dialect === 'sqlite') return dueMessages(store.db, claim.now, limit);
-  const rows = await store.queueTx((trx) =>
+  const rows = await store.lockingTx((trx) =>
     claimRows<MessageEnvelope>(
       trx,
       { table: 'messages', due: 'deliver_at' },
@@ -131,7 +131,7 @@ export async function claimDueMessages(store: Store, claim: Claim, limit: number
 export async function releaseMessages(store: Store, messages: readonly MessageEnvelope[], now: number): Promise<void> {
   const leased = messages.filter((m) => m.lease_owner !== null);
   if (leased.length === 0) return;
-  await store.queueTx(async (trx) => {
+  await store.lockingTx(async (trx) => {
     for (const lease of new Set(leased.map((m) => m.lease_owner!))) {
       await trx
         .updateTable('messages')
