@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import { claimRows } from './claims.js';
-import { insertRow, precompile } from './compiled.js';
+import { insertRecords, insertRow, precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { MessagesTable } from './schema.js';
 import type { Claim, Store } from './types.js';
@@ -42,9 +42,24 @@ export interface OutgoingMessage {
  * queued with `hold: true` is kept, not sent ('held': past the test email limit).
  */
 export async function queueMessage(tx: Tx, m: OutgoingMessage, deliverAt: number, hold = false): Promise<number> {
-  const row = { ...m, livemode: m.livemode ? 1 : 0, sent_at: null, state: hold ? 'held' : 'queued', deliver_at: hold ? null : deliverAt };
-  const result = await insertRow(tx, 'messages', row, 'id');
+  const result = await insertRow(tx, 'messages', messageRow({ message: m, deliverAt, hold }), 'id');
   return result.rows[0]!.id as number;
+}
+
+/** A message to queue: what queueMessage takes. */
+export interface QueuedMessage {
+  message: OutgoingMessage;
+  deliverAt: number;
+  hold: boolean;
+}
+
+/** Queue several messages (a create's invitations): one statement on PostgreSQL (compiled.ts insertRecords). */
+export async function queueMessages(tx: Tx, messages: readonly QueuedMessage[]): Promise<void> {
+  await insertRecords(tx, 'messages', null, messages.map(messageRow));
+}
+
+function messageRow({ message: m, deliverAt, hold }: QueuedMessage): Record<string, unknown> {
+  return { ...m, livemode: m.livemode ? 1 : 0, sent_at: null, state: hold ? 'held' : 'queued', deliver_at: hold ? null : deliverAt };
 }
 
 export async function messagesFor(tx: Tx, signatureRequestId: string) {
