@@ -260,8 +260,11 @@ export async function insertRecords<R extends object>(db: Tx, table: Table, code
   const first = records[0];
   if (first === undefined) return;
   const columns = present(first as Record<string, unknown>);
-  const sameShape = records.every((r) => sameColumns(r as Record<string, unknown>, columns));
-  if (records.length === 1 || !sameShape || !(db.getExecutor().adapter instanceof PostgresAdapter)) {
+  if (
+    records.length === 1 ||
+    !(db.getExecutor().adapter instanceof PostgresAdapter) ||
+    !records.every((r) => sameColumns(r as Record<string, unknown>, columns))
+  ) {
     for (const r of records) await insertRecord(db, table, codec, r);
     return;
   }
