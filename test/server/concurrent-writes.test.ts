@@ -25,11 +25,11 @@ function body(a: TeamAccount, signers: string[], extra: Record<string, unknown> 
   };
 }
 
-async function rows(s: TestServer, table: 'signature_requests' | 'counters', where: [string, string]): Promise<number> {
+async function requestsOf(s: TestServer, accountId: string): Promise<number> {
   const row = await s.ctx.store.db
-    .selectFrom(table)
+    .selectFrom('signature_requests')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(where[0] as never, '=', where[1])
+    .where('account_id', '=', accountId)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -86,7 +86,7 @@ describe('concurrent writes to one account', () => {
     const refused = answers.filter((r) => r.status !== 201);
     assert.equal(created.length, 12, answers.map((r) => r.status).join(','));
     for (const r of refused) assert.equal((r.body as { error: { code: string } }).error.code, 'test_daily_limit', r.text);
-    assert.equal(await rows(s, 'signature_requests', ['account_id', a.id]), 12);
+    assert.equal(await requestsOf(s, a.id), 12);
     const counters = await s.ctx.store.db.selectFrom('counters').select(['scope', 'count']).where('scope', 'like', `%${a.id}%`).execute();
     const byScope = Object.fromEntries(counters.map((c) => [c.scope.split(':')[0], Number(c.count)]));
     assert.deepEqual(byScope, { test_requests: 12, test_emails: 12 * 3 }, 'the refused creates counted nothing');
