@@ -278,7 +278,7 @@ describe(
       const claim = new Leases(LEASE, 'dead-process').claim(now());
       const jobs = await claimDueJobs(dead, claim, 50);
       const messages = await claimDueMessages(dead, claim, 50);
-      const deliveries = await dead.queueTx((trx) => pickDue(trx, endpointId, claim, 50));
+      const deliveries = await dead.lockingTx((trx) => pickDue(trx, endpointId, claim, 50));
       assert.equal(jobs.filter((j) => j.kind === 'seal_request').length, 2);
       assert.equal(messages.length, 4, 'the four invitations');
       assert.ok(deliveries.length >= 4);

@@ -33,11 +33,13 @@ export const messageOutbox: DueQueue = {
     }
     if (started < due.length) await releaseMessages(ctx.store, due.slice(started), nowSeconds(ctx.clock));
     // The batch's outcomes (sent or held: guarded, idempotent updates) are recorded in one
-    // transaction; if it fails, each message counts a failed attempt and is tried again.
+    // transaction; if it fails, each message counts a failed attempt and is tried again. Each is an
+    // UPDATE of the message conditioned on the claim that holds it, so READ COMMITTED (lockingTx)
+    // is enough on PostgreSQL: it decides by the row it writes (store/types.ts).
     if (outcomes.length > 0) {
       turn.marking.push(
         ctx.store
-          .tx(async (trx) => {
+          .lockingTx(async (trx) => {
             for (const o of outcomes) await o.outcome(trx);
           })
           .catch(async (err: unknown) => {

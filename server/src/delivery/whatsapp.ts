@@ -98,8 +98,15 @@ export async function queueWhatsAppMessage(
   deliverAt: number,
   hold = false,
 ): Promise<number> {
+  return queueMessage(tx, whatsAppMessage(m), deliverAt, hold);
+}
+
+/** The outgoing message of a WhatsApp template message (its template stored as JSON). */
+export function whatsAppMessage(
+  m: Omit<OutgoingMessage, 'channel' | 'blocks' | 'template'> & { template: WhatsAppTemplate | null },
+): OutgoingMessage {
   const { template, ...rest } = m;
-  return queueMessage(tx, { ...rest, channel: 'whatsapp', template: template === null ? null : JSON.stringify(template) }, deliverAt, hold);
+  return { ...rest, channel: 'whatsapp', template: template === null ? null : JSON.stringify(template) };
 }
 
 /** A number for a log line or an audit event: every digit but the last four starred. */

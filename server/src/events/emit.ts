@@ -5,7 +5,7 @@
 import { nowSeconds, type Clock } from '../clock.js';
 import { newId } from '../ids.js';
 import type { Db } from '../store/db.js';
-import { insertEvent, type EventRecord } from '../store/events.js';
+import { insertEvent, insertEvents, type EventRecord } from '../store/events.js';
 import { subscribes } from '../domain/eventTypes.js';
 import { enabledEndpoints, insertDeliveries, newDeliveryId, type WebhookDelivery } from '../store/webhooks.js';
 
@@ -40,13 +40,9 @@ export async function emitEvents(trx: Db, clock: Clock, inputs: readonly EmitInp
   if (inputs.some((e) => e.accountId !== first.accountId || e.livemode !== first.livemode))
     throw new Error('emitEvents: one account and mode at a time');
   const endpoints = await enabledEndpoints(trx, first.accountId, first.livemode);
-  const records: EventRecord[] = [];
-  for (const e of inputs) {
-    const record = eventRecord(clock, e);
-    await insertEvent(trx, record);
-    await fanOut(trx, clock, record, endpoints);
-    records.push(record);
-  }
+  const records = inputs.map((e) => eventRecord(clock, e));
+  await insertEvents(trx, records);
+  for (const record of records) await fanOut(trx, clock, record, endpoints);
   return records;
 }
 

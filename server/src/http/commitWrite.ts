@@ -9,13 +9,29 @@ export interface WriteResult {
   body: unknown;
 }
 
+export interface WriteOptions {
+  /**
+   * Run in store.lockingTx (READ COMMITTED on PostgreSQL) instead of store.tx (SERIALIZABLE): only
+   * for work that follows lockingTx's rule (store/types.ts). The idempotency record written here
+   * does (an UPDATE conditioned on the claim's token).
+   */
+  locking?: boolean;
+}
+
 /**
  * The one way a handler changes state: `work` runs in a single transaction together with the
  * idempotency record of its response; the response is sent and jobs are woken only after commit.
  */
-export async function commitWrite(ctx: AppContext, req: Request, res: Response, work: (trx: Db) => Promise<WriteResult>): Promise<void> {
+export async function commitWrite(
+  ctx: AppContext,
+  req: Request,
+  res: Response,
+  work: (trx: Db) => Promise<WriteResult>,
+  options: WriteOptions = {},
+): Promise<void> {
   const claim = req.tawqi.idempotency;
-  const result = await ctx.store.tx(async (trx) => {
+  const tx = options.locking ? ctx.store.lockingTx : ctx.store.tx;
+  const result = await tx(async (trx) => {
     const r = await work(trx);
     // The body is serialised once: the stored response and the one sent are the same text.
     const json = JSON.stringify(r.body);

@@ -4,7 +4,7 @@ import { moveRequest, OPEN_STATUSES, REQUEST_MOVES, SIGNER_MOVES, isFinal, type 
 import { DAY, dayStart, planCharge, planCreate, type CreatePlan, type CreateRefusal, type PlannedWorkflow } from '../domain/createPlan.js';
 import { formatReference, type SignatureRequestCreate } from '../domain/signatureRequestInput.js';
 import { invitationChannelOf } from '../domain/workflows.js';
-import { queueWhatsAppMessage, signingTemplate } from '../delivery/whatsapp.js';
+import { signingTemplate, whatsAppMessage } from '../delivery/whatsapp.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { chargeAccount, getAccount, getBalance, type Account } from '../store/accounts.js';
@@ -12,11 +12,11 @@ import { incrementCounter, incrementCounterWithin } from '../store/counters.js';
 import type { Db } from '../store/db.js';
 import { scheduleJob } from '../store/jobs.js';
 import { insertLedger } from '../store/ledger.js';
-import { queueMessage } from '../store/messages.js';
+import { queueMessages, type QueuedMessage } from '../store/messages.js';
 import {
   getRequestById,
   insertRequest,
-  insertSigner,
+  insertSigners,
   signersOf,
   updateRequest,
   updateSigner,
@@ -116,14 +116,27 @@ export async function createSignatureRequest(
   return { request: plan.request, signers: plan.signers };
 }
 
-/** Write a create plan, in the order of its statements (the counters and the charge may still refuse). */
+/**
+ * Write a create plan. The day's test counters come last, just before the commit: a count is an
+ * upsert that locks the account's counter row until the transaction ends, and every create of the
+ * account waits for that lock (READ COMMITTED on PostgreSQL, store.lockingTx), so the shorter it
+ * is held the more creates of one account commit per second. A refusal by a counter undoes the
+ * whole transaction, the rows written before it with it.
+ */
 async function writeCreatePlan(ctx: ServiceContext, trx: Db, plan: CreatePlan, now: number): Promise<void> {
-  const { request, signers } = plan;
+  await writeCreateRows(ctx, trx, plan, now);
   const tr = plan.testRequests;
   if (tr && (await incrementCounter(trx, tr.scope, tr.windowStart, tr.by)) > tr.limit) throw refused(tr.refusal);
+  const te = plan.testEmails;
+  if (te && !(await incrementCounterWithin(trx, te.scope, te.windowStart, te.by, te.limit))) throw refused(te.refusal);
+}
+
+/** The rows of a create plan and its charge (the balance was locked when it was read). */
+async function writeCreateRows(ctx: ServiceContext, trx: Db, plan: CreatePlan, now: number): Promise<void> {
+  const { request, signers } = plan;
   if (!plan.send) {
     await insertRequest(trx, request);
-    for (const s of signers) await insertSigner(trx, s);
+    await insertSigners(trx, signers);
   }
   if (plan.session) await insertSession(trx, plan.session);
   await scheduleJob(trx, plan.expiry.kind, plan.expiry.runAt, plan.expiry.payload, now, plan.expiry.dedupeKey);
@@ -131,16 +144,19 @@ async function writeCreatePlan(ctx: ServiceContext, trx: Db, plan: CreatePlan, n
     await emitRequestEvent(ctx, trx, plan.events[0]!.type, request, signers);
     return;
   }
-  const te = plan.testEmails;
-  if (te && !(await incrementCounterWithin(trx, te.scope, te.windowStart, te.by, te.limit))) throw refused(te.refusal);
   const charge = plan.charge;
   if (charge) {
     if (!(await chargeAccount(trx, request.account_id, charge.sends, charge.walletMinor))) throw refused(charge.refusal);
     await insertLedger(trx, charge.ledger);
   }
   await insertRequest(trx, request);
-  for (const s of plan.invite) await queueInvitation(ctx, trx, request, s, 'invitation', false, plan.deliveryDelaySeconds);
-  for (const s of signers) await insertSigner(trx, s);
+  const invitations: QueuedMessage[] = [];
+  for (const s of plan.invite) {
+    const invitation = await invitationFor(ctx, trx, request, s, 'invitation', false, plan.deliveryDelaySeconds);
+    if (invitation) invitations.push(invitation);
+  }
+  await queueMessages(trx, invitations);
+  await insertSigners(trx, signers);
   if (plan.events.length > 0) {
     await emitEvents(
       trx,
@@ -285,11 +301,28 @@ async function queueInvitation(
   held = false,
   delaySeconds = 0,
 ): Promise<void> {
+  const invitation = await invitationFor(ctx, trx, request, signer, kind, held, delaySeconds);
+  if (invitation) await queueMessages(trx, [invitation]);
+}
+
+/**
+ * The message that invites or reminds a signer, to queue (queueMessages); null when none goes
+ * out: channel link, or a test-mode WhatsApp message, which is recorded as an audit event instead.
+ */
+async function invitationFor(
+  ctx: ServiceContext,
+  trx: Db,
+  request: SignatureRequestRecord,
+  signer: SignerRecord,
+  kind: 'invitation' | 'reminder',
+  held: boolean,
+  delaySeconds: number,
+): Promise<QueuedMessage | null> {
   const now = nowSeconds(ctx.clock);
   const text = invitationMessage(request, signer, kind);
   const channel = invitationChannel(request, signer);
   // Channel link: no invitation or reminder is sent; the links are in the creation response (spec 4.2).
-  if (channel === null) return;
+  if (channel === null) return null;
   if (channel === 'whatsapp' && !request.livemode) {
     await emitEvent(trx, ctx.clock, {
       accountId: request.account_id,
@@ -304,7 +337,7 @@ async function queueInvitation(
       },
       signatureRequestId: request.id,
     });
-    return;
+    return null;
   }
   const message = {
     account_id: request.account_id,
@@ -319,15 +352,10 @@ async function queueInvitation(
   };
   const deliverAt = now + delaySeconds;
   if (channel === 'whatsapp') {
-    await queueWhatsAppMessage(
-      trx,
-      { ...message, recipient: signer.phone!, template: signingTemplate(ctx.config, kind, request.language, signer.name, request.title) },
-      deliverAt,
-      held,
-    );
-  } else {
-    await queueMessage(trx, { ...message, channel, recipient: signer.email!, blocks: text.blocks }, deliverAt, held);
+    const template = signingTemplate(ctx.config, kind, request.language, signer.name, request.title);
+    return { message: whatsAppMessage({ ...message, recipient: signer.phone!, template }), deliverAt, hold: held };
   }
+  return { message: { ...message, channel, recipient: signer.email!, blocks: text.blocks }, deliverAt, hold: held };
 }
 
 /** POST …/cancel (spec 3.1): final requests are refused with 409 request_not_cancelable; no refund. */

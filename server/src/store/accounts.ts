@@ -38,9 +38,13 @@ export async function insertAccount(tx: Tx, a: Account): Promise<void> {
 
 // Precompiled (compiled.ts): authentication reads the account on every request, a send charges it.
 const getQuery = precompile((db, $) => db.selectFrom('accounts').selectAll().where('id', '=', $(0)));
-const balanceQuery = precompile((db, $) =>
-  db.selectFrom('accounts').select(['plan', 'balance_sends', 'wallet_minor', 'currency']).where('id', '=', $(0)),
-);
+// Read to charge: on PostgreSQL the row is locked first (FOR UPDATE), so in a READ COMMITTED create
+// (store.lockingTx) the price is reckoned on the newest balance and no other charge of the account
+// runs between this read and the guarded UPDATE. SQLite has one writer at a time and no FOR UPDATE.
+const balanceQuery = precompile((db, $, dialect) => {
+  const q = db.selectFrom('accounts').select(['plan', 'balance_sends', 'wallet_minor', 'currency']).where('id', '=', $(0));
+  return dialect === 'postgres' ? q.forUpdate() : q;
+});
 const chargeQuery = precompile((db, $) =>
   db
     .updateTable('accounts')
@@ -55,6 +59,7 @@ export async function getAccount(tx: Tx, id: string): Promise<Account | undefine
   return row ? fromRow(row) : undefined;
 }
 
+/** The balance, to charge it in this transaction (locked on PostgreSQL until the transaction ends). */
 export async function getBalance(tx: Tx, id: string): Promise<AccountBalance | undefined> {
   return (await balanceQuery.run(tx, [id])).rows[0] as AccountBalance | undefined;
 }

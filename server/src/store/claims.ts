@@ -12,7 +12,7 @@ export type QueueTable =
  * transaction holds (`FOR UPDATE SKIP LOCKED`, so claimers polling at the same moment take
  * different rows and never wait for each other), and lease them: their due time moves to the
  * lease's end (they stop being due, so the due indexes need no extra column, and they are due
- * again if their holder dies) and lease_owner names the claim. Run it in store.queueTx (READ
+ * again if their holder dies) and lease_owner names the claim. Run it in store.lockingTx (READ
  * COMMITTED). Returns `columns` of each row and `due_at`, when it was due before the claim,
  * oldest first.
  */

@@ -250,6 +250,53 @@ export function insertRecord<R extends object>(
   return query.run(db, args) as Promise<QueryResult<Record<string, unknown>>>;
 }
 
+/**
+ * INSERT several records of one table, in order. PostgreSQL: one multi-row INSERT when every record
+ * has the same columns — one round trip instead of one per row (a create's signers, messages and
+ * events). SQLite: one insertRecord per row, as before: there a statement is a function call, not
+ * a round trip, and the single-row statements are already prepared and cached.
+ */
+export async function insertRecords<R extends object>(db: Tx, table: Table, codec: Codec<R> | null, records: readonly R[]): Promise<void> {
+  const first = records[0];
+  if (first === undefined) return;
+  const columns = present(first as Record<string, unknown>);
+  if (
+    records.length === 1 ||
+    !(db.getExecutor().adapter instanceof PostgresAdapter) ||
+    !records.every((r) => sameColumns(r as Record<string, unknown>, columns))
+  ) {
+    for (const r of records) await insertRecord(db, table, codec, r);
+    return;
+  }
+  const kinds = codec ? columnKinds(codec) : null;
+  const args: unknown[] = [];
+  for (const r of records) {
+    for (const c of columns) {
+      const v = (r as Record<string, unknown>)[c];
+      const kind = kinds?.get(c);
+      args.push(kind === JSON_COLUMN ? (v === null ? null : JSON.stringify(v)) : kind === BOOL_COLUMN ? (v ? 1 : 0) : v);
+    }
+  }
+  const n = columns.length;
+  const q = byShape(`insert-many\u0000${table}\u0000${records.length}\u0000${columns.join(',')}`, (b, $) =>
+    b.insertInto(table).values(
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      records.map((_, row) => Object.fromEntries(columns.map((c, i) => [c, $(row * n + i)]))) as any,
+    ),
+  );
+  await q.run(db, args);
+}
+
+/** The record's present columns are exactly `columns`, in that order. */
+function sameColumns(record: Record<string, unknown>, columns: readonly string[]): boolean {
+  let i = 0;
+  for (const k in record) {
+    if (record[k] === undefined) continue;
+    if (columns[i++] !== k) return false;
+  }
+  return i === columns.length;
+}
+
 const JSON_COLUMN = 1;
 const BOOL_COLUMN = 2;
 const kindsByCodec = new WeakMap<object, Map<string, number>>();

@@ -58,7 +58,7 @@ export async function openStore(dataDir: string, options: OpenOptions = {}): Pro
       await engine.close();
       throw err;
     }
-    return { db: engine.db, dialect: 'postgres', tx: engine.tx, queueTx: engine.queueTx, close: engine.close };
+    return { db: engine.db, dialect: 'postgres', tx: engine.tx, lockingTx: engine.lockingTx, close: engine.close };
   }
   return openSqlite(dataDir, options);
 }
@@ -107,7 +107,7 @@ async function openSqlite(dataDir: string, options: StoreOptions): Promise<Store
     dialect: 'sqlite',
     tx,
     // One process per SQLite database, and its write transactions never overlap: nothing to weaken.
-    queueTx: tx,
+    lockingTx: tx,
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { insertRecord } from './compiled.js';
+import { insertRecord, insertRecords } from './compiled.js';
 import type { Tx } from './db.js';
 import { decodeRow, type Codec } from './rowCodec.js';
 
@@ -18,6 +18,11 @@ const codec: Codec<EventRecord> = { json: ['data', 'request_info'], bool: ['live
 
 export async function insertEvent(tx: Tx, e: EventRecord): Promise<void> {
   await insertRecord(tx, 'events', codec, e);
+}
+
+/** Several events in order: one statement on PostgreSQL (compiled.ts insertRecords). */
+export async function insertEvents(tx: Tx, events: readonly EventRecord[]): Promise<void> {
+  await insertRecords(tx, 'events', codec, events);
 }
 
 export async function findEvent(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<EventRecord | undefined> {

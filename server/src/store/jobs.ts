@@ -81,7 +81,7 @@ export async function dueJobs(tx: Tx, now: number, limit: number): Promise<JobRe
 /** Take up to `limit` due jobs for `claim`, oldest first (see above: a read on SQLite, a leased claim on PostgreSQL). */
 export async function claimDueJobs(store: Store, claim: Claim, limit: number): Promise<JobRecord[]> {
   if (store.dialect === 'sqlite') return dueJobs(store.db, claim.now, limit);
-  const rows = await store.queueTx((trx) =>
+  const rows = await store.lockingTx((trx) =>
     claimRows<Omit<JobRecord, 'payload' | 'run_at'> & { payload: string }>(
       trx,
       { table: 'jobs', due: 'run_at' },
@@ -131,7 +131,7 @@ export async function retryJob(
 export async function releaseJobs(store: Store, jobs: readonly JobRecord[], now: number): Promise<void> {
   const leased = jobs.filter((j) => j.lease_owner !== null);
   if (leased.length === 0) return;
-  await store.queueTx(async (trx) => {
+  await store.lockingTx(async (trx) => {
     for (const lease of new Set(leased.map((j) => j.lease_owner!))) {
       const ids = leased.filter((j) => j.lease_owner === lease).map((j) => j.id);
       await trx

@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import { claimRows } from './claims.js';
-import { insertRow, precompile } from './compiled.js';
+import { insertRecords, insertRow, precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { MessagesTable } from './schema.js';
 import type { Claim, Store } from './types.js';
@@ -42,9 +42,24 @@ export interface OutgoingMessage {
  * queued with `hold: true` is kept, not sent ('held': past the test email limit).
  */
 export async function queueMessage(tx: Tx, m: OutgoingMessage, deliverAt: number, hold = false): Promise<number> {
-  const row = { ...m, livemode: m.livemode ? 1 : 0, sent_at: null, state: hold ? 'held' : 'queued', deliver_at: hold ? null : deliverAt };
-  const result = await insertRow(tx, 'messages', row, 'id');
+  const result = await insertRow(tx, 'messages', messageRow({ message: m, deliverAt, hold }), 'id');
   return result.rows[0]!.id as number;
+}
+
+/** A message to queue: what queueMessage takes. */
+export interface QueuedMessage {
+  message: OutgoingMessage;
+  deliverAt: number;
+  hold: boolean;
+}
+
+/** Queue several messages (a create's invitations): one statement on PostgreSQL (compiled.ts insertRecords). */
+export async function queueMessages(tx: Tx, messages: readonly QueuedMessage[]): Promise<void> {
+  await insertRecords(tx, 'messages', null, messages.map(messageRow));
+}
+
+function messageRow({ message: m, deliverAt, hold }: QueuedMessage): Record<string, unknown> {
+  return { ...m, livemode: m.livemode ? 1 : 0, sent_at: null, state: hold ? 'held' : 'queued', deliver_at: hold ? null : deliverAt };
 }
 
 export async function messagesFor(tx: Tx, signatureRequestId: string) {
@@ -111,7 +126,7 @@ export async function dueMessages(tx: Tx, now: number, limit: number): Promise<M
  */
 export async function claimDueMessages(store: Store, claim: Claim, limit: number): Promise<MessageEnvelope[]> {
   if (store.dialect === 'sqlite') return dueMessages(store.db, claim.now, limit);
-  const rows = await store.queueTx((trx) =>
+  const rows = await store.lockingTx((trx) =>
     claimRows<MessageEnvelope>(
       trx,
       { table: 'messages', due: 'deliver_at' },
@@ -131,7 +146,7 @@ export async function claimDueMessages(store: Store, claim: Claim, limit: number
 export async function releaseMessages(store: Store, messages: readonly MessageEnvelope[], now: number): Promise<void> {
   const leased = messages.filter((m) => m.lease_owner !== null);
   if (leased.length === 0) return;
-  await store.queueTx(async (trx) => {
+  await store.lockingTx(async (trx) => {
     for (const lease of new Set(leased.map((m) => m.lease_owner!))) {
       await trx
         .updateTable('messages')

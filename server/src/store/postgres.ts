@@ -16,7 +16,9 @@ import type { Database } from './schema.js';
  * processes too — by aborting one of two transactions that could not have run one after the
  * other (40001; a deadlock victim is 40P01). Such a transaction is run again after a short random
  * pause, up to TX_ATTEMPTS times in all; `work` must therefore have no effect outside the database
- * before it returns (true of every store.tx: what follows a commit runs after it).
+ * before it returns (true of every store.tx: what follows a commit runs after it). The hot paths
+ * (a create, the publishable quota, queue claims) run READ COMMITTED instead (lockingTx) and take
+ * row locks, so one account's creates queue on its rows rather than abort one another.
  */
 export const TX_ATTEMPTS = 30;
 
@@ -25,8 +27,8 @@ const RETRYABLE = new Set(['40001', '40P01']);
 export interface PostgresEngine {
   db: Kysely<Database>;
   tx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
-  /** READ COMMITTED, for claims and lease bookkeeping (types.ts, Store.queueTx). */
-  queueTx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** READ COMMITTED, for work that decides by row locks: creates, quotas, claims (types.ts, Store.lockingTx). */
+  lockingTx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -73,5 +75,5 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         }
       }
     };
-  return { db, tx: run('serializable'), queueTx: run('read committed'), close: () => db.destroy() };
+  return { db, tx: run('serializable'), lockingTx: run('read committed'), close: () => db.destroy() };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { insertRecord, updateById } from './compiled.js';
+import { insertRecord, insertRecords, updateById } from './compiled.js';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 import type { Reminders, WorkflowLink, SignatureRequestRecord, IdentityState, SignerRecord } from '../domain/records.js';
@@ -15,8 +15,9 @@ export async function insertRequest(tx: Tx, r: SignatureRequestRecord): Promise<
   await insertRecord(tx, 'signature_requests', requestCodec, r);
 }
 
-export async function insertSigner(tx: Tx, s: SignerRecord): Promise<void> {
-  await insertRecord(tx, 'signers', signerCodec, s);
+/** A request's signers, in one statement on PostgreSQL (compiled.ts insertRecords). */
+export async function insertSigners(tx: Tx, signers: readonly SignerRecord[]): Promise<void> {
+  await insertRecords(tx, 'signers', signerCodec, signers);
 }
 
 /** A request of this account and mode; another account's or mode's id is not found. */

@@ -17,21 +17,35 @@ export interface Store {
    * the same event-loop turn share one SQLite transaction, each in its own savepoint, and settle
    * after the shared COMMIT (group commit, groupCommit.ts): a `work` that throws undoes its own
    * writes only. PostgreSQL: one SERIALIZABLE transaction per call on a pooled connection
-   * (postgres.ts), retried on a serialization failure or deadlock.
+   * (postgres.ts), retried on a serialization failure or deadlock: the safe default for code
+   * written for SQLite's one writer at a time. Hot paths that follow lockingTx's rule use that.
    * Never call store.tx from inside a `work`.
    */
   tx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   /**
-   * Run `work` in one transaction for taking and giving back queue entries (claims with
-   * `FOR UPDATE SKIP LOCKED`, outcomes and releases conditioned on the claim that holds a row).
+   * Run `work` in one transaction that decides by row locks, not by serializable isolation.
    *
-   * SQLite: store.tx. PostgreSQL: READ COMMITTED instead of SERIALIZABLE. Every statement of such
-   * work decides by the rows it locks or updates, which PostgreSQL re-reads at their newest
-   * committed version, so nothing is lost by the weaker level; and SERIALIZABLE would abort one of
-   * two claimers that merely scanned the same index range (a serialization failure and a retry per
-   * collision, for no gain). Retried on a deadlock, like store.tx. Never call it from inside a `work`.
+   * SQLite: store.tx (one writer at a time: every transaction is serial anyway). PostgreSQL: READ
+   * COMMITTED instead of SERIALIZABLE, retried on a deadlock (40P01) like store.tx. For the paths
+   * where SERIALIZABLE turned collisions on one hot row into a storm of 40001 rollbacks and retries
+   * (a create for one account: its daily counters, its balance) and for queue claims (two claimers
+   * that merely scanned the same index range would abort one another).
+   *
+   * The rule a `work` run here must follow, since nothing aborts it for what it read:
+   * - every read-then-write is either one atomic statement that decides by the row it writes
+   *   (`UPDATE … SET n = n + 1 … RETURNING`, an upsert, a guarded `UPDATE … WHERE balance >= x`, a
+   *   claim `FOR UPDATE SKIP LOCKED`, an outcome conditioned on the claim that holds a row), which
+   *   PostgreSQL evaluates on the row's newest committed version after waiting for its lock; or the
+   *   row is locked first (`SELECT … FOR UPDATE` on PostgreSQL, as accounts.ts getBalance does) and
+   *   then read at that newest version;
+   * - what it reads without a lock (a template, the webhook endpoints) is only used as of that read,
+   *   as it would be by a transaction that ran at that moment;
+   * - locks in one order: the account's rows (its balance, then its counters) before a request's.
+   * A SERIALIZABLE store.tx that later writes a row written here still fails with 40001 and is run
+   * again (first updater wins at any level), so the two kinds never lose each other's update.
+   * Never call it from inside a `work`.
    */
-  queueTx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
+  lockingTx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

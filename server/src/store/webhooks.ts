@@ -234,7 +234,7 @@ export async function nextDueByEndpoint(tx: Tx): Promise<{ endpoint_id: string; 
  * Pick up to `limit` of one endpoint's due deliveries for `claim`, oldest first (an index range scan).
  *
  * PostgreSQL (several processes): the pick is the claim, one statement that locks due rows no other
- * transaction holds (`FOR UPDATE SKIP LOCKED`) and leases them, in the caller's queueTx (READ
+ * transaction holds (`FOR UPDATE SKIP LOCKED`) and leases them, in the caller's lockingTx (READ
  * COMMITTED: two dispatchers seeking the same endpoint skip each other's rows instead of aborting).
  * SQLite (one process): a read; leasePicked then leases every pick of the claim in one UPDATE.
  */

@@ -108,7 +108,7 @@ export class WebhookDispatcher {
    * on their own). Returns how many were released.
    */
   async recover(): Promise<number> {
-    const released = await this.ctx.store.queueTx((trx) => releaseOrphanedLeases(trx, nowSeconds(this.ctx.clock)));
+    const released = await this.ctx.store.lockingTx((trx) => releaseOrphanedLeases(trx, nowSeconds(this.ctx.clock)));
     if (released > 0) this.ctx.log.info({ released }, 'webhook deliveries in flight at the last stop are due again');
     return released;
   }
@@ -176,7 +176,7 @@ export class WebhookDispatcher {
     this.unrecorded.clear();
     // Best effort: if the store still fails, the leases end on their own (or a SQLite restart releases them).
     await this.ctx.store
-      .queueTx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock), held))
+      .lockingTx((trx) => releaseLeases(trx, nowSeconds(this.ctx.clock), held))
       .catch((err: unknown) => this.ctx.log.error({ err }, 'could not release webhook leases'));
   }
 
@@ -197,8 +197,8 @@ export class WebhookDispatcher {
     let taken: DueDelivery[];
     let recorded: Set<string>;
     try {
-      // queueTx: READ COMMITTED on PostgreSQL; every write in it is decided by the rows' own claims.
-      [recorded, taken] = await this.ctx.store.queueTx(async (trx) => {
+      // lockingTx: READ COMMITTED on PostgreSQL; every write in it is decided by the rows' own claims.
+      [recorded, taken] = await this.ctx.store.lockingTx(async (trx) => {
         const written = await recordAttempts(trx, results);
         if (refresh)
           for (const r of await nextDueByEndpoint(trx))
@@ -342,7 +342,7 @@ export class WebhookDispatcher {
       const batch = this.takeResults();
       if (batch.length === 0) return;
       this.ctx.store
-        .queueTx((trx) => recordAttempts(trx, batch))
+        .lockingTx((trx) => recordAttempts(trx, batch))
         .then(
           (recorded) => this.settle(batch, recorded),
           (err: unknown) => this.resultsLost(batch, err),

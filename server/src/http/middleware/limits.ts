@@ -65,8 +65,9 @@ const DAY = 86400;
 /**
  * Publishable keys on POST /signature_requests…: 5 per hour per visitor (key + address), and a daily
  * cap per key whatever the address, with notices to the owner at 80% and at the cap. Durable counters
- * (store/counters.ts) in a store transaction: on PostgreSQL the serializable transaction keeps the
- * count exact when several processes take the same visitor or key at once.
+ * (store/counters.ts) in a store transaction. Each count is one atomic upsert that returns the new
+ * value, so on PostgreSQL a READ COMMITTED transaction (lockingTx) keeps it exact when several
+ * processes take the same visitor or key at once: the second waits for the first's row lock.
  */
 export function publishableQuota(ctx: AppContext) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
@@ -76,7 +77,7 @@ export function publishableQuota(ctx: AppContext) {
     const hourStart = now - (now % HOUR);
     const dayStart = now - (now % DAY);
     const cap = auth.key.daily_cap ?? ctx.config.TAWQI_PUBLISHABLE_DAILY_CAP;
-    const refusal = await ctx.store.tx(async (trx) => {
+    const refusal = await ctx.store.lockingTx(async (trx) => {
       const visitor = await incrementCounter(trx, `pkh:${auth.key.id}:${req.tawqi.clientIp}`, hourStart);
       if (visitor > ctx.config.TAWQI_PUBLISHABLE_HOURLY_QUOTA) {
         countRateLimited('publishable_visitor');

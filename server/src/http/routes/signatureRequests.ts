@@ -77,10 +77,18 @@ export const signatureRequestRoutes = [
       checkLiveGates(ctx, auth);
       for (const [feature, param] of featuresUsed(body)) checkFeature(ctx, auth, feature, param);
       const accessCodeHashes = await hashAccessCodes(body.signers.map((s) => s.access_code));
-      await commitWrite(ctx, req, res, async (trx) => {
-        const created = await createSignatureRequest(ctx, trx, auth, body, { accessCodeHashes });
-        return { status: 201, body: present(ctx, req, created, true) };
-      });
+      // READ COMMITTED with row locks on PostgreSQL (store/types.ts lockingTx): a create writes by
+      // atomic counter upserts, a guarded charge after locking the balance, and new rows only.
+      await commitWrite(
+        ctx,
+        req,
+        res,
+        async (trx) => {
+          const created = await createSignatureRequest(ctx, trx, auth, body, { accessCodeHashes });
+          return { status: 201, body: present(ctx, req, created, true) };
+        },
+        { locking: true },
+      );
     },
   }),
   defineRoute({
