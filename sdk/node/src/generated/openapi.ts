@@ -2810,7 +2810,7 @@ export interface operations {
           success_url?: string;
           /** @description An https URL; {signature_request} in it is replaced by the request id */
           cancel_url?: string;
-          /** @description Pin the frame messages to this allowed origin (else taken from the embedding page) */
+          /** @description Pin the session to this allowed origin: the only one that may frame it and receive its messages (else the embedding page’s origin, on first open) */
           embed_origin?: string;
         };
       };
