@@ -49,6 +49,7 @@ import {
 import { ensureSigningPage } from '../support/bundles.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
+import { NDA_FIELDS } from '../support/ndaFields.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -56,19 +57,6 @@ type Lang = 'ar' | 'en';
 
 const TEAM = ['owner@example.com', 'rana@example.com', 'karim@example.com', 'mona@example.com', 'sami@example.com'];
 const DOWNLOAD_URL = 'https://downloads.example.com/tawqi-agent';
-const NDA_FIELDS = {
-  effective_date: '2026-07-01',
-  party_a_name: 'شركة النيل للتجارة',
-  party_a_address: 'القاهرة',
-  party_b_name: 'Delta Trading LLC',
-  party_b_address: 'Giza',
-  purpose: 'تقييم شراكة',
-  term_years: '2',
-  notice_days: '30',
-  confidentiality_years: '3',
-  governing_law: 'القانون المصري',
-  jurisdiction: 'القاهرة',
-};
 /** Chromium logs a refused WebSocket connection as a console error: expected while no agent runs. */
 const WS_REFUSED = /WebSocket connection to 'ws:\/\/127\.0\.0\.1:3861\d\/' failed/;
 

@@ -17,23 +17,11 @@ import { launchBrowser, screenshot, tabTo, until, type PageWatch, type TestBrows
 import { startTestServer, type TestServer } from '../support/server.js';
 import { ensureSigningPage } from '../support/bundles.js';
 import { pngDataUrl } from '../support/signing.js';
+import { NDA_FIELDS } from '../support/ndaFields.js';
 
 const OWNER = 'owner@example.com';
 const SECOND = 'second@example.com';
 const ORIGIN = { ip: '198.51.100.7', user_agent: 'VerifyPageTest/1.0' };
-const NDA_FIELDS = {
-  effective_date: '2026-07-01',
-  party_a_name: 'شركة النيل للتجارة',
-  party_a_address: 'القاهرة',
-  party_b_name: 'Delta Trading LLC',
-  party_b_address: 'Giza',
-  purpose: 'تقييم شراكة',
-  term_years: '2',
-  notice_days: '30',
-  confidentiality_years: '3',
-  governing_law: 'القانون المصري',
-  jurisdiction: 'القاهرة',
-};
 
 const L = {
   ar: {

@@ -33,22 +33,10 @@ import {
 } from '../support/qesSoftSigner.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
 import { lastOtp, PageClient, pngDataUrl } from '../support/signing.js';
+import { NDA_FIELDS } from '../support/ndaFields.js';
 
 const execFileAsync = promisify(execFile);
 const TEAM = ['owner@example.com', 'rana@example.com', 'karim@example.com', 'mona@example.com'];
-const NDA_FIELDS = {
-  effective_date: '2026-07-01',
-  party_a_name: 'شركة النيل للتجارة',
-  party_a_address: 'القاهرة',
-  party_b_name: 'Delta Trading LLC',
-  party_b_address: 'Giza',
-  purpose: 'تقييم شراكة',
-  term_years: '2',
-  notice_days: '30',
-  confidentiality_years: '3',
-  governing_law: 'القانون المصري',
-  jurisdiction: 'القاهرة',
-};
 
 /** PageClient answers as a CallResult, for assertError. */
 const asCall = (r: { status: number; body: unknown; headers: Headers }): CallResult =>
