@@ -218,8 +218,8 @@ describe('tawqi listen and tawqi trigger', () => {
     assert.deepEqual(printed, [
       'signature_request.sent',
       'signer.sent',
-      'signer.viewed',
       'signature_request.viewed',
+      'signer.viewed',
       'signer.otp_verified',
       'signer.signed',
       'signature_request.completed',
