@@ -127,6 +127,16 @@ describe('test helpers', () => {
     assert.deepEqual((await events(declined.id)).map((e) => e.type).slice(-2), ['signer.otp_verified', 'signer.identity_declined']);
     assertError(await helper(declined.signers[0]!.id, 'sign'), 'invalid_state');
 
+    const plain = await create(a.keys.secret_test);
+    const notRequired = await helper(plain.signers[0]!.id, 'identity', { body: { decision: 'approve' } });
+    assertError(notRequired, 'invalid_state');
+    assert.equal(notRequired.body.error.reason, 'identity_not_required');
+    assert.deepEqual(
+      (await events(plain.id)).map((e) => e.type),
+      ['signature_request.sent', 'signer.sent'],
+      'refused before the code step',
+    );
+
     const approved = await create(a.keys.secret_test, 1, { require_identity: true });
     const ok = await helper(approved.signers[0]!.id, 'sign');
     assert.equal(ok.status, 200, ok.text);

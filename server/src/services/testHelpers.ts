@@ -51,6 +51,9 @@ async function helperPage(trx: Db, actor: Actor, signerId: string, now: number):
   return { session, signingSession: null, signer: signers.find((s) => s.id === signer.id)!, request, signers, account };
 }
 
+/** The identity statuses at which the page offers the verification (pageStep's `identity` step). */
+const IDENTITY_DUE: readonly string[] = ['required', 'resubmission_requested'];
+
 const refuse = (step: string): ApiError => new ApiError('invalid_state', 'id', { reason: step });
 
 /** The request as it stands at the end of the caller's transaction (the helpers' answer). */
@@ -85,6 +88,9 @@ async function passOtpIfDue(ctx: ServiceContext, actor: Actor, signerId: string,
  * transaction.
  */
 export async function prepareIdentity(ctx: ServiceContext, actor: Actor, signerId: string, origin: ActionOrigin): Promise<void> {
+  // Refused before the code step changes anything: a signer without identity to verify never gets there.
+  const p = await helperPage(ctx.store.db, actor, signerId, nowSeconds(ctx.clock));
+  if (pageStep(p) === 'otp' && !IDENTITY_DUE.includes(p.signer.identity.status)) throw refuse('identity_not_required');
   await passOtpIfDue(ctx, actor, signerId, origin);
   const step = await stepOf(ctx, actor, signerId);
   if (step !== 'identity' && step !== 'identity_declined') throw refuse(step);
