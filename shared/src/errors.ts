@@ -147,6 +147,13 @@ export const ERRORS = {
   ),
   plan_feature_unavailable: def(403, 'permission_error', 'هذه الميزة غير متاحة في باقتك.', 'This feature is not available on your plan.'),
   forbidden: def(403, 'permission_error', 'هذا المفتاح لا يملك صلاحية هذه العملية.', 'This key is not allowed to perform this operation.'),
+  // ours: the test helpers (POST /test_helpers/…) act for a test signer; a live key may not use them
+  test_mode_only: def(
+    403,
+    'permission_error',
+    'أدوات الاختبار تعمل بمفتاح اختبار سري فقط (sk_test_…)؛ لا تمس الوضع الحي.',
+    'Test helpers work with a secret test key only (sk_test_…); they never touch live mode.',
+  ),
   ip_not_allowed: def(403, 'permission_error', 'عنوان IP هذا غير مسموح لهذا المفتاح.', 'This IP address is not allowed for this key.'),
   access_code_locked: def(
     403,

@@ -21,7 +21,6 @@ import { NOT_TRIGGERABLE, SCENARIOS } from '../../server/src/cli/remote/scenario
 import { signPayload } from '../../server/src/webhooks/signing.js';
 import { CliProcess, runCli } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { lastOtp } from '../support/signing.js';
 import { waitFor } from '../support/waitFor.js';
 
 interface Received {
@@ -206,33 +205,42 @@ describe('tawqi listen and tawqi trigger', () => {
     assert.match(bad.stderr, /Unknown event type signer\.nope/);
   });
 
-  test('trigger signature_request.completed: the signer’s code is asked for, then the request is signed and completes', async () => {
+  test('trigger signature_request.completed runs unattended (test helpers): the request is signed and completes; listen forwards every event', async () => {
     const run = new CliProcess(env(), ['trigger', 'signature_request.completed', '--email', OWNER]);
-    const prompt = await run.line(/Enter the one-time code sent to \S+ for (sgr_\w+): $/, 'stderr');
-    run.child.stdin!.end(`${await lastOtp(s, prompt[1]!)}\n`);
+    run.child.stdin!.end(); // nothing is read from the terminal: no prompt waits on it
     assert.equal((await run.exited).code, 0, run.lines('stderr').join('\n'));
+    assert.deepEqual(run.lines('stderr'), [], 'no prompt');
     const sr = /Triggered signature_request\.completed: .*\((sr_\w+)\)/.exec(run.lines().join('\n'))![1]!;
-    assert.ok(run.lines().some((l) => l.trim().startsWith('signer.signed [evt_')));
+    const printed = run
+      .lines()
+      .map((l) => /^\s+([\w.]+) \[evt_/.exec(l)?.[1])
+      .filter(Boolean);
+    assert.deepEqual(printed, [
+      'signature_request.sent',
+      'signer.sent',
+      'signature_request.viewed',
+      'signer.viewed',
+      'signer.otp_verified',
+      'signer.signed',
+      'signature_request.completed',
+    ]);
+    for (const type of printed) assert.ok(verifies(await rx.of(type!, sr), secret), `${type} forwarded and signed`);
     const r = await rx.of('signature_request.completed', sr);
-    assert.ok(verifies(r, secret));
     assert.equal(r.event.data.object.status, 'completed');
-    await rx.of('signer.otp_verified', sr);
-    await rx.of('signature_request.viewed', sr);
   });
 
-  test('trigger signer.declined goes through the signer’s page; signer.identity_verified through the test-mode simulation', async () => {
+  test('trigger signer.declined goes through the signer’s page; signer.identity_verified and declined through the simulation, unattended', async () => {
     const declined = await trigger('signer.declined');
     assert.ok(declined.events.some((e) => e.type === 'signature_request.declined'));
     await rx.of('signer.declined', declined.signature_request);
 
-    const run = new CliProcess(env(), ['trigger', 'signer.identity_verified', '--email', OWNER]);
-    const prompt = await run.line(/for (sgr_\w+): $/, 'stderr');
-    run.child.stdin!.end(`${await lastOtp(s, prompt[1]!)}\n`);
-    assert.equal((await run.exited).code, 0, run.lines('stderr').join('\n'));
-    assert.ok(
-      run.lines().some((l) => l.trim().startsWith('signer.identity_verified [evt_')),
-      run.lines().join('\n'),
-    );
+    const verified = await trigger('signer.identity_verified');
+    assert.deepEqual(verified.events.map((e) => e.type).slice(-2), ['signer.otp_verified', 'signer.identity_verified']);
+    await rx.of('signer.identity_verified', verified.signature_request);
+    const refused = await trigger('signer.identity_declined');
+    assert.equal(refused.events.at(-1)!.type, 'signer.identity_declined');
+    const partial = await trigger('signature_request.partially_signed');
+    assert.equal(partial.events.at(-1)!.type, 'signature_request.partially_signed');
   });
 
   test('following: an event committed after a later one is still forwarded; each event once, oldest first, across pages', async () => {

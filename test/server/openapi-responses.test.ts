@@ -119,6 +119,18 @@ describe('every operation answers as the OpenAPI document says', () => {
     await ok(200, 'DELETE', `/webhook_endpoints/${endpoint.id}`);
   });
 
+  test('test helpers: the code, the identity simulation and the signature of a test signer', async () => {
+    const body = request({}, 1);
+    const sr = await ok(201, 'POST', '/signature_requests', {
+      body: { ...body, signers: [{ ...body.signers[0], require_identity: true }] },
+    });
+    const signerId = sr.signers[0].id;
+    await ok(200, 'POST', `/test_helpers/signers/${signerId}/verify_otp`);
+    await ok(200, 'POST', `/test_helpers/signers/${signerId}/identity`, { body: { decision: 'approve' } });
+    const done = await ok(200, 'POST', `/test_helpers/signers/${signerId}/sign`);
+    assert.equal(done.status, 'completed');
+  });
+
   test('documents of a completed live request: download, PDF, HTML, certificate, evidence; public verification', async () => {
     const sr = await ok(201, 'POST', '/signature_requests', { key: live, body: request({}, 2) });
     for (const signer of sr.signers) {

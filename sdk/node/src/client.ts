@@ -9,6 +9,7 @@ import {
   SignatureRequestsResource,
   SignersResource,
   TemplatesResource,
+  TestHelpers,
   UsageResource,
   VerificationsResource,
   WebhookEndpointsResource,
@@ -39,6 +40,8 @@ export class Tawqi {
   readonly webhookEndpoints: WebhookEndpointsResource;
   readonly flows: FlowsResource;
   readonly sessions: SessionsResource;
+  /** Test mode only: act as a test signer (POST /test_helpers/…). */
+  readonly testHelpers: TestHelpers;
 
   constructor(apiKey: string | undefined, options: TawqiOptions = {}) {
     const http = new HttpClient(apiKey ?? '', options);
@@ -54,5 +57,6 @@ export class Tawqi {
     this.webhookEndpoints = new WebhookEndpointsResource(http);
     this.flows = new FlowsResource(http);
     this.sessions = new SessionsResource(http);
+    this.testHelpers = new TestHelpers(http);
   }
 }

@@ -45,4 +45,7 @@ export const CLIENT_METHODS = {
   postSessions: 'sessions.create',
   getSessions: 'sessions.list',
   getSessionsId: 'sessions.retrieve',
+  postTestHelpersSignersIdVerifyOtp: 'testHelpers.signers.verifyOtp',
+  postTestHelpersSignersIdIdentity: 'testHelpers.signers.decideIdentity',
+  postTestHelpersSignersIdSign: 'testHelpers.signers.sign',
 } as const satisfies Record<OperationId, `${string}.${string}`>;

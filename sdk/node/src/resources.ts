@@ -128,3 +128,25 @@ export class SessionsResource extends Resource {
   retrieve = (id: string) => this.call('getSessionsId', { path: { id } });
   list = (params: ListQuery<'getSessions'> = {}) => this.paginate('getSessions', params);
 }
+
+/**
+ * Test mode only (a secret test key): act as a test signer without the code sent to their inbox,
+ * Stripe's test helpers for Tawqi. Each returns the signature request after the step.
+ */
+export class TestHelperSignersResource extends Resource {
+  /** The signer opens the page and enters the right one-time code (signer.viewed, signer.otp_verified). */
+  verifyOtp = (id: string, options?: RequestOptions) => this.call('postTestHelpersSignersIdVerifyOtp', { path: { id } }, options);
+  /** The code step if due, then the identity simulation's decision (signer.identity_verified or signer.identity_declined). */
+  decideIdentity = (id: string, params: BodyOf<'postTestHelpersSignersIdIdentity'>, options?: RequestOptions) =>
+    this.call('postTestHelpersSignersIdIdentity', { path: { id }, body: params }, options);
+  /** Every step still due, then a drawn signature (signer.signed, and the request's completion and seal when last). */
+  sign = (id: string, options?: RequestOptions) => this.call('postTestHelpersSignersIdSign', { path: { id } }, options);
+}
+
+/** `tawqi.testHelpers.signers.sign(id)`: the test helpers, grouped by the object they act on. */
+export class TestHelpers {
+  readonly signers: TestHelperSignersResource;
+  constructor(http: HttpClient) {
+    this.signers = new TestHelperSignersResource(http);
+  }
+}

@@ -27,6 +27,7 @@ import { webhookEndpointRoutes } from './routes/webhookEndpoints.js';
 import { workflowRoutes } from './routes/workflows.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { bulkRoutes } from './routes/bulk.js';
+import { testHelperRoutes } from './routes/testHelpers.js';
 import { pkiRouter } from './pkiRouter.js';
 import { healthEndpoints, Lifecycle, metricsEndpoint, trackRequests } from './operations.js';
 
@@ -44,6 +45,7 @@ export const API_ROUTES: readonly AnyRoute[] = [
   ...workflowRoutes,
   ...sessionRoutes,
   ...bulkRoutes,
+  ...testHelperRoutes,
 ];
 const API_PREFIXES = ['/api/v1', '/en/api/v1'];
 

@@ -423,20 +423,29 @@ export async function simulateIdentityDecision(
   decision: 'approve' | 'decline',
   opts: { documentName?: string } = {},
 ): Promise<ResultApplied> {
-  const result = await ctx.store.tx(async (trx) => {
-    const v = verificationOrSignerId.startsWith('sgr_')
-      ? await latestVerificationOf(trx, verificationOrSignerId)
-      : await getVerification(trx, verificationOrSignerId);
-    if (!v) throw new ApiError('not_found', 'verification');
-    if (v.livemode || v.provider !== SIMULATION_PROVIDER) throw refusal('not_simulation', 'verification');
-    if (v.status === 'approved' || v.status === 'declined') throw refusal('already_decided', 'verification');
-    if (decision === 'decline') return applyIdentityResult(ctx, trx, v, { status: 'declined' });
-    const signer = (await getSigner(trx, v.signer_id))!;
-    const name = opts.documentName?.trim() || signer.name;
-    return applyIdentityResult(ctx, trx, v, { status: 'approved', document: { name: name.slice(0, 300), ...SIMULATED_DOCUMENT } });
-  });
+  const result = await ctx.store.tx((trx) => decideSimulation(ctx, trx, verificationOrSignerId, decision, opts));
   ctx.afterCommit();
   return result;
+}
+
+/** simulateIdentityDecision in the caller's transaction (the test helper stores its answer with it). */
+export async function decideSimulation(
+  ctx: ServiceContext,
+  trx: Db,
+  verificationOrSignerId: string,
+  decision: 'approve' | 'decline',
+  opts: { documentName?: string } = {},
+): Promise<ResultApplied> {
+  const v = verificationOrSignerId.startsWith('sgr_')
+    ? await latestVerificationOf(trx, verificationOrSignerId)
+    : await getVerification(trx, verificationOrSignerId);
+  if (!v) throw new ApiError('not_found', 'verification');
+  if (v.livemode || v.provider !== SIMULATION_PROVIDER) throw refusal('not_simulation', 'verification');
+  if (v.status === 'approved' || v.status === 'declined') throw refusal('already_decided', 'verification');
+  if (decision === 'decline') return applyIdentityResult(ctx, trx, v, { status: 'declined' });
+  const signer = (await getSigner(trx, v.signer_id))!;
+  const name = opts.documentName?.trim() || signer.name;
+  return applyIdentityResult(ctx, trx, v, { status: 'approved', document: { name: name.slice(0, 300), ...SIMULATED_DOCUMENT } });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -321,16 +321,22 @@ export async function verifyOtp(ctx: ServiceContext, p: PageContext, code: strin
   const attempts = await takeAttempt(ctx.store.db, s.id, 'otp_attempts', OTP_MAX_ATTEMPTS);
   if (attempts === null) throw new ApiError('otp_locked', 'code');
   if (/^\d{6}$/.test(code) && (await verifyCodeAsync(code, otpHash))) {
-    await ctx.store.tx(async (trx) => {
-      await updateSigner(trx, s.id, { otp_hash: null, otp_expires_at: null, otp_attempts: 0 });
-      // A page that skipped /view still records the first view before the code (spec 3.1 viewed row).
-      if (s.viewed_at === null) await applySignerMove(ctx, trx, s.id, 'view', origin);
-      await applySignerMove(ctx, trx, s.id, 'otp_verified', origin);
-    });
+    await ctx.store.tx((trx) => passOtp(ctx, trx, s, origin));
     return;
   }
   if (attempts >= OTP_MAX_ATTEMPTS) throw new ApiError('otp_locked', 'code');
   throw new ApiError('otp_invalid', 'code', { attempts_left: OTP_MAX_ATTEMPTS - attempts });
+}
+
+/**
+ * The right code's effect, in the caller's transaction: the code is used up, the first view is
+ * recorded if the page skipped /view (spec 3.1 viewed row), and the signer moves to otp_verified.
+ * The test helpers (POST /test_helpers/signers/{id}/…) run exactly this for a test signer.
+ */
+export async function passOtp(ctx: ServiceContext, trx: Db, s: SignerRecord, origin: ActionOrigin): Promise<void> {
+  await updateSigner(trx, s.id, { otp_hash: null, otp_expires_at: null, otp_attempts: 0 });
+  if (s.viewed_at === null) await applySignerMove(ctx, trx, s.id, 'view', origin);
+  await applySignerMove(ctx, trx, s.id, 'otp_verified', origin);
 }
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

@@ -550,6 +550,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/test_helpers/signers/{id}/verify_otp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Test mode: the signer opens the page and enters the right one-time code (signer.viewed, signer.otp_verified), as the signer page does */
+    post: operations['postTestHelpersSignersIdVerifyOtp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/test_helpers/signers/{id}/identity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Test mode: the signer passes the code step if due, then approves or declines identity verification in the simulation (signer.identity_verified or signer.identity_declined) */
+    post: operations['postTestHelpersSignersIdIdentity'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/test_helpers/signers/{id}/sign': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Test mode: the signer passes the code step and an identity check if due (approved), then signs with a drawn signature (signer.signed, then partially_signed or completed and sealing), as the signer page does */
+    post: operations['postTestHelpersSignersIdSign'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5371,6 +5422,391 @@ export interface operations {
         };
       };
       /** @description Error: too_many_requests, daily_cap_reached, test_daily_limit, test_email_limit */
+      429: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: internal_error */
+      500: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postTestHelpersSignersIdVerifyOtp: {
+    parameters: {
+      query?: {
+        /** @description Language of error messages; wins over Accept-Language and the path prefix. */
+        lang?: components['parameters']['Lang'];
+      };
+      header?: {
+        /** @description The API version (spec part 9). Absent: the account's pinned version, else 2026-07-01. The response's Svc-Version says which one answered; an unknown version is 400 invalid_version. */
+        'Svc-Version'?: components['parameters']['SvcVersion'];
+        /** @description Language of error messages: English when it starts with en; Arabic otherwise (the default). */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /** @description Makes the POST safe to retry (spec part 8): within 24 hours the same key on the same path returns the saved response with Idempotent-Replayed: true, and nothing is created or charged twice. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Svc-Version': components['headers']['Svc-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignatureRequest'];
+        };
+      };
+      /** @description Error: invalid_version, invalid_json, invalid_request, idempotency_key_invalid */
+      400: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: api_key_missing, invalid_api_key */
+      401: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: https_required, forbidden, ip_not_allowed, test_mode_only */
+      403: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: not_found */
+      404: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: idempotency_in_progress, idempotency_key_reused, invalid_state */
+      409: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: request_too_large */
+      413: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: unsupported_media_type */
+      415: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: too_many_requests */
+      429: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: internal_error */
+      500: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postTestHelpersSignersIdIdentity: {
+    parameters: {
+      query?: {
+        /** @description Language of error messages; wins over Accept-Language and the path prefix. */
+        lang?: components['parameters']['Lang'];
+      };
+      header?: {
+        /** @description The API version (spec part 9). Absent: the account's pinned version, else 2026-07-01. The response's Svc-Version says which one answered; an unknown version is 400 invalid_version. */
+        'Svc-Version'?: components['parameters']['SvcVersion'];
+        /** @description Language of error messages: English when it starts with en; Arabic otherwise (the default). */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /** @description Makes the POST safe to retry (spec part 8): within 24 hours the same key on the same path returns the saved response with Idempotent-Replayed: true, and nothing is created or charged twice. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          decision: 'approve' | 'decline';
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Svc-Version': components['headers']['Svc-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignatureRequest'];
+        };
+      };
+      /** @description Error: invalid_version, invalid_json, invalid_request, idempotency_key_invalid, parameter_invalid, parameter_missing, parameter_unknown */
+      400: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: api_key_missing, invalid_api_key */
+      401: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: https_required, forbidden, ip_not_allowed, test_mode_only */
+      403: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: not_found */
+      404: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: idempotency_in_progress, idempotency_key_reused, invalid_state */
+      409: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: request_too_large */
+      413: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: unsupported_media_type */
+      415: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: too_many_requests */
+      429: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: internal_error */
+      500: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postTestHelpersSignersIdSign: {
+    parameters: {
+      query?: {
+        /** @description Language of error messages; wins over Accept-Language and the path prefix. */
+        lang?: components['parameters']['Lang'];
+      };
+      header?: {
+        /** @description The API version (spec part 9). Absent: the account's pinned version, else 2026-07-01. The response's Svc-Version says which one answered; an unknown version is 400 invalid_version. */
+        'Svc-Version'?: components['parameters']['SvcVersion'];
+        /** @description Language of error messages: English when it starts with en; Arabic otherwise (the default). */
+        'Accept-Language'?: components['parameters']['AcceptLanguage'];
+        /** @description Makes the POST safe to retry (spec part 8): within 24 hours the same key on the same path returns the saved response with Idempotent-Replayed: true, and nothing is created or charged twice. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Svc-Version': components['headers']['Svc-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignatureRequest'];
+        };
+      };
+      /** @description Error: invalid_version, invalid_json, invalid_request, idempotency_key_invalid */
+      400: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: api_key_missing, invalid_api_key */
+      401: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: https_required, forbidden, ip_not_allowed, test_mode_only */
+      403: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: not_found */
+      404: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: idempotency_in_progress, idempotency_key_reused, invalid_state */
+      409: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: request_too_large */
+      413: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: unsupported_media_type */
+      415: {
+        headers: {
+          'Svc-Request-Id': components['headers']['Svc-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Error: too_many_requests */
       429: {
         headers: {
           'Svc-Request-Id': components['headers']['Svc-Request-Id'];

@@ -268,6 +268,30 @@ export const OPERATIONS = {
     contentType: 'application/json',
     summary: 'Send one contract to many recipients: one signature request each (secret key; Enterprise in live mode)',
   },
+  postTestHelpersSignersIdVerifyOtp: {
+    method: 'POST',
+    path: '/test_helpers/signers/{id}/verify_otp',
+    status: 200,
+    contentType: 'application/json',
+    summary:
+      'Test mode: the signer opens the page and enters the right one-time code (signer.viewed, signer.otp_verified), as the signer page does',
+  },
+  postTestHelpersSignersIdIdentity: {
+    method: 'POST',
+    path: '/test_helpers/signers/{id}/identity',
+    status: 200,
+    contentType: 'application/json',
+    summary:
+      'Test mode: the signer passes the code step if due, then approves or declines identity verification in the simulation (signer.identity_verified or signer.identity_declined)',
+  },
+  postTestHelpersSignersIdSign: {
+    method: 'POST',
+    path: '/test_helpers/signers/{id}/sign',
+    status: 200,
+    contentType: 'application/json',
+    summary:
+      'Test mode: the signer passes the code step and an identity check if due (approved), then signs with a drawn signature (signer.signed, then partially_signed or completed and sealing), as the signer page does',
+  },
 } as const satisfies Record<string, OperationInfo>;
 
 export type OperationId = keyof typeof OPERATIONS;

@@ -1,22 +1,18 @@
 /**
- * What `tawqi trigger` does for each event type: test-mode objects made through the public API and
- * the signer's page (signing-page/API.md), as an integrator's code and a signer would make them.
- *
- * The signer's one-time code goes to the signer's email (in test mode the account's own address or
- * a team member's), so the types that need it ask for the code; nothing on the API reveals it.
+ * What `tawqi trigger` does for each event type: test-mode objects made through the public API, as
+ * an integrator's code would make them; the signer's page (signing-page/API.md) for opening and
+ * declining; and the test helpers (POST /test_helpers/signers/{id}/…) for the steps behind the
+ * one-time code sent to the signer's inbox, which run the page's own functions on the server — so
+ * every type runs unattended and emits exactly the events a real signer would.
  */
 import { RemoteError, SignerPage, type ApiClient } from './client.js';
 
-/** A one-pixel PNG: the drawn signature of a triggered signing. */
-const SIGNATURE_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==';
 const TEMPLATE_TITLE = 'tawqi trigger';
 
 export interface Fixture {
   api: ApiClient;
   /** The signers' email: the account's own or a team member's (test mode, spec part 5). */
   email: string;
-  /** Ask the person for the code sent to `destination` for signer `signerId`. */
-  askCode(signerId: string, destination: string | null): Promise<string>;
 }
 
 interface Signer {
@@ -27,10 +23,6 @@ interface Request {
   id: string;
   status: string;
   signers: Signer[];
-}
-interface PageState {
-  step: string;
-  otp: { destination: string | null };
 }
 
 /** The account's trigger template (made once, found by its title afterwards). */
@@ -86,40 +78,30 @@ async function viewed(r: Request, index = 0): Promise<SignerPage> {
   return page;
 }
 
-/** View, then the one-time code: sent by the server, typed by the person who received it. */
-async function verified(f: Fixture, r: Request, index = 0): Promise<SignerPage> {
-  const page = await viewed(r, index);
-  const state = (await page.call<PageState>('POST', '/otp/send')).body;
-  const code = await f.askCode(r.signers[index]!.id, state.otp.destination);
-  await page.call('POST', '/otp/verify', { code });
-  return page;
-}
-
-async function signed(f: Fixture, r: Request, index = 0): Promise<void> {
-  const page = await verified(f, r, index);
-  await page.call('POST', '/sign', { signature: SIGNATURE_PNG, consent: true });
+/** A test helper acting as the request's first signer (`action`: verify_otp, identity or sign). */
+async function helper(f: Fixture, r: Request, action: string, body?: object): Promise<Request> {
+  const signer = r.signers[0]!.id;
+  return (await f.api.post<Request>(`/test_helpers/signers/${signer}/${action}`, body)).body;
 }
 
 async function identity(f: Fixture, decision: 'approve' | 'decline'): Promise<Request> {
   const r = await createRequest(f, { requireIdentity: true });
-  const page = await verified(f, r);
-  await page.call('POST', '/identity/simulate', { decision });
-  return r;
+  return helper(f, r, 'identity', { decision });
 }
 
 export interface Scenario {
   /** What the trigger makes, shown by --list. */
   does: string;
-  /** Whether it asks for the signer's one-time code. */
-  needsCode: boolean;
+  /** Whether it uses the test helpers (the steps behind the signer's one-time code). */
+  helpers: boolean;
   run(f: Fixture): Promise<Request>;
 }
 
-const created: Scenario = { does: 'a draft request', needsCode: false, run: (f) => createRequest(f, { send: false }) };
-const sent: Scenario = { does: 'a request, sent', needsCode: false, run: (f) => createRequest(f) };
+const created: Scenario = { does: 'a draft request', helpers: false, run: (f) => createRequest(f, { send: false }) };
+const sent: Scenario = { does: 'a request, sent', helpers: false, run: (f) => createRequest(f) };
 const view: Scenario = {
   does: 'a request whose signer opens the page',
-  needsCode: false,
+  helpers: false,
   run: async (f) => {
     const r = await createRequest(f);
     await viewed(r);
@@ -128,7 +110,7 @@ const view: Scenario = {
 };
 const decline: Scenario = {
   does: 'a request whose signer declines',
-  needsCode: false,
+  helpers: false,
   run: async (f) => {
     const r = await createRequest(f);
     const page = await viewed(r);
@@ -138,7 +120,7 @@ const decline: Scenario = {
 };
 const cancel: Scenario = {
   does: 'a request, sent then canceled',
-  needsCode: false,
+  helpers: false,
   run: async (f) => {
     const r = await createRequest(f);
     await f.api.post(`/signature_requests/${r.id}/cancel`);
@@ -147,29 +129,26 @@ const cancel: Scenario = {
 };
 const otp: Scenario = {
   does: 'a request whose signer enters the code',
-  needsCode: true,
+  helpers: true,
   run: async (f) => {
     const r = await createRequest(f);
-    await verified(f, r);
-    return r;
+    return helper(f, r, 'verify_otp');
   },
 };
 const complete: Scenario = {
   does: 'a one-signer request, signed',
-  needsCode: true,
+  helpers: true,
   run: async (f) => {
     const r = await createRequest(f);
-    await signed(f, r);
-    return r;
+    return helper(f, r, 'sign');
   },
 };
 const partial: Scenario = {
   does: 'a two-signer request, signed by the first',
-  needsCode: true,
+  helpers: true,
   run: async (f) => {
     const r = await createRequest(f, { signers: 2 });
-    await signed(f, r);
-    return r;
+    return helper(f, r, 'sign');
   },
 };
 
@@ -188,12 +167,12 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   'signature_request.partially_signed': partial,
   'signer.identity_verified': {
     does: 'a request with identity, approved in the simulation',
-    needsCode: true,
+    helpers: true,
     run: (f) => identity(f, 'approve'),
   },
   'signer.identity_declined': {
     does: 'a request with identity, declined in the simulation',
-    needsCode: true,
+    helpers: true,
     run: (f) => identity(f, 'decline'),
   },
 };

@@ -1,8 +1,7 @@
 /**
  * `tawqi trigger <event type>`: make the test-mode objects that emit that event (scenarios.ts), like
- * `stripe trigger`. Test keys only: a live key is refused before anything is sent with it.
+ * `stripe trigger`, unattended. Test keys only: a live key is refused before anything is sent with it.
  */
-import { createInterface } from 'node:readline/promises';
 import { Option, type Command } from 'commander';
 import { command, emit, parseEmail, run, type JsonFlag } from '../kit.js';
 import type { ApiClient } from './client.js';
@@ -15,28 +14,14 @@ interface TriggerFlags extends RemoteFlags, JsonFlag {
 }
 
 function printList(flags: TriggerFlags): void {
-  const supported = Object.entries(SCENARIOS).map(([type, s]) => ({ type, does: s.does, asks_for_code: s.needsCode }));
+  const supported = Object.entries(SCENARIOS).map(([type, s]) => ({ type, does: s.does, test_helpers: s.helpers }));
   const other = Object.entries(NOT_TRIGGERABLE).map(([type, why]) => ({ type, why }));
   emit(flags, { supported, not_supported: other }, () => [
     'Event types tawqi trigger can make (test mode):',
-    ...supported.map((s) => `  ${s.type.padEnd(36)} ${s.does}${s.asks_for_code ? ' (asks for the signer’s code)' : ''}`),
+    ...supported.map((s) => `  ${s.type.padEnd(36)} ${s.does}${s.test_helpers ? ' (test helpers)' : ''}`),
     'Not in test mode:',
     ...other.map((o) => `  ${o.type.padEnd(36)} ${o.why}`),
   ]);
-}
-
-/** Ask on the terminal (or read the next line of piped input) for the code the signer received. */
-async function askCode(signerId: string, destination: string | null): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY === true });
-  try {
-    const lines = rl[Symbol.asyncIterator]();
-    process.stderr.write(`Enter the one-time code sent to ${destination ?? 'the signer'} for ${signerId}: `);
-    const next = await lines.next();
-    if (next.done) throw new Error('No code given (the input ended).');
-    return String(next.value).trim();
-  } finally {
-    rl.close();
-  }
 }
 
 /** The event types the request has produced so far, oldest first. */
@@ -59,7 +44,7 @@ async function trigger(type: string | undefined, flags: TriggerFlags): Promise<v
   if (!flags.email) throw new Error('Give --email: the account’s own address or a team member’s (test-mode signers must be one).');
   const { api, info } = await connect(flags);
   if (info.livemode) throw new Error('tawqi trigger makes test objects only: use a test key (sk_test_…).');
-  const fixture: Fixture = { api, email: flags.email, askCode };
+  const fixture: Fixture = { api, email: flags.email };
   const request = await scenario.run(fixture);
   const events = await eventsOf(api, request.id);
   emit(flags, { type, signature_request: request.id, events }, () => [
