@@ -51,6 +51,9 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 import { NDA_FIELDS } from '../support/ndaFields.js';
 
+/** How long the page may take to show that a token signature went through (see its use). */
+const SIGNED_WAIT_MS = 60_000;
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
 type Lang = 'ar' | 'en';
@@ -387,7 +390,9 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
       assert.match(await panel(page).innerText(), /Issued by Tawqi Test Issuing CA/);
       await screenshot(page, 'qes-choose-certificate-en');
       await page.getByRole('button', { name: L.en.sign, exact: true }).click();
-      await page.getByRole('heading', { name: L.en.signed }).waitFor();
+      // The first token signature of the run (CMS checked, chain and OCSP built, one transaction) can take
+      // longer than the page default on a loaded machine: a generous bound, not a timing assertion.
+      await page.getByRole('heading', { name: L.en.signed }).waitFor({ timeout: SIGNED_WAIT_MS });
       assert.equal(agent.signRequests.length, 1);
       assert.equal(agent.signRequests[0]!.ticket.request_id, req.id);
       assert.equal(agent.signRequests[0]!.ticket.iss, origin);
@@ -461,7 +466,7 @@ describe('qes signing page in Chromium, with a stand-in agent', { timeout: 180_0
       agent.behaviour = { kind: 'sign' };
       await page.getByRole('radio', { name: /Rana Token RSA/ }).check();
       await page.getByRole('button', { name: L.ar.sign, exact: true }).click();
-      await page.getByRole('heading', { name: L.ar.signed }).waitFor();
+      await page.getByRole('heading', { name: L.ar.signed }).waitFor({ timeout: SIGNED_WAIT_MS });
       await screenshot(page, 'qes-signed-ar');
     } finally {
       await agent.close();
