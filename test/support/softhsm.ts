@@ -125,31 +125,34 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
   const p11 = (...args: string[]) =>
     run('pkcs11-tool', ['--module', SOFTHSM_MODULE, '--token-label', TEST_TOKEN_LABEL, '--login', '--pin', TEST_PIN, ...args], env, pki);
   const ssl = (...args: string[]) => run('openssl', args, env, pki);
+  /** A self-signed P-256 root CA: `<name>.key` and `<name>.pem` in the PKI folder. */
+  const selfSignedRoot = (name: string, subject: string) =>
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-subj',
+      subject,
+      '-days',
+      '3650',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
 
   run('softhsm2-util', ['--init-token', '--free', '--label', TEST_TOKEN_LABEL, '--pin', TEST_PIN, '--so-pin', TEST_SO_PIN], env, dir);
 
   // The test PKI: root (file only) → issuing CA (also on the token).
-  ssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    'root.key',
-    '-out',
-    'root.pem',
-    '-subj',
-    '/CN=Tawqi Test Root CA/O=Tawqi Tests',
-    '-days',
-    '3650',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  );
+  selfSignedRoot('root', '/CN=Tawqi Test Root CA/O=Tawqi Tests');
   ssl(
     'req',
     '-new',
@@ -308,27 +311,7 @@ export function createSoftHsm(options: SoftHsmOptions = {}, setProcessEnv = true
 
   importCert('issuingCa', 'c0', 'Tawqi Test Issuing CA', 'int.pem');
   if (options.strangerCa) {
-    ssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      'stranger.key',
-      '-out',
-      'stranger.pem',
-      '-subj',
-      '/CN=Stranger Root CA/O=Elsewhere',
-      '-days',
-      '3650',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    );
+    selfSignedRoot('stranger', '/CN=Stranger Root CA/O=Elsewhere');
     onTokenKey('stranger', '06', 'EC:prime256v1', 'Test Signer Stranger CA', 'digitalSignature,nonRepudiation', {
       pem: 'stranger.pem',
       key: 'stranger.key',
