@@ -3,6 +3,7 @@ import express, { type Request, type Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { verificationPageFor } from '../services/verification.js';
 import type { AppContext } from './context.js';
+import { setPageHeaders } from './pageHeaders.js';
 import { DEFAULT_BRANDING, notFoundMain, page, verificationMain, type VerifyBranding } from './verify/html.js';
 import { VERIFY_TEXT } from './verify/text.js';
 
@@ -34,13 +35,11 @@ export function verifyPageRouter(ctx: AppContext): express.Router {
     const lang = pageLanguage(req);
     const found = await verificationPageFor(ctx, ctx.store.db, String(req.params.reference));
     const nonce = randomBytes(16).toString('base64');
-    res.setHeader(
-      'Content-Security-Policy',
+    setPageHeaders(
+      res,
       `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data: https:; connect-src 'none'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`,
     );
     res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     const t = VERIFY_TEXT[lang];
     if (!found) {
       const html = page({ lang, nonce, branding: DEFAULT_BRANDING, test: false, title: t.notFoundTitle, main: notFoundMain(lang) });

@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import type { AppContext } from '../context.js';
+import { setPageHeaders } from '../pageHeaders.js';
 import { renderDocsPage } from './page.js';
 import { DOCS_CSS } from './style.js';
 
@@ -18,9 +19,7 @@ export function docsRouter(ctx: AppContext, openapi: Record<string, unknown>): e
     const lang = req.tawqi.lang;
     let page = pages.get(lang);
     if (page === undefined) pages.set(lang, (page = renderDocsPage(openapi, lang, base)));
-    res.setHeader('Content-Security-Policy', CSP);
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
+    setPageHeaders(res, CSP);
     res.setHeader('Vary', 'Accept-Language');
     res.type('html').send(page);
   });

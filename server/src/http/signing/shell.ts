@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AGENT_PORTS } from '@tawqi/shared';
 import type { Response } from 'express';
 import { escapeHtml } from '../../sealing/html.js';
+import { setPageHeaders } from '../pageHeaders.js';
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 /** The desktop signing agent's WebSocket (qes with a token): loopback, on the protocol's ports only. */
@@ -25,12 +26,10 @@ export interface ShellOptions {
 export function sendShell(res: Response, o: ShellOptions, status = 200): void {
   const nonce = randomBytes(16).toString('base64');
   const ancestors = o.frameAncestors.length > 0 ? o.frameAncestors.join(' ') : "'none'";
-  res.setHeader(
-    'Content-Security-Policy',
+  setPageHeaders(
+    res,
     `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data: https:; connect-src 'self' ${AGENT_CONNECT_SRC}; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`,
   );
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-store');
   const dir = o.language === 'ar' ? 'rtl' : 'ltr';
   const vars = [
