@@ -103,6 +103,18 @@ describe('@tawqi/node against a real server', () => {
     }
   });
 
+  test('apiVersion null sends no Svc-Version: the account’s pinned version answers, as its webhook deliveries do', async () => {
+    const pinned = await s.account({ ownerEmail: TEAM[0] });
+    await s.ctx.store.tx((trx) => updateAccount(trx, pinned.id, { version_pin: '2026-01-01' }));
+    const rec = recordingFetch();
+    const accountDefault = new Tawqi(pinned.keys.secret_test, { baseUrl: s.url, fetch: rec.fetch, apiVersion: null });
+    const page = await accountDefault.events.list({ limit: 1 });
+    assert.equal(rec.sent.at(-1)!.headers.get('svc-version'), null, 'no header sent');
+    assert.equal(page.lastResponse.headers.get('svc-version'), '2026-01-01', 'the pin answered');
+    const pinnedByClient = await new Tawqi(pinned.keys.secret_test, { baseUrl: s.url }).events.list({ limit: 1 });
+    assert.equal(pinnedByClient.lastResponse.headers.get('svc-version'), '2026-07-01', 'by default the client’s own version');
+  });
+
   test('create, retrieve, send, cancel: typed objects; a given Idempotency-Key is replayed, not applied twice', async () => {
     const tawqi = new Tawqi(key, { baseUrl: s.url });
     const draft = await tawqi.signatureRequests.create({ ...request('Typed'), send: false }, { idempotencyKey: 'sdk-typed-1' });

@@ -7,6 +7,8 @@
  * clock (or opens the held relay) instead of waiting. The backoff itself is checked as a function.
  */
 import assert from 'node:assert/strict';
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Tawqi, TawqiConnectionError, TawqiRateLimitError, backoffMs, retryDelayMs, DEFAULT_RETRY_POLICY } from '@tawqi/node';
 import { createWorkflow } from '../../server/src/services/workflows.js';
@@ -173,5 +175,61 @@ describe('@tawqi/node backoff', () => {
     assert.equal(retryDelayMs(p, 0, answer(429, 'daily_cap_reached', 40_000)), null, 'longer than maxRetryAfterSeconds');
     assert.equal(retryDelayMs(p, 0, answer(500, 'internal_error', null)), null);
     assert.equal(retryDelayMs(p, 0, answer(400, 'parameter_invalid', null)), null);
+  });
+});
+
+/** The address of a port nobody listens on (one just released). */
+async function closedPort(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('@tawqi/node cancelling and unreachable servers', () => {
+  test('a signal cancels a call in flight, and is not retried; a signal aborted during a retry wait ends the retries', async () => {
+    // A server that accepts connections and never answers: the call hangs until cancelled.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const tawqi = new Tawqi('sk_test_x', { baseUrl, maxNetworkRetries: 2 });
+      const stop = new AbortController();
+      const call = tawqi.usage.retrieve({ signal: stop.signal }).catch((e: unknown) => e);
+      while (sockets.length === 0) await new Promise((r) => setTimeout(r, 5));
+      stop.abort();
+      const err = await call;
+      assert.ok(err instanceof Error && err.name === 'AbortError', `the signal's reason, not a connection error: ${String(err)}`);
+      assert.ok(!(err instanceof TawqiConnectionError));
+      assert.equal(sockets.length, 1, 'no retry after a cancel');
+
+      const waits: number[] = [];
+      const later = new AbortController();
+      const refused = new Tawqi('sk_test_x', {
+        baseUrl: await closedPort(),
+        maxNetworkRetries: 5,
+        sleep: async (ms) => {
+          waits.push(ms);
+          later.abort();
+        },
+      });
+      const during = await refused.usage.retrieve({ signal: later.signal }).catch((e: unknown) => e);
+      assert.ok(during instanceof Error && during.name === 'AbortError', String(during));
+      assert.equal(waits.length, 1, 'the first wait was the last');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  test('an unreachable server: the connection error names the cause (ECONNREFUSED), not just "fetch failed"', async () => {
+    const baseUrl = await closedPort();
+    const tawqi = new Tawqi('sk_test_x', { baseUrl, maxNetworkRetries: 0 });
+    const err = await tawqi.usage.retrieve().catch((e: unknown) => e);
+    assert.ok(err instanceof TawqiConnectionError, String(err));
+    assert.equal(err.message.startsWith(`Could not reach Tawqi at ${baseUrl}/api/v1: `), true, err.message);
+    assert.match(err.message, /ECONNREFUSED/);
   });
 });

@@ -6,8 +6,11 @@ import { DEFAULT_RETRY_POLICY, retryDelayMs, type AttemptOutcome, type RetryPoli
 export interface TawqiOptions {
   /** The server: its origin (`https://sign.example.com`) or the API base (`…/api/v1`). Default http://127.0.0.1:8080. */
   baseUrl?: string;
-  /** Sent as Svc-Version on every request; default the version these types describe. */
-  apiVersion?: string;
+  /**
+   * Sent as Svc-Version on every request; default the version these types describe. `null` sends no
+   * Svc-Version, so the account's pinned version answers (what its webhook deliveries carry).
+   */
+  apiVersion?: string | null;
   /** Retries after the first attempt (network failures, 409 idempotency_in_progress, 429 with Retry-After); default 2. */
   maxNetworkRetries?: number;
   /** Language of error messages (Accept-Language): 'ar' (the server's default) or 'en'. */
@@ -27,6 +30,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
   /** This request's Svc-Version, over the client's. */
   apiVersion?: string;
+  /** Cancels the call: it rejects with the signal's reason and is not retried. */
+  signal?: AbortSignal;
 }
 
 /** What the answer said beside its body: on every object a method returns, as `lastResponse` (not enumerable). */
@@ -77,9 +82,10 @@ export class HttpClient {
     const idempotencyKey = op.method === 'POST' ? (options.idempotencyKey ?? randomUUID()) : null;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.apiKey}`,
-      'svc-version': options.apiVersion ?? this.options.apiVersion ?? API_VERSION,
       'user-agent': `tawqi-node (Svc-Version ${API_VERSION})`,
     };
+    const version = options.apiVersion ?? (this.options.apiVersion === undefined ? API_VERSION : this.options.apiVersion);
+    if (version !== null) headers['svc-version'] = version;
     if (this.options.locale) headers['accept-language'] = this.options.locale;
     if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
     let body: string | undefined;
@@ -88,7 +94,7 @@ export class HttpClient {
       body = JSON.stringify(input.body ?? {});
     }
     for (let attempt = 0; ; attempt++) {
-      const result = await this.attempt(url, { method: op.method, headers, body });
+      const result = await this.attempt(url, { method: op.method, headers, body }, options.signal);
       if (result.kind === 'answer' && result.response.ok) {
         const info = responseInfo(result.response, idempotencyKey, attempt + 1);
         return readResult(result.response, op.contentType, info);
@@ -97,6 +103,7 @@ export class HttpClient {
       const delay = retryDelayMs(this.policy, attempt, outcome);
       if (delay === null) throw error;
       await this.sleep(delay);
+      options.signal?.throwIfAborted();
     }
   }
 
@@ -116,16 +123,28 @@ export class HttpClient {
   private async attempt(
     url: string,
     init: RequestInit,
+    cancel: AbortSignal | undefined,
   ): Promise<{ kind: 'answer'; response: Response } | { kind: 'network'; error: TawqiError; outcome: AttemptOutcome }> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 80_000);
     try {
-      const response = await this.fetchImpl(url, { ...init, signal: AbortSignal.timeout(this.options.timeoutMs ?? 80_000) });
+      const response = await this.fetchImpl(url, { ...init, signal: cancel ? AbortSignal.any([cancel, timeout]) : timeout });
       return { kind: 'answer', response };
     } catch (cause) {
-      const message = `Could not reach Tawqi at ${this.apiBase}: ${(cause as Error)?.message ?? String(cause)}`;
+      cancel?.throwIfAborted();
+      const message = `Could not reach Tawqi at ${this.apiBase}: ${networkCause(cause)}`;
       const error = new TawqiConnectionError({ statusCode: null, headers: null, raw: null, requestId: null, message });
       return { kind: 'network', error, outcome: { kind: 'network' } };
     }
   }
+}
+
+/** The useful part of a fetch failure: "connect ECONNREFUSED 127.0.0.1:3000" rather than "fetch failed". */
+function networkCause(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } } | null)?.cause;
+  if (cause?.message) return cause.message;
+  if (cause?.code) return cause.code;
+  if (err instanceof Error && err.name === 'TimeoutError') return 'timed out';
+  return err instanceof Error ? err.message : String(err);
 }
 
 async function failure(response: Response): Promise<{ error: TawqiError; outcome: AttemptOutcome }> {

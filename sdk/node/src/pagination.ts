@@ -1,4 +1,7 @@
-import type { ListPage } from './types.js';
+import type { ListPage as Page, WithLastResponse } from './types.js';
+
+/** A page as a list method resolves it: with the answer's `lastResponse` like every other result. */
+type ListPage<T> = Page<T> & WithLastResponse;
 
 /**
  * What a `list` method returns: awaited, the first page (`{data, has_more, next_cursor}`); iterated

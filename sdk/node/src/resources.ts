@@ -7,7 +7,7 @@
 import type { HttpClient, RequestOptions } from './http.js';
 import type { OperationId } from './generated/operations.js';
 import { AutoPaginatingList } from './pagination.js';
-import type { BodyOf, ItemOf, ListPage, QueryOf, Returned } from './types.js';
+import type { BodyOf, ItemOf, ListPage, QueryOf, Returned, WithLastResponse } from './types.js';
 
 type ListQuery<K extends OperationId> = Omit<QueryOf<K>, 'starting_after'> & { starting_after?: string };
 
@@ -27,12 +27,13 @@ abstract class Resource {
     operationId: K,
     query: object = {},
     path?: Record<string, string>,
+    options?: RequestOptions,
   ): AutoPaginatingList<ItemOf<K>> {
     const base = query as { starting_after?: string };
     return new AutoPaginatingList<ItemOf<K>>(
       (startingAfter) =>
-        this.http.call(operationId, { path, query: { ...base, starting_after: startingAfter ?? base.starting_after } }) as Promise<
-          ListPage<ItemOf<K>>
+        this.http.call(operationId, { path, query: { ...base, starting_after: startingAfter ?? base.starting_after } }, options) as Promise<
+          ListPage<ItemOf<K>> & WithLastResponse
         >,
     );
   }
@@ -40,28 +41,29 @@ abstract class Resource {
 
 /** GET / — the service, the version that answered, the key's account and mode. */
 export class ServiceResource extends Resource {
-  retrieve = () => this.call('get');
+  retrieve = (options?: RequestOptions) => this.call('get', {}, options);
 }
 
 export class UsageResource extends Resource {
-  retrieve = () => this.call('getUsage');
+  retrieve = (options?: RequestOptions) => this.call('getUsage', {}, options);
 }
 
 export class BalanceResource extends Resource {
-  retrieve = () => this.call('getBalance');
+  retrieve = (options?: RequestOptions) => this.call('getBalance', {}, options);
 }
 
 export class TemplatesResource extends Resource {
   create = (params: BodyOf<'postTemplates'>, options?: RequestOptions) => this.call('postTemplates', { body: params }, options);
-  retrieve = (id: string) => this.call('getTemplatesId', { path: { id } });
-  list = (params: ListQuery<'getTemplates'> = {}) => this.paginate('getTemplates', params);
+  retrieve = (id: string, options?: RequestOptions) => this.call('getTemplatesId', { path: { id } }, options);
+  list = (params: ListQuery<'getTemplates'> = {}, options?: RequestOptions) => this.paginate('getTemplates', params, undefined, options);
 }
 
 export class SignatureRequestsResource extends Resource {
   create = (params: BodyOf<'postSignatureRequests'>, options?: RequestOptions) =>
     this.call('postSignatureRequests', { body: params }, options);
-  retrieve = (id: string) => this.call('getSignatureRequestsId', { path: { id } });
-  list = (params: ListQuery<'getSignatureRequests'> = {}) => this.paginate('getSignatureRequests', params);
+  retrieve = (id: string, options?: RequestOptions) => this.call('getSignatureRequestsId', { path: { id } }, options);
+  list = (params: ListQuery<'getSignatureRequests'> = {}, options?: RequestOptions) =>
+    this.paginate('getSignatureRequests', params, undefined, options);
   send = (id: string, options?: RequestOptions) => this.call('postSignatureRequestsIdSend', { path: { id } }, options);
   cancel = (id: string, options?: RequestOptions) => this.call('postSignatureRequestsIdCancel', { path: { id } }, options);
   remind = (id: string, params: BodyOf<'postSignatureRequestsIdReminders'> = {}, options?: RequestOptions) =>
@@ -70,19 +72,19 @@ export class SignatureRequestsResource extends Resource {
   createBulk = (params: BodyOf<'postSignatureRequestsBulk'>, options?: RequestOptions) =>
     this.call('postSignatureRequestsBulk', { body: params }, options);
   /** Where the final PDF stands: pdf_status, pdf_url, pdf_sha256, reference. */
-  retrieveDownload = (id: string) => this.call('getSignatureRequestsIdDownload', { path: { id } });
+  retrieveDownload = (id: string, options?: RequestOptions) => this.call('getSignatureRequestsIdDownload', { path: { id } }, options);
   /** The final PDF's bytes (409 pdf_not_ready while it is being made). */
-  downloadPdf = (id: string) => this.call('getSignatureRequestsIdDownloadPdf', { path: { id } });
+  downloadPdf = (id: string, options?: RequestOptions) => this.call('getSignatureRequestsIdDownloadPdf', { path: { id } }, options);
   /** The final document as HTML. */
-  retrieveDocument = (id: string) => this.call('getSignatureRequestsIdDocument', { path: { id } });
+  retrieveDocument = (id: string, options?: RequestOptions) => this.call('getSignatureRequestsIdDocument', { path: { id } }, options);
   /** The completion certificate alone, PDF bytes. */
-  retrieveCertificate = (id: string) => this.call('getSignatureRequestsIdCertificate', { path: { id } });
-  retrieveEvidence = (id: string) => this.call('getSignatureRequestsIdEvidence', { path: { id } });
+  retrieveCertificate = (id: string, options?: RequestOptions) => this.call('getSignatureRequestsIdCertificate', { path: { id } }, options);
+  retrieveEvidence = (id: string, options?: RequestOptions) => this.call('getSignatureRequestsIdEvidence', { path: { id } }, options);
 }
 
 export class SignersResource extends Resource {
-  retrieve = (id: string) => this.call('getSignersId', { path: { id } });
-  list = (params: ListQuery<'getSigners'> = {}) => this.paginate('getSigners', params);
+  retrieve = (id: string, options?: RequestOptions) => this.call('getSignersId', { path: { id } }, options);
+  list = (params: ListQuery<'getSigners'> = {}, options?: RequestOptions) => this.paginate('getSigners', params, undefined, options);
   createSigningSession = (id: string, params: BodyOf<'postSignersIdSigningSession'>, options?: RequestOptions) =>
     this.call('postSignersIdSigningSession', { path: { id }, body: params }, options);
   /** Approve or reject a name held for review (signer.identity_match_hold). */
@@ -91,8 +93,8 @@ export class SignersResource extends Resource {
 }
 
 export class EventsResource extends Resource {
-  retrieve = (id: string) => this.call('getEventsId', { path: { id } });
-  list = (params: ListQuery<'getEvents'> = {}) => this.paginate('getEvents', params);
+  retrieve = (id: string, options?: RequestOptions) => this.call('getEventsId', { path: { id } }, options);
+  list = (params: ListQuery<'getEvents'> = {}, options?: RequestOptions) => this.paginate('getEvents', params, undefined, options);
   redeliver = (id: string, params: BodyOf<'postEventsIdRedeliver'> = {}, options?: RequestOptions) =>
     this.call('postEventsIdRedeliver', { path: { id }, body: params }, options);
   listDeliveries = (id: string, params: ListQuery<'getEventsIdDeliveries'> = {}) => this.paginate('getEventsIdDeliveries', params, { id });
@@ -100,33 +102,34 @@ export class EventsResource extends Resource {
 
 export class VerificationsResource extends Resource {
   /** The public verification of a sealed document (no key needed on the server's side). */
-  retrieve = (reference: string) => this.call('getVerificationsReference', { path: { reference } });
+  retrieve = (reference: string, options?: RequestOptions) => this.call('getVerificationsReference', { path: { reference } }, options);
 }
 
 export class IdentityVerificationsResource extends Resource {
-  retrieve = (id: string) => this.call('getIdentityVerificationsId', { path: { id } });
+  retrieve = (id: string, options?: RequestOptions) => this.call('getIdentityVerificationsId', { path: { id } }, options);
 }
 
 export class WebhookEndpointsResource extends Resource {
   /** The answer carries the whsec_ secret, once. */
   create = (params: BodyOf<'postWebhookEndpoints'>, options?: RequestOptions) =>
     this.call('postWebhookEndpoints', { body: params }, options);
-  retrieve = (id: string) => this.call('getWebhookEndpointsId', { path: { id } });
+  retrieve = (id: string, options?: RequestOptions) => this.call('getWebhookEndpointsId', { path: { id } }, options);
   update = (id: string, params: BodyOf<'postWebhookEndpointsId'>, options?: RequestOptions) =>
     this.call('postWebhookEndpointsId', { path: { id }, body: params }, options);
-  list = (params: ListQuery<'getWebhookEndpoints'> = {}) => this.paginate('getWebhookEndpoints', params);
-  del = (id: string) => this.call('deleteWebhookEndpointsId', { path: { id } });
+  list = (params: ListQuery<'getWebhookEndpoints'> = {}, options?: RequestOptions) =>
+    this.paginate('getWebhookEndpoints', params, undefined, options);
+  del = (id: string, options?: RequestOptions) => this.call('deleteWebhookEndpointsId', { path: { id } }, options);
 }
 
 export class FlowsResource extends Resource {
-  retrieve = (id: string) => this.call('getFlowsId', { path: { id } });
-  list = (params: ListQuery<'getFlows'> = {}) => this.paginate('getFlows', params);
+  retrieve = (id: string, options?: RequestOptions) => this.call('getFlowsId', { path: { id } }, options);
+  list = (params: ListQuery<'getFlows'> = {}, options?: RequestOptions) => this.paginate('getFlows', params, undefined, options);
 }
 
 export class SessionsResource extends Resource {
   create = (params: BodyOf<'postSessions'>, options?: RequestOptions) => this.call('postSessions', { body: params }, options);
-  retrieve = (id: string) => this.call('getSessionsId', { path: { id } });
-  list = (params: ListQuery<'getSessions'> = {}) => this.paginate('getSessions', params);
+  retrieve = (id: string, options?: RequestOptions) => this.call('getSessionsId', { path: { id } }, options);
+  list = (params: ListQuery<'getSessions'> = {}, options?: RequestOptions) => this.paginate('getSessions', params, undefined, options);
 }
 
 /**
