@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { EVENT_TYPES } from '../../server/src/domain/eventTypes.js';
-import { ApiClient } from '../../server/src/cli/remote/client.js';
+import { Tawqi } from '@tawqi/node';
 import { EventFollower } from '../../server/src/cli/remote/follow.js';
 import { listenSecret } from '../../server/src/cli/remote/listen.js';
 import { ManualClock } from '../../server/src/clock.js';
@@ -245,7 +245,7 @@ describe('tawqi listen and tawqi trigger', () => {
 
   test('following: an event committed after a later one is still forwarded; each event once, oldest first, across pages', async () => {
     const acct = await s.account({ ownerEmail: 'follow@trigger.example' });
-    const follower = new EventFollower(new ApiClient(s.url, acct.keys.secret_test));
+    const follower = new EventFollower(new Tawqi(acct.keys.secret_test, { baseUrl: s.url, apiVersion: null }));
     const emitAt = (clock: ManualClock, n: number) =>
       s.ctx.store.tx(async (trx) => {
         const ids: string[] = [];

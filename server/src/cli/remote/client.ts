@@ -1,9 +1,8 @@
 /**
  * The HTTP side of `tawqi listen` and `tawqi trigger`: unlike the other commands they do not open
- * the store; they talk to a (possibly remote) server as an integrator would, with a secret key.
- * Plain fetch, kept small on purpose (the CLI does not depend on the SDK package).
+ * the store; they talk to a (possibly remote) server as an integrator would — the API through the
+ * SDK (@tawqi/node, options.ts), the signer's page (which the SDK does not cover) with plain fetch.
  */
-import { randomUUID } from 'node:crypto';
 
 /** A refusal from the server (its error envelope), or no answer at all (status null). */
 export class RemoteError extends Error {
@@ -22,8 +21,6 @@ export interface Answer<T> {
   body: T;
   headers: Headers;
 }
-
-type Query = Record<string, string | number | undefined>;
 
 /** How long one API call may take before it counts as no answer. */
 const CALL_TIMEOUT_MS = 30_000;
@@ -65,38 +62,6 @@ export function causeOf(err: unknown): string {
   if (cause?.code) return cause.code;
   if (err instanceof Error && err.name === 'TimeoutError') return 'timed out';
   return err instanceof Error ? err.message : String(err);
-}
-
-/** The API at `<base>/api/v1`, authenticated with one key; answers in English like the rest of the CLI. */
-export class ApiClient {
-  private readonly root: string;
-
-  constructor(
-    base: string,
-    private readonly key: string,
-  ) {
-    this.root = `${base.replace(/\/+$/, '')}/api/v1`;
-  }
-
-  get<T>(path: string, query: Query = {}, signal?: AbortSignal): Promise<Answer<T>> {
-    const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
-    const qs = params.size > 0 ? `?${params}` : '';
-    return send<T>(`${this.root}${path}${qs}`, { headers: this.headers() }, signal);
-  }
-
-  /** A POST with its own Idempotency-Key, as spec part 8 recommends for every write. */
-  post<T>(path: string, body: unknown = {}): Promise<Answer<T>> {
-    return send<T>(`${this.root}${path}`, {
-      method: 'POST',
-      headers: { ...this.headers(), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify(body),
-    });
-  }
-
-  private headers(): Record<string, string> {
-    return { authorization: `Bearer ${this.key}`, 'accept-language': 'en' };
-  }
 }
 
 /** A signer's page, driven over HTTP the way the browser code does (signing-page/API.md). */

@@ -7,7 +7,7 @@
  * poll reads a window — every event created since `LOOKBACK_SECONDS` before the newest one seen —
  * and keeps the ids already seen in that window. Events are handed on oldest first, once each.
  */
-import type { ApiClient } from './client.js';
+import type { Tawqi } from '@tawqi/node';
 
 /** The event fields `listen` uses; the rest of the envelope is forwarded as it came. */
 export interface EventEnvelope {
@@ -15,12 +15,6 @@ export interface EventEnvelope {
   type: string;
   created_at: number;
   [field: string]: unknown;
-}
-
-interface EventPage {
-  data: EventEnvelope[];
-  has_more: boolean;
-  next_cursor?: string | null;
 }
 
 /** How far before the newest event seen each poll looks again: far longer than any write transaction. */
@@ -34,13 +28,11 @@ export class EventFollower {
   /** The Svc-Version the server answered with: the version real deliveries to this account carry. */
   version = '';
 
-  constructor(private readonly api: ApiClient) {}
+  constructor(private readonly tawqi: Tawqi) {}
 
   /** Take the events that exist now as already seen: only later ones are new. */
   async start(signal?: AbortSignal): Promise<void> {
-    const latest = await this.api.get<EventPage>('/events', { limit: 1 }, signal);
-    this.version = latest.headers.get('svc-version') ?? '';
-    const first = latest.body.data[0];
+    const first = (await this.page({ limit: 1 }, signal)).data[0] as EventEnvelope | undefined;
     if (first) this.remember(await this.window(first.created_at - LOOKBACK_SECONDS, signal));
   }
 
@@ -57,13 +49,22 @@ export class EventFollower {
     const events: EventEnvelope[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const page = await this.api.get<EventPage>('/events', { created_after: since, starting_after: cursor, limit: PAGE }, signal);
-      this.version = page.headers.get('svc-version') ?? this.version;
-      events.push(...page.body.data);
-      const last = page.body.data.at(-1);
-      if (!page.body.has_more || !last) return events;
+      const page = await this.page(
+        { created_after: since === undefined ? undefined : String(since), starting_after: cursor, limit: PAGE },
+        signal,
+      );
+      events.push(...(page.data as EventEnvelope[]));
+      const last = page.data.at(-1);
+      if (!page.has_more || !last) return events;
       cursor = last.id;
     }
+  }
+
+  /** One page of events (newest first), noting the version that answered. */
+  private async page(query: { created_after?: string; starting_after?: string; limit: number }, signal?: AbortSignal) {
+    const page = await this.tawqi.events.list(query, { signal });
+    this.version = page.lastResponse.headers.get('svc-version') ?? this.version;
+    return page;
   }
 
   private remember(events: readonly EventEnvelope[]): void {

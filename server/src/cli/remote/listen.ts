@@ -9,10 +9,11 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { EVENT_TYPES } from '../../domain/eventTypes.js';
 import { base62 } from '../../ids.js';
 import { deliveryHeaders, SECRET_PREFIX } from '../../webhooks/signing.js';
+import { TawqiAuthenticationError, TawqiPermissionError, TawqiRateLimitError } from '@tawqi/node';
 import { command, run } from '../kit.js';
-import { causeOf, RemoteError } from './client.js';
+import { causeOf } from './client.js';
 import { EventFollower, type EventEnvelope } from './follow.js';
-import { connect, remoteOptions, type RemoteFlags } from './options.js';
+import { connect, describeFailure, remoteOptions, type RemoteFlags } from './options.js';
 
 interface ListenFlags extends RemoteFlags {
   forwardTo?: string;
@@ -139,10 +140,10 @@ async function follow(flags: ListenFlags, follower: EventFollower, url: string, 
         }
       } catch (err) {
         if (stop.signal.aborted) break;
-        if (err instanceof RemoteError && (err.status === 401 || err.status === 403)) throw err;
+        if (err instanceof TawqiAuthenticationError || err instanceof TawqiPermissionError) throw new Error(describeFailure(err));
         // The rate limit is the account's, shared with its applications: give way for as long as the server asks.
-        if (err instanceof RemoteError && err.retryAfter !== null) wait = Math.max(wait, err.retryAfter);
-        process.stderr.write(`tawqi: ${err instanceof Error ? err.message : String(err)}; trying again in ${wait} s\n`);
+        if (err instanceof TawqiRateLimitError && err.retryAfter !== null) wait = Math.max(wait, err.retryAfter);
+        process.stderr.write(`tawqi: ${describeFailure(err)}; trying again in ${wait} s\n`);
       }
       await pause(wait * 1000, stop.signal);
     }
@@ -154,14 +155,15 @@ async function follow(flags: ListenFlags, follower: EventFollower, url: string, 
 
 async function listen(flags: ListenFlags): Promise<void> {
   if (!flags.printSecret && !flags.forwardTo) throw new Error('Give --forward-to <url> (or --print-secret).');
-  const { api, info } = await connect(flags);
+  // No retries inside a poll: the loop itself tries again, waiting as long as a 429 asks.
+  const { tawqi, info } = await connect(flags, 0);
   const secret = listenSecret(flags.apiKey!.trim());
   if (flags.printSecret) {
     process.stdout.write(flags.json ? JSON.stringify({ secret }) + '\n' : `${secret}\n`);
     return;
   }
   const url = flags.forwardTo!;
-  const follower = new EventFollower(api);
+  const follower = new EventFollower(tawqi);
   await follower.start();
   const mode = info.livemode ? 'live' : 'test';
   await follow(flags, follower, url, secret, () => {

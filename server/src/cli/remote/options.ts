@@ -1,6 +1,6 @@
 /** The options `tawqi listen` and `tawqi trigger` share: which server, and the secret key to use on it. */
+import { Tawqi, TawqiError } from '@tawqi/node';
 import { Option, type Command } from 'commander';
-import { ApiClient } from './client.js';
 
 export interface RemoteFlags {
   apiKey?: string;
@@ -24,8 +24,15 @@ export interface ServiceInfo {
   account: { id: string; name: string };
 }
 
-/** The client for the flags, after checking the key is a secret key and the server accepts it. */
-export async function connect(flags: RemoteFlags): Promise<{ api: ApiClient; info: ServiceInfo }> {
+/** How long one API call may take before it counts as no answer. */
+const CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * The SDK client for the flags, after checking the key is a secret key and the server accepts it.
+ * English errors like the rest of the CLI; no Svc-Version, so the server answers in the account's
+ * pinned version — the one its real webhook deliveries carry, which `listen` reproduces.
+ */
+export async function connect(flags: RemoteFlags, retries: number): Promise<{ tawqi: Tawqi; info: ServiceInfo }> {
   const key = flags.apiKey?.trim();
   if (!key) throw new Error('A secret key is needed: --api-key sk_test_… or TAWQI_SECRET_KEY.');
   if (!key.startsWith('sk_'))
@@ -37,7 +44,24 @@ export async function connect(flags: RemoteFlags): Promise<{ api: ApiClient; inf
     throw new Error(`--api-base is not an address: ${flags.apiBase}`);
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error('--api-base must be an http or https address.');
-  const api = new ApiClient(base.toString(), key);
-  const { body } = await api.get<ServiceInfo>('/');
-  return { api, info: body };
+  const tawqi = new Tawqi(key, {
+    baseUrl: base.toString(),
+    locale: 'en',
+    apiVersion: null,
+    timeoutMs: CALL_TIMEOUT_MS,
+    maxNetworkRetries: retries,
+  });
+  try {
+    return { tawqi, info: await tawqi.service.retrieve() };
+  } catch (err) {
+    throw new Error(describeFailure(err));
+  }
+}
+
+/** An SDK failure as one line: "the server answered 429 too_many_requests: …" or the network cause. */
+export function describeFailure(err: unknown): string {
+  if (err instanceof TawqiError && err.statusCode !== null) {
+    return `the server answered ${err.statusCode} ${err.code ?? ''}: ${err.message}${err.param ? ` (${err.param})` : ''}`;
+  }
+  return err instanceof Error ? err.message : String(err);
 }

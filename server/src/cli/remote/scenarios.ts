@@ -5,12 +5,13 @@
  * one-time code sent to the signer's inbox, which run the page's own functions on the server — so
  * every type runs unattended and emits exactly the events a real signer would.
  */
-import { RemoteError, SignerPage, type ApiClient } from './client.js';
+import { TawqiError, type Tawqi } from '@tawqi/node';
+import { SignerPage } from './client.js';
 
 const TEMPLATE_TITLE = 'tawqi trigger';
 
 export interface Fixture {
-  api: ApiClient;
+  tawqi: Tawqi;
   /** The signers' email: the account's own or a team member's (test mode, spec part 5). */
   email: string;
 }
@@ -26,23 +27,19 @@ interface Request {
 }
 
 /** The account's trigger template (made once, found by its title afterwards). */
-async function template(api: ApiClient): Promise<string> {
+async function template(tawqi: Tawqi): Promise<string> {
   const find = async () => {
-    const list = await api.get<{ data: { id: string; title: string }[] }>('/templates', {
-      scope: 'mine',
-      search: TEMPLATE_TITLE,
-      limit: 100,
-    });
-    return list.body.data.find((t) => t.title === TEMPLATE_TITLE)?.id;
+    const list = await tawqi.templates.list({ scope: 'mine', search: TEMPLATE_TITLE, limit: 100 });
+    return list.data.find((t) => t.title === TEMPLATE_TITLE)?.id;
   };
   const found = await find();
   if (found) return found;
   try {
-    const body = { title: TEMPLATE_TITLE, language: 'en', body: 'A test document made by tawqi trigger.', fields: [] };
-    return (await api.post<{ id: string }>('/templates', body)).body.id;
+    const body = { title: TEMPLATE_TITLE, language: 'en' as const, body: 'A test document made by tawqi trigger.', fields: [] };
+    return (await tawqi.templates.create(body)).id;
   } catch (err) {
     // Another trigger made it meanwhile.
-    if (err instanceof RemoteError && err.code === 'template_key_taken') return (await find())!;
+    if (err instanceof TawqiError && err.code === 'template_key_taken') return (await find())!;
     throw err;
   }
 }
@@ -61,12 +58,12 @@ async function createRequest(f: Fixture, o: CreateOptions = {}): Promise<Request
   }));
   const body = {
     title: 'Triggered by tawqi trigger',
-    source: { type: 'template', template_id: await template(f.api) },
+    source: { type: 'template' as const, template_id: await template(f.tawqi) },
     signers,
     ...(o.send === false ? { send: false } : {}),
     metadata: { tawqi_trigger: 'true' },
   };
-  return (await f.api.post<Request>('/signature_requests', body)).body;
+  return (await f.tawqi.signatureRequests.create(body)) as Request;
 }
 
 /** The first signer's page, opened and viewed (signer.viewed; signature_request.viewed on a first view). */
@@ -78,15 +75,12 @@ async function viewed(r: Request, index = 0): Promise<SignerPage> {
   return page;
 }
 
-/** A test helper acting as the request's first signer (`action`: verify_otp, identity or sign). */
-async function helper(f: Fixture, r: Request, action: string, body?: object): Promise<Request> {
-  const signer = r.signers[0]!.id;
-  return (await f.api.post<Request>(`/test_helpers/signers/${signer}/${action}`, body)).body;
-}
+/** The test helpers, acting as the request's first signer. */
+const firstSigner = (r: Request): string => r.signers[0]!.id;
 
 async function identity(f: Fixture, decision: 'approve' | 'decline'): Promise<Request> {
   const r = await createRequest(f, { requireIdentity: true });
-  return helper(f, r, 'identity', { decision });
+  return (await f.tawqi.testHelpers.signers.decideIdentity(firstSigner(r), { decision })) as Request;
 }
 
 export interface Scenario {
@@ -123,7 +117,7 @@ const cancel: Scenario = {
   helpers: false,
   run: async (f) => {
     const r = await createRequest(f);
-    await f.api.post(`/signature_requests/${r.id}/cancel`);
+    await f.tawqi.signatureRequests.cancel(r.id);
     return r;
   },
 };
@@ -132,7 +126,7 @@ const otp: Scenario = {
   helpers: true,
   run: async (f) => {
     const r = await createRequest(f);
-    return helper(f, r, 'verify_otp');
+    return (await f.tawqi.testHelpers.signers.verifyOtp(firstSigner(r))) as Request;
   },
 };
 const complete: Scenario = {
@@ -140,7 +134,7 @@ const complete: Scenario = {
   helpers: true,
   run: async (f) => {
     const r = await createRequest(f);
-    return helper(f, r, 'sign');
+    return (await f.tawqi.testHelpers.signers.sign(firstSigner(r))) as Request;
   },
 };
 const partial: Scenario = {
@@ -148,7 +142,7 @@ const partial: Scenario = {
   helpers: true,
   run: async (f) => {
     const r = await createRequest(f, { signers: 2 });
-    return helper(f, r, 'sign');
+    return (await f.tawqi.testHelpers.signers.sign(firstSigner(r))) as Request;
   },
 };
 

@@ -2,10 +2,10 @@
  * `tawqi trigger <event type>`: make the test-mode objects that emit that event (scenarios.ts), like
  * `stripe trigger`, unattended. Test keys only: a live key is refused before anything is sent with it.
  */
+import type { Tawqi } from '@tawqi/node';
 import { Option, type Command } from 'commander';
 import { command, emit, parseEmail, run, type JsonFlag } from '../kit.js';
-import type { ApiClient } from './client.js';
-import { connect, remoteOptions, type RemoteFlags } from './options.js';
+import { connect, describeFailure, remoteOptions, type RemoteFlags } from './options.js';
 import { NOT_TRIGGERABLE, SCENARIOS, type Fixture } from './scenarios.js';
 
 interface TriggerFlags extends RemoteFlags, JsonFlag {
@@ -25,9 +25,9 @@ function printList(flags: TriggerFlags): void {
 }
 
 /** The event types the request has produced so far, oldest first. */
-async function eventsOf(api: ApiClient, requestId: string): Promise<{ id: string; type: string }[]> {
-  const page = await api.get<{ data: { id: string; type: string }[] }>('/events', { signature_request: requestId, limit: 100 });
-  return page.body.data.reverse();
+async function eventsOf(tawqi: Tawqi, requestId: string): Promise<{ id: string; type: string }[]> {
+  const page = await tawqi.events.list({ signature_request: requestId, limit: 100 });
+  return page.data.map((e) => ({ id: e.id, type: e.type })).reverse();
 }
 
 async function trigger(type: string | undefined, flags: TriggerFlags): Promise<void> {
@@ -42,11 +42,13 @@ async function trigger(type: string | undefined, flags: TriggerFlags): Promise<v
   if (key.startsWith('sk_') && !key.startsWith('sk_test_'))
     throw new Error('tawqi trigger makes test objects only: use a test key (sk_test_…).');
   if (!flags.email) throw new Error('Give --email: the account’s own address or a team member’s (test-mode signers must be one).');
-  const { api, info } = await connect(flags);
+  const { tawqi, info } = await connect(flags, 2);
   if (info.livemode) throw new Error('tawqi trigger makes test objects only: use a test key (sk_test_…).');
-  const fixture: Fixture = { api, email: flags.email };
-  const request = await scenario.run(fixture);
-  const events = await eventsOf(api, request.id);
+  const fixture: Fixture = { tawqi, email: flags.email };
+  const request = await scenario.run(fixture).catch((err: unknown) => {
+    throw new Error(describeFailure(err));
+  });
+  const events = await eventsOf(tawqi, request.id);
   emit(flags, { type, signature_request: request.id, events }, () => [
     `Triggered ${type}: ${scenario.does} (${request.id})`,
     ...events.map((e) => `  ${e.type} [${e.id}]`),
