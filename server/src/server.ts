@@ -11,8 +11,7 @@ import { Lifecycle } from './http/operations.js';
 import type { AppContext } from './http/context.js';
 import { IDEMPOTENCY_TTL_SECONDS } from './http/middleware/idempotency.js';
 import { createLogger } from './log.js';
-import { createAccount, type CreatedAccount } from './services/accounts.js';
-import { countAccounts } from './store/accounts.js';
+import { createOperatorIfEmpty, type CreatedAccount } from './services/accounts.js';
 import { openStore, type Db, type Store } from './store/db.js';
 import { fileStorageFromConfig, storageKind, type FileStorage } from './store/files/index.js';
 import { masterKeyFor, type MasterKey } from './masterKey.js';
@@ -152,7 +151,7 @@ async function startOnStore(
   const secrets = await keys.secrets();
   const pki = await startPki(config, keys.pki, clock, log);
   await prepareStore(store, clock);
-  const operator = await createOperatorIfEmpty(store, clock, config);
+  const operator = await createOperatorIfEmpty(store, clock, config.TAWQI_CURRENCY);
   const ctx: AppContext = {
     config,
     store,
@@ -200,19 +199,6 @@ async function startOnStore(
       await files.close();
     },
   };
-}
-
-/** On the first start with an empty database: the operator account, whose keys are printed once. */
-async function createOperatorIfEmpty(store: Store, clock: Clock, config: Config): Promise<CreatedAccount | null> {
-  if ((await countAccounts(store.db)) > 0) return null;
-  return createAccount(store, clock, {
-    name: 'Operator',
-    plan: 'business',
-    planExpiresAt: nowSeconds(clock) + 365 * 86400,
-    kyb: 'approved',
-    walletMinor: 0,
-    currency: config.TAWQI_CURRENCY,
-  });
 }
 
 /** The job runner (with the message outbox) and the webhook dispatcher; ticking on their own unless tests run them by hand. */

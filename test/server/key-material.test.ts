@@ -22,6 +22,7 @@ import { ConfigError, configSchema, loadConfig, parseMasterKey } from '../../ser
 import { MasterKey, MasterKeyError, masterKeyFor } from '../../server/src/masterKey.js';
 import { crlDer, loadOrCreatePki, revokeCertificate } from '../../server/src/sealing/pki/index.js';
 import { startServer, type RunningServer } from '../../server/src/server.js';
+import { createOperatorIfEmpty } from '../../server/src/services/accounts.js';
 import { databasePkiStorage, loadDatabaseSecrets } from '../../server/src/services/keyMaterial.js';
 import { openStore, type Store } from '../../server/src/store/db.js';
 import { runCli, type CliRun } from '../support/cli.js';
@@ -354,43 +355,73 @@ describe('key material on PostgreSQL', () => {
     },
   );
 
-  test('postgres only: three server processes started at once on a fresh database serve one PKI', PG_ONLY, async () => {
-    const { url } = await freshInstallation();
-    const procs: ChildProcess[] = [];
-    cleanups.push(() => procs.forEach((p) => p.exitCode === null && p.signalCode === null && p.kill('SIGKILL')));
-    const bases = await Promise.all(
-      [0, 1, 2].map(async () => {
-        const dataDir = tempDir('proc');
-        cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-        const { proc, base } = await spawnServer({ DATA_DIR: dataDir, DATABASE_URL: url, TAWQI_MASTER_KEY: TEST_MASTER_KEY });
-        procs.push(proc);
-        return base;
-      }),
-    );
-    const described = await Promise.all(bases.map(async (base) => (await (await fetch(`${base}/pki`)).json()) as PkiInfo));
-    for (const d of described.slice(1)) {
-      assert.equal(d.ca.sha256_fingerprint, described[0]!.ca.sha256_fingerprint, 'the same CA');
-      assert.equal(d.evidence_key.key_id, described[0]!.evidence_key.key_id, 'the same evidence key');
-      assert.equal(d.seal.sha256_fingerprint, described[0]!.seal.sha256_fingerprint, 'the same seal');
-    }
-    const store = (await stores(url, 1))[0]!;
-    const names = await store.db.selectFrom('server_keys').select('name').orderBy('name').execute();
-    assert.deepEqual(
-      names.map((n) => n.name),
-      KEY_NAMES,
-      'one of each',
-    );
-    const ca = await store.db.selectFrom('server_keys').select('certificate').where('name', '=', 'ca').executeTakeFirstOrThrow();
-    assert.equal(new X509Certificate(Buffer.from(ca.certificate!)).fingerprint256, described[0]!.ca.sha256_fingerprint);
-    assert.equal(
-      (await store.db.selectFrom('pki_certificates').select('serial').execute()).length,
-      3,
-      "only the winner's leaf certificates",
-    );
-    const exits = procs.map((p) => new Promise<number | null>((resolve) => p.once('exit', (code) => resolve(code))));
-    for (const p of procs) p.kill('SIGTERM');
-    assert.deepEqual(await Promise.all(exits), [0, 0, 0]);
-  });
+  test(
+    'postgres only: three stores making the operator account at the same moment make one; a later start makes none',
+    PG_ONLY,
+    async () => {
+      const { url } = await freshInstallation();
+      const clock = new ManualClock();
+      const three = await stores(url, 3);
+      const made = await Promise.all(three.map((st) => createOperatorIfEmpty(st, clock, 'SAR')));
+      assert.equal(made.filter((m) => m !== null).length, 1, 'one of the three made it');
+      const accounts = await three[0]!.db.selectFrom('accounts').select('name').execute();
+      assert.deepEqual(
+        accounts.map((a) => a.name),
+        ['Operator'],
+      );
+      assert.equal(await createOperatorIfEmpty(three[1]!, clock, 'SAR'), null, 'the database has an account now');
+      const keys = await three[0]!.db.selectFrom('api_keys').select('id').execute();
+      assert.equal(keys.length, 4, "the winner's four keys only");
+    },
+  );
+
+  test(
+    'postgres only: three server processes started at once on a fresh database serve one PKI and make one operator account',
+    PG_ONLY,
+    async () => {
+      const { url } = await freshInstallation();
+      const procs: ChildProcess[] = [];
+      cleanups.push(() => procs.forEach((p) => p.exitCode === null && p.signalCode === null && p.kill('SIGKILL')));
+      const bases = await Promise.all(
+        [0, 1, 2].map(async () => {
+          const dataDir = tempDir('proc');
+          cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+          const { proc, base } = await spawnServer({ DATA_DIR: dataDir, DATABASE_URL: url, TAWQI_MASTER_KEY: TEST_MASTER_KEY });
+          procs.push(proc);
+          return base;
+        }),
+      );
+      const described = await Promise.all(bases.map(async (base) => (await (await fetch(`${base}/pki`)).json()) as PkiInfo));
+      for (const d of described.slice(1)) {
+        assert.equal(d.ca.sha256_fingerprint, described[0]!.ca.sha256_fingerprint, 'the same CA');
+        assert.equal(d.evidence_key.key_id, described[0]!.evidence_key.key_id, 'the same evidence key');
+        assert.equal(d.seal.sha256_fingerprint, described[0]!.seal.sha256_fingerprint, 'the same seal');
+      }
+      const store = (await stores(url, 1))[0]!;
+      const names = await store.db.selectFrom('server_keys').select('name').orderBy('name').execute();
+      assert.deepEqual(
+        names.map((n) => n.name),
+        KEY_NAMES,
+        'one of each',
+      );
+      const ca = await store.db.selectFrom('server_keys').select('certificate').where('name', '=', 'ca').executeTakeFirstOrThrow();
+      assert.equal(new X509Certificate(Buffer.from(ca.certificate!)).fingerprint256, described[0]!.ca.sha256_fingerprint);
+      assert.equal(
+        (await store.db.selectFrom('pki_certificates').select('serial').execute()).length,
+        3,
+        "only the winner's leaf certificates",
+      );
+      const accounts = await store.db.selectFrom('accounts').select(['id', 'name']).execute();
+      assert.deepEqual(
+        accounts.map((a) => a.name),
+        ['Operator'],
+        'one operator account, made by one of the three',
+      );
+      const exits = procs.map((p) => new Promise<number | null>((resolve) => p.once('exit', (code) => resolve(code))));
+      for (const p of procs) p.kill('SIGTERM');
+      assert.deepEqual(await Promise.all(exits), [0, 0, 0]);
+    },
+  );
 });
 
 interface PkiInfo {

@@ -10,7 +10,7 @@ import {
 } from '../domain/keys.js';
 import { PLANS, type KybStatus, type PlanName } from '../domain/plans.js';
 import { newId } from '../ids.js';
-import { insertAccount, type Account } from '../store/accounts.js';
+import { countAccounts, insertAccount, type Account } from '../store/accounts.js';
 import { getKey, insertKey, updateKey, type ApiKey } from '../store/apiKeys.js';
 import type { Db, Store } from '../store/db.js';
 import { insertLedger } from '../store/ledger.js';
@@ -49,6 +49,11 @@ export interface CreatedAccount {
 
 /** Create an account with its four keys (sk_, pk_, sk_test_, pk_test_) in one transaction. */
 export async function createAccount(store: Store, clock: Clock, input: NewAccount): Promise<CreatedAccount> {
+  return store.tx((trx) => insertNewAccount(trx, clock, input));
+}
+
+/** The account, its opening balance and its four keys, in the caller's transaction. */
+async function insertNewAccount(trx: Db, clock: Clock, input: NewAccount): Promise<CreatedAccount> {
   const now = nowSeconds(clock);
   const account: Account = {
     id: newId('account', clock),
@@ -70,28 +75,46 @@ export async function createAccount(store: Store, clock: Clock, input: NewAccoun
     identity_match_mode: 'hold',
     created_at: now,
   };
+  await insertAccount(trx, account);
+  if (account.balance_sends > 0 || account.wallet_minor > 0) {
+    await insertLedger(trx, {
+      id: newId('ledger', clock),
+      account_id: account.id,
+      kind: 'opening_balance',
+      sends_delta: account.balance_sends,
+      wallet_delta_minor: account.wallet_minor,
+      signature_request_id: null,
+      note: null,
+      created_at: now,
+    });
+  }
+  const issue = (kind: KeyKind, mode: KeyMode) => issueKey(trx, clock, account.id, kind, mode, { name: 'default' });
+  const keys = {
+    secret_live: (await issue('secret', 'live')).secret,
+    publishable_live: (await issue('publishable', 'live')).secret,
+    secret_test: (await issue('secret', 'test')).secret,
+    publishable_test: (await issue('publishable', 'test')).secret,
+  };
+  return { account, keys };
+}
+
+/**
+ * On the first start with an empty database: the operator account, whose keys are printed once.
+ * The emptiness check is inside the transaction, so processes starting at the same moment on one
+ * PostgreSQL database make one operator between them (SERIALIZABLE: all but one see a conflict, are
+ * retried, and then find the account); null when there already is an account.
+ */
+export async function createOperatorIfEmpty(store: Store, clock: Clock, currency: string): Promise<CreatedAccount | null> {
   return store.tx(async (trx) => {
-    await insertAccount(trx, account);
-    if (account.balance_sends > 0 || account.wallet_minor > 0) {
-      await insertLedger(trx, {
-        id: newId('ledger', clock),
-        account_id: account.id,
-        kind: 'opening_balance',
-        sends_delta: account.balance_sends,
-        wallet_delta_minor: account.wallet_minor,
-        signature_request_id: null,
-        note: null,
-        created_at: now,
-      });
-    }
-    const issue = (kind: KeyKind, mode: KeyMode) => issueKey(trx, clock, account.id, kind, mode, { name: 'default' });
-    const keys = {
-      secret_live: (await issue('secret', 'live')).secret,
-      publishable_live: (await issue('publishable', 'live')).secret,
-      secret_test: (await issue('secret', 'test')).secret,
-      publishable_test: (await issue('publishable', 'test')).secret,
-    };
-    return { account, keys };
+    if ((await countAccounts(trx)) > 0) return null;
+    return insertNewAccount(trx, clock, {
+      name: 'Operator',
+      plan: 'business',
+      planExpiresAt: nowSeconds(clock) + 365 * 86400,
+      kyb: 'approved',
+      walletMinor: 0,
+      currency,
+    });
   });
 }
 
