@@ -89,7 +89,11 @@ describe('password reset by email', () => {
     assertError(await b.call('GET', '/session'), 'console_session_required');
     assertError(await new ConsoleClient(s.url).signIn(email, TEST_PASSWORD), 'console_sign_in_failed');
     await signedIn(email, NEW_PASSWORD);
-    assertError(await anon.call('POST', '/password_reset/confirm', { body: { token, password: 'yet another passphrase' } }), 'console_link_invalid', 'en');
+    assertError(
+      await anon.call('POST', '/password_reset/confirm', { body: { token, password: 'yet another passphrase' } }),
+      'console_link_invalid',
+      'en',
+    );
 
     // No usable link stays in the database: the sent message was scrubbed, the token is stored as its hash.
     const row = await s.ctx.store.db.selectFrom('messages').selectAll().where('recipient', '=', email).executeTakeFirstOrThrow();
@@ -123,12 +127,19 @@ describe('password reset by email', () => {
     await askReset(email);
     const [second] = await deliverMails(s, peer, 1);
     const anon = new ConsoleClient(s.url);
-    const older = await anon.call('POST', '/password_reset/confirm', { body: { token: linkTokenOf(first!, 'reset'), password: NEW_PASSWORD } });
+    const older = await anon.call('POST', '/password_reset/confirm', {
+      body: { token: linkTokenOf(first!, 'reset'), password: NEW_PASSWORD },
+    });
     assertError(older, 'console_link_invalid');
     s.clock.advanceSeconds(3601);
-    const late = await anon.call('POST', '/password_reset/confirm', { body: { token: linkTokenOf(second!, 'reset'), password: NEW_PASSWORD } });
+    const late = await anon.call('POST', '/password_reset/confirm', {
+      body: { token: linkTokenOf(second!, 'reset'), password: NEW_PASSWORD },
+    });
     assertError(late, 'console_link_invalid');
-    assertError(await anon.call('POST', '/password_reset/confirm', { body: { token: 'madeup', password: NEW_PASSWORD } }), 'console_link_invalid');
+    assertError(
+      await anon.call('POST', '/password_reset/confirm', { body: { token: 'madeup', password: NEW_PASSWORD } }),
+      'console_link_invalid',
+    );
     assert.equal((await new ConsoleClient(s.url).signIn(email, TEST_PASSWORD)).status, 200, 'the password did not change');
   });
 
@@ -145,7 +156,10 @@ describe('password reset by email', () => {
 
   test('a reset request from another site is refused', async () => {
     await freshUser();
-    const r = await new ConsoleClient(s.url).call('POST', '/password_reset', { body: { email: 'x@acme.test' }, headers: { origin: 'https://evil.example' } });
+    const r = await new ConsoleClient(s.url).call('POST', '/password_reset', {
+      body: { email: 'x@acme.test' },
+      headers: { origin: 'https://evil.example' },
+    });
     assertError(r, 'csrf_failed');
   });
 });
@@ -161,7 +175,10 @@ describe('changing the password while signed in', () => {
     const weak = await here.call('POST', '/password', { body: { current_password: TEST_PASSWORD, new_password: 'short' } });
     assertError(weak, 'parameter_invalid');
     assert.equal(weak.body.error.param, 'new_password');
-    assertError(await here.call('POST', '/password', { body: { current_password: TEST_PASSWORD, new_password: NEW_PASSWORD }, noCsrf: true }), 'csrf_failed');
+    assertError(
+      await here.call('POST', '/password', { body: { current_password: TEST_PASSWORD, new_password: NEW_PASSWORD }, noCsrf: true }),
+      'csrf_failed',
+    );
 
     const done = await here.call('POST', '/password', { body: { current_password: TEST_PASSWORD, new_password: NEW_PASSWORD } });
     assert.equal(done.status, 200, done.text);

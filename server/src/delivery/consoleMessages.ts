@@ -1,6 +1,7 @@
 import type { Language } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
+import type { ConsoleRole } from '../domain/consoleRoles.js';
 import type { Db } from '../store/db.js';
 import { queueMessage } from '../store/messages.js';
 import { composeMessage, type Block, type MessageContent } from './messages.js';
@@ -16,8 +17,6 @@ import { composeMessage, type Block, type MessageContent } from './messages.js';
  * account's people, not a signature request.
  */
 export type ConsoleEmailKind = 'console_invitation' | 'password_reset';
-
-export type ConsoleRole = 'owner' | 'admin' | 'developer' | 'viewer';
 
 interface ConsoleTexts {
   hello: (n: string) => string;

@@ -2,9 +2,10 @@ import type { Language } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import { ApiError, invalidParam } from '../errors.js';
-import type { AuditActor } from './consoleAudit.js';
 import { newSecretToken, sha256Hex } from './consoleCrypto.js';
 import { hashPassword, passwordProblem } from './consolePasswords.js';
+import { actorOf, scryptCost } from './consoleSignIn.js';
+import type { AuditActor } from './consoleAudit.js';
 import { getConsoleToken, insertConsoleToken, useConsoleToken, type ConsoleToken } from '../store/consoleSecrets.js';
 import { getConsoleUser, type ConsoleUser } from '../store/consoleUsers.js';
 import type { Tx } from '../store/types.js';
@@ -25,13 +26,9 @@ export interface ConsoleActing {
   lang: Language;
 }
 
+/** The audit entry's actor: the acting user, from the asking browser's address. */
 export function auditActorOf(a: ConsoleActing): AuditActor {
-  return { account_id: a.user.account_id, user_id: a.user.id, actor: a.user.email, ip: a.ip };
-}
-
-/** The user's own audit identity, for what they do without a session (accepting, resetting). */
-export function auditSelf(user: ConsoleUser, ip: string): AuditActor {
-  return { account_id: user.account_id, user_id: user.id, actor: user.email, ip };
+  return actorOf(a.user, a.ip);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -71,7 +68,12 @@ const LINK_STATUS: Record<ConsoleToken['kind'], ConsoleUser['status']> = {
  * status the link is for. Every other case is the same answer (no telling an expired link from a
  * made-up one).
  */
-export async function openLink(tx: Tx, token: string, kind: ConsoleToken['kind'], now: number): Promise<{ link: ConsoleToken; user: ConsoleUser }> {
+export async function openLink(
+  tx: Tx,
+  token: string,
+  kind: ConsoleToken['kind'],
+  now: number,
+): Promise<{ link: ConsoleToken; user: ConsoleUser }> {
   if (token.length === 0 || token.length > 200) throw linkInvalid();
   const link = await getConsoleToken(tx, sha256Hex(token));
   if (!link || link.kind !== kind || link.used_at !== null || link.expires_at <= now) throw linkInvalid();
@@ -103,5 +105,5 @@ export async function newPasswordHash(ctx: ServiceContext, password: string, ema
   if (lower.includes(email) || (local.length >= 4 && lower.includes(local))) {
     throw invalidParam(param, 'The password must not contain your email address.', 'يجب ألا تحتوي كلمة المرور على بريدك الإلكتروني.');
   }
-  return hashPassword(password, { logN: ctx.config.TAWQI_CONSOLE_SCRYPT_LOG_N });
+  return hashPassword(password, scryptCost(ctx));
 }

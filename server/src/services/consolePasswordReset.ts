@@ -3,7 +3,8 @@ import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import { passwordResetMessage, queueConsoleEmail } from '../delivery/consoleMessages.js';
 import { recordAudit } from './consoleAudit.js';
-import { auditActorOf, auditSelf, issueLink, newPasswordHash, openLink, spendLink, type ConsoleActing } from './consoleLinks.js';
+import { actorOf } from './consoleSignIn.js';
+import { auditActorOf, issueLink, newPasswordHash, openLink, spendLink, type ConsoleActing } from './consoleLinks.js';
 import { checkPasswordAgain } from './consoleTwoFactor.js';
 import { voidConsoleTokens } from '../store/consoleSecrets.js';
 import { deleteUserSessions } from '../store/consoleSessions.js';
@@ -34,7 +35,7 @@ export async function requestPasswordReset(ctx: ServiceContext, emailInput: stri
       kind: 'password_reset',
       content: passwordResetMessage(lang, { name: user.name, url }),
     });
-    await recordAudit(trx, ctx.clock, auditSelf(user, ip), { action: 'password.reset_requested', target: user.id });
+    await recordAudit(trx, ctx.clock, actorOf(user, ip), { action: 'password.reset_requested', target: user.id });
   });
   ctx.afterCommit();
 }
@@ -49,13 +50,22 @@ export async function confirmPasswordReset(ctx: ServiceContext, token: string, p
     await spendLink(trx, link, now);
     await updateConsoleUser(trx, current.id, { password_hash: hash, updated_at: now });
     const ended = await deleteUserSessions(trx, current.id);
-    await recordAudit(trx, ctx.clock, auditSelf(current, ip), { action: 'password.reset', target: current.id, detail: { sessions_ended: ended } });
+    await recordAudit(trx, ctx.clock, actorOf(current, ip), {
+      action: 'password.reset',
+      target: current.id,
+      detail: { sessions_ended: ended },
+    });
   });
   return { email: user.email };
 }
 
 /** A signed-in change: the current password first; the user's other sessions end, this one stays. */
-export async function changePassword(ctx: ServiceContext, acting: ConsoleActing, currentPassword: string, newPassword: string): Promise<void> {
+export async function changePassword(
+  ctx: ServiceContext,
+  acting: ConsoleActing,
+  currentPassword: string,
+  newPassword: string,
+): Promise<void> {
   await checkPasswordAgain(ctx, acting, currentPassword, 'current_password');
   const hash = await newPasswordHash(ctx, newPassword, acting.user.email, 'new_password');
   await ctx.store.tx(async (trx) => {
@@ -66,6 +76,10 @@ export async function changePassword(ctx: ServiceContext, acting: ConsoleActing,
     // A reset link asked for earlier would undo this change: it is void now.
     await voidConsoleTokens(trx, user.id, 'password_reset', now);
     const ended = await deleteUserSessions(trx, user.id, acting.sessionId);
-    await recordAudit(trx, ctx.clock, auditActorOf(acting), { action: 'password.changed', target: user.id, detail: { sessions_ended: ended } });
+    await recordAudit(trx, ctx.clock, auditActorOf(acting), {
+      action: 'password.changed',
+      target: user.id,
+      detail: { sessions_ended: ended },
+    });
   });
 }

@@ -7,9 +7,9 @@
  * work, whether the email is unknown, the user has no password yet, is disabled, or typed a wrong
  * one: the answer tells nothing about which emails have an account.
  */
-import { Secret, TOTP } from 'otpauth';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
+import { checkTotp } from '../domain/totp.js';
 import { ApiError } from '../errors.js';
 import { countUnusedRecoveryCodes, useRecoveryCode } from '../store/consoleSecrets.js';
 import { deleteConsoleSession, deleteUserSessions, type ConsoleSession } from '../store/consoleSessions.js';
@@ -124,10 +124,8 @@ export async function signInSecondFactor(
 }
 
 function totpMatches(ctx: ServiceContext, user: ConsoleUser, code: string): boolean {
-  if (!user.totp_secret || user.totp_enabled_at === null || !/^\d{6}$/.test(code.replace(/\s/g, ''))) return false;
-  const secret = new Secret({ buffer: new Uint8Array(openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret)).buffer });
-  const totp = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 });
-  return totp.validate({ token: code.replace(/\s/g, ''), timestamp: ctx.clock.nowMs(), window: 1 }) !== null;
+  if (!user.totp_secret || user.totp_enabled_at === null) return false;
+  return checkTotp(openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret), code, ctx.clock.nowMs());
 }
 
 function spendRecoveryCode(trx: Tx, ctx: ServiceContext, user: ConsoleUser, code: string): Promise<boolean> {

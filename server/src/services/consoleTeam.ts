@@ -5,11 +5,21 @@ import { newId } from '../ids.js';
 import { hasPermission, mayManage, type ConsoleRole } from '../domain/consoleRoles.js';
 import { queueConsoleEmail, teamInvitationMessage } from '../delivery/consoleMessages.js';
 import { recordAudit } from './consoleAudit.js';
-import { auditActorOf, auditSelf, issueLink, newPasswordHash, openLink, spendLink, type ConsoleActing } from './consoleLinks.js';
+import { actorOf } from './consoleSignIn.js';
+import { joinTeamEmails } from './consoleUsers.js';
+import { presentConsoleUser, type ConsoleUserView } from '../presenters/console.js';
+import { auditActorOf, issueLink, newPasswordHash, openLink, spendLink, type ConsoleActing } from './consoleLinks.js';
 import { getAccount, updateAccount } from '../store/accounts.js';
 import { countActiveOwners, deleteConsoleUser } from '../store/consoleTeam.js';
 import { voidConsoleTokens } from '../store/consoleSecrets.js';
-import { findConsoleUserByEmail, getConsoleUser, insertConsoleUser, listConsoleUsers, updateConsoleUser, type ConsoleUser } from '../store/consoleUsers.js';
+import {
+  findConsoleUserByEmail,
+  getConsoleUser,
+  insertConsoleUser,
+  listConsoleUsers,
+  updateConsoleUser,
+  type ConsoleUser,
+} from '../store/consoleUsers.js';
 import type { Tx } from '../store/types.js';
 
 /**
@@ -20,61 +30,44 @@ import type { Tx } from '../store/types.js';
  * an account keeps at least one active owner.
  */
 
-export interface TeamMember {
-  id: string;
-  email: string;
-  name: string;
-  role: string;
-  status: string;
-  two_factor_enabled: boolean;
-  created_at: number;
-  last_sign_in_at: number | null;
-}
-
-export function presentMember(u: ConsoleUser): TeamMember {
-  return {
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    role: u.role,
-    status: u.status,
-    two_factor_enabled: u.totp_enabled_at !== null,
-    created_at: u.created_at,
-    last_sign_in_at: u.last_sign_in_at,
-  };
-}
-
 function accountOf(acting: ConsoleActing): string {
   // The routes let only account users in (users.read / users.manage); an operator holds neither.
   if (acting.user.account_id === null) throw new ApiError('forbidden');
   return acting.user.account_id;
 }
 
-export async function listTeam(ctx: ServiceContext, acting: ConsoleActing): Promise<TeamMember[]> {
-  return (await listConsoleUsers(ctx.store.db, accountOf(acting))).map(presentMember);
+export async function listTeam(ctx: ServiceContext, acting: ConsoleActing): Promise<ConsoleUserView[]> {
+  return (await listConsoleUsers(ctx.store.db, accountOf(acting))).map(presentConsoleUser);
 }
 
-/** Add or drop an email in the account's team emails (the test-mode recipients). */
-async function setTeamEmail(trx: Tx, accountId: string, email: string, member: boolean): Promise<void> {
+/** Drop an email from the account's team emails (the test-mode recipients); joining is consoleUsers.ts joinTeamEmails. */
+async function leaveTeamEmails(trx: Tx, accountId: string, email: string): Promise<void> {
   const account = await getAccount(trx, accountId);
-  if (!account) return;
-  const has = account.team_emails.some((e) => e.toLowerCase() === email);
-  if (has === member) return;
-  const next = member ? [...account.team_emails, email] : account.team_emails.filter((e) => e.toLowerCase() !== email);
-  await updateAccount(trx, accountId, { team_emails: next });
+  if (!account?.team_emails.includes(email)) return;
+  await updateAccount(trx, accountId, { team_emails: account.team_emails.filter((e) => e !== email) });
 }
 
 const manageRefused = () =>
-  new ApiError('forbidden', null, {}, {}, {
-    en: 'Your role cannot do this: an admin cannot change or remove an owner or make one, and nobody changes their own role or removes themselves.',
-    ar: 'دورك لا يسمح بهذا: لا يغيّر المسؤول المالك ولا يزيله ولا يعيّن مالكًا، ولا يغيّر أحد دوره أو يزيل نفسه.',
-  });
+  new ApiError(
+    'forbidden',
+    null,
+    {},
+    {},
+    {
+      en: 'Your role cannot do this: an admin cannot change or remove an owner or make one, and nobody changes their own role or removes themselves.',
+      ar: 'دورك لا يسمح بهذا: لا يغيّر المسؤول المالك ولا يزيله ولا يعيّن مالكًا، ولا يغيّر أحد دوره أو يزيل نفسه.',
+    },
+  );
 
 /**
  * Invite `email` as `role`. Inviting again a pending invitation renews it (a new link, the old one
  * void, the new role); an email that already belongs to a user is refused.
  */
-export async function inviteUser(ctx: ServiceContext, acting: ConsoleActing, input: { email: string; role: ConsoleRole }): Promise<TeamMember> {
+export async function inviteUser(
+  ctx: ServiceContext,
+  acting: ConsoleActing,
+  input: { email: string; role: ConsoleRole },
+): Promise<ConsoleUserView> {
   const accountId = accountOf(acting);
   const email = input.email.trim().toLowerCase();
   if (!hasPermission(acting.user.role, 'users.manage') || (input.role === 'owner' && acting.user.role !== 'owner')) throw manageRefused();
@@ -116,15 +109,22 @@ export async function inviteUser(ctx: ServiceContext, acting: ConsoleActing, inp
       url,
     });
     await queueConsoleEmail(ctx, trx, { accountId, to: email, language: acting.lang, kind: 'console_invitation', content });
-    await recordAudit(trx, ctx.clock, auditActorOf(acting), { action: 'user.invited', target: invited.id, detail: { email, role: input.role } });
+    await recordAudit(trx, ctx.clock, auditActorOf(acting), {
+      action: 'user.invited',
+      target: invited.id,
+      detail: { email, role: input.role },
+    });
     return invited;
   });
   ctx.afterCommit();
-  return presentMember(user);
+  return presentConsoleUser(user);
 }
 
 /** What the invitation page shows before the invitee accepts. */
-export async function describeInvitation(ctx: ServiceContext, token: string): Promise<{ email: string; account_name: string; role: string }> {
+export async function describeInvitation(
+  ctx: ServiceContext,
+  token: string,
+): Promise<{ email: string; account_name: string; role: string }> {
   const { user } = await openLink(ctx.store.db, token, 'invitation', nowSeconds(ctx.clock));
   const account = user.account_id ? await getAccount(ctx.store.db, user.account_id) : undefined;
   return { email: user.email, account_name: account?.name ?? '', role: user.role };
@@ -143,8 +143,8 @@ export async function acceptInvitation(
     const { link, user: invited } = await openLink(trx, input.token, 'invitation', now);
     await spendLink(trx, link, now);
     await updateConsoleUser(trx, invited.id, { name: input.name, password_hash: hash, status: 'active', updated_at: now });
-    if (invited.account_id) await setTeamEmail(trx, invited.account_id, invited.email, true);
-    await recordAudit(trx, ctx.clock, auditSelf(invited, ip), { action: 'user.joined', target: invited.id, detail: { role: invited.role } });
+    if (invited.account_id) await joinTeamEmails(trx, invited.account_id, invited.email);
+    await recordAudit(trx, ctx.clock, actorOf(invited, ip), { action: 'user.joined', target: invited.id, detail: { role: invited.role } });
   });
   return { email: user.email };
 }
@@ -164,10 +164,10 @@ async function managedUser(trx: Tx, acting: ConsoleActing, id: string, to: Conso
   return target;
 }
 
-export async function changeRole(ctx: ServiceContext, acting: ConsoleActing, id: string, role: ConsoleRole): Promise<TeamMember> {
+export async function changeRole(ctx: ServiceContext, acting: ConsoleActing, id: string, role: ConsoleRole): Promise<ConsoleUserView> {
   return ctx.store.tx(async (trx) => {
     const target = await managedUser(trx, acting, id, role);
-    if (target.role === role) return presentMember(target);
+    if (target.role === role) return presentConsoleUser(target);
     const now = nowSeconds(ctx.clock);
     await updateConsoleUser(trx, target.id, { role, updated_at: now });
     await recordAudit(trx, ctx.clock, auditActorOf(acting), {
@@ -175,7 +175,7 @@ export async function changeRole(ctx: ServiceContext, acting: ConsoleActing, id:
       target: target.id,
       detail: { email: target.email, from: target.role, to: role },
     });
-    return presentMember({ ...target, role, updated_at: now });
+    return presentConsoleUser({ ...target, role, updated_at: now });
   });
 }
 
@@ -184,7 +184,7 @@ export async function removeUser(ctx: ServiceContext, acting: ConsoleActing, id:
   await ctx.store.tx(async (trx) => {
     const target = await managedUser(trx, acting, id, null);
     await deleteConsoleUser(trx, target.id);
-    if (target.status === 'active' && target.account_id) await setTeamEmail(trx, target.account_id, target.email, false);
+    if (target.status === 'active' && target.account_id) await leaveTeamEmails(trx, target.account_id, target.email);
     await recordAudit(trx, ctx.clock, auditActorOf(acting), {
       action: 'user.removed',
       target: target.id,

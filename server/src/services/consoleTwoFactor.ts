@@ -7,6 +7,7 @@ import { recordAudit } from './consoleAudit.js';
 import { newRecoveryCode, openTotpSecret, recoveryCodeHash, sealTotpSecret } from './consoleCrypto.js';
 import { auditActorOf, type ConsoleActing } from './consoleLinks.js';
 import { verifyPassword } from './consolePasswords.js';
+import { enableTwoFactor, RECOVERY_CODE_COUNT } from './consoleUsers.js';
 import { countUnusedRecoveryCodes, replaceRecoveryCodes } from '../store/consoleSecrets.js';
 import { getConsoleUser, updateConsoleUser, type ConsoleUser } from '../store/consoleUsers.js';
 import type { Tx } from '../store/types.js';
@@ -17,8 +18,6 @@ import type { Tx } from '../store/types.js';
  * it. Confirming with a code from the app turns it on and hands out the recovery codes (once: only
  * their keyed hashes are kept). Turning it off, or a new set of codes, needs the password again.
  */
-
-export const RECOVERY_CODE_COUNT = 10;
 
 async function currentUser(tx: Tx, acting: ConsoleActing): Promise<ConsoleUser> {
   const user = await getConsoleUser(tx, acting.user.id);
@@ -73,20 +72,14 @@ async function issueRecoveryCodes(ctx: ServiceContext, trx: Tx, userId: string):
   return codes;
 }
 
+/** Turn the pending secret on with a code from the app (consoleUsers.ts enableTwoFactor: sealed secret, recovery codes, audit). */
 export async function confirmTwoFactor(ctx: ServiceContext, acting: ConsoleActing, code: string): Promise<{ recovery_codes: string[] }> {
-  const codes = await ctx.store.tx(async (trx) => {
-    const user = await currentUser(trx, acting);
-    if (user.totp_enabled_at !== null) throw alreadyOn();
-    if (user.totp_secret === null) throw new ApiError('two_factor_setup_required');
-    const secret = openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret);
-    if (!checkTotp(secret, code, ctx.clock.nowMs())) throw new ApiError('two_factor_code_invalid', 'code');
-    const now = nowSeconds(ctx.clock);
-    await updateConsoleUser(trx, user.id, { totp_enabled_at: now, updated_at: now });
-    const issued = await issueRecoveryCodes(ctx, trx, user.id);
-    await recordAudit(trx, ctx.clock, auditActorOf(acting), { action: 'two_factor.enabled', target: user.id });
-    return issued;
-  });
-  return { recovery_codes: codes };
+  const user = await currentUser(ctx.store.db, acting);
+  if (user.totp_enabled_at !== null) throw alreadyOn();
+  if (user.totp_secret === null) throw new ApiError('two_factor_setup_required');
+  const secret = openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret);
+  if (!checkTotp(secret, code, ctx.clock.nowMs())) throw new ApiError('two_factor_code_invalid', 'code');
+  return { recovery_codes: await enableTwoFactor(ctx.store, ctx.clock, ctx.secrets.consoleKey, user, secret, acting.ip) };
 }
 
 /** The password again, before a security change; hashing is slow, so it runs before any transaction. */
@@ -108,7 +101,11 @@ export async function disableTwoFactor(ctx: ServiceContext, acting: ConsoleActin
   });
 }
 
-export async function regenerateRecoveryCodes(ctx: ServiceContext, acting: ConsoleActing, password: string): Promise<{ recovery_codes: string[] }> {
+export async function regenerateRecoveryCodes(
+  ctx: ServiceContext,
+  acting: ConsoleActing,
+  password: string,
+): Promise<{ recovery_codes: string[] }> {
   await checkPasswordAgain(ctx, acting, password, 'password');
   const codes = await ctx.store.tx(async (trx) => {
     const user = await currentUser(trx, acting);

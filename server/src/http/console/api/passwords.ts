@@ -6,8 +6,7 @@ import { rateWindows } from '../../../store/rateWindows.js';
 import type { AppContext } from '../../context.js';
 import { parseWith } from '../../routes/registry.js';
 import { checkOrigin, requireConsoleUser } from '../session.js';
-import { actingOf, throttle } from './acting.js';
-import { REAUTH_LIMIT } from './twoFactor.js';
+import { actingOf, reauthWindows, throttle } from './acting.js';
 
 const resetBody = z.strictObject({ email: z.string().min(1).max(320) });
 const confirmBody = z.strictObject({ token: z.string().min(1).max(200), password: z.string().min(1).max(1000) });
@@ -25,7 +24,7 @@ export function passwordsRouter(ctx: AppContext): express.Router {
   const router = express.Router();
   const perIp = rateWindows(ctx.store, { scope: 'console_reset_ip', ...RESET_IP_LIMIT });
   const perEmail = rateWindows(ctx.store, { scope: 'console_reset_email', ...RESET_EMAIL_LIMIT });
-  const reauth = rateWindows(ctx.store, { scope: 'console_reauth', ...REAUTH_LIMIT });
+  const reauth = reauthWindows(ctx);
 
   router.post('/password_reset', async (req, res) => {
     checkOrigin(ctx, req);

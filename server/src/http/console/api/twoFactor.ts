@@ -8,21 +8,17 @@ import {
   startTwoFactorSetup,
   twoFactorStatus,
 } from '../../../services/consoleTwoFactor.js';
-import { rateWindows } from '../../../store/rateWindows.js';
 import type { AppContext } from '../../context.js';
 import { parseWith } from '../../routes/registry.js';
 import { requireConsoleUser } from '../session.js';
-import { actingOf, throttle } from './acting.js';
+import { actingOf, reauthWindows, throttle } from './acting.js';
 
 const confirmBody = z.strictObject({ code: z.string().min(1).max(20) });
 const passwordBody = z.strictObject({ password: z.string().min(1).max(1000) });
 
-/** Password checks of a signed-in user (a stolen session must not guess the password here): per user. */
-export const REAUTH_LIMIT = { limit: 10, windowMs: 15 * 60_000 };
-
 export function twoFactorRouter(ctx: AppContext): express.Router {
   const router = express.Router();
-  const reauth = rateWindows(ctx.store, { scope: 'console_reauth', ...REAUTH_LIMIT });
+  const reauth = reauthWindows(ctx);
 
   router.get('/two_factor', requireConsoleUser(ctx), async (req, res) => {
     res.json(await twoFactorStatus(ctx, actingOf(req)));
