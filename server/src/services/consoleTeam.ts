@@ -151,16 +151,21 @@ export async function acceptInvitation(
 
 /**
  * The user `id` of the acting user's account, for a change that moves them off `role` to `to`
- * (null: removal): another account's user is not found; the last active owner cannot leave the
- * role; the rest is the roles' rule (domain/consoleRoles.ts mayManage).
+ * (null: removal): another account's user is not found; the roles' rule (domain/consoleRoles.ts
+ * mayManage); and the last active owner cannot leave the role.
  */
 async function managedUser(trx: Tx, acting: ConsoleActing, id: string, to: ConsoleRole | null): Promise<ConsoleUser> {
   const accountId = accountOf(acting);
   const target = await getConsoleUser(trx, id);
   if (!target || target.account_id !== accountId) throw new ApiError('not_found', 'id');
   const leavesOwners = target.role === 'owner' && target.status === 'active' && to !== 'owner';
-  if (leavesOwners && (await countActiveOwners(trx, accountId)) <= 1) throw new ApiError('last_owner');
-  if (!mayManage(acting.user, target, to)) throw manageRefused();
+  const lastOwner = leavesOwners && (await countActiveOwners(trx, accountId)) <= 1;
+  if (!mayManage(acting.user, target, to)) {
+    // The owner asking to step down or leave is told the reason that would remain once allowed.
+    if (lastOwner && acting.user.id === target.id) throw new ApiError('last_owner');
+    throw manageRefused();
+  }
+  if (lastOwner) throw new ApiError('last_owner');
   return target;
 }
 
