@@ -6,7 +6,9 @@
  * another account's users are not found. Real HTTP, the configured engine, the server's clock.
  */
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
 import { LINK_SCRUBBED_NOTE } from '../../server/src/delivery/deliverMessage.js';
 import { getAccount } from '../../server/src/store/accounts.js';
 import { assertError } from '../support/envelope.js';
@@ -300,5 +302,38 @@ describe('authorization, route by route', () => {
       await t.owner.call('POST', '/users/invitations', { body: { email: 'a@acme.test', role: 'viewer' }, noCsrf: true }),
       'csrf_failed',
     );
+  });
+});
+
+describe('secrets in logs', () => {
+  test('the access log names the invitation route but never its token', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const logged = await startTestServer({ ...CONSOLE_TEST_ENV, ...smtpEnvOf(peer) }, { start: { log: pino({ level: 'info' }, sink) } });
+    try {
+      const acct = await logged.account({ name: 'Logged' });
+      await consoleUser(logged, acct.id, 'owner@logged.test', 'owner');
+      const owner = new ConsoleClient(logged.url);
+      await owner.signIn('owner@logged.test', TEST_PASSWORD);
+      assert.equal((await owner.call('POST', '/users/invitations', { body: { email: 'new@logged.test', role: 'viewer' } })).status, 201);
+      const before = peer.mails.length;
+      await logged.jobs.runDue();
+      const [mail] = await peer.waitFor(before + 1).then((m) => m.slice(before));
+      const token = linkTokenOf(mail!, 'invite');
+      assert.equal((await new ConsoleClient(logged.url).call('GET', `/invitations/${token}`)).status, 200);
+      const accept = { token, name: 'New', password: MEMBER_PASSWORD };
+      assert.equal((await new ConsoleClient(logged.url).call('POST', '/invitations/accept', { body: accept })).status, 200);
+      const log = lines.join('');
+      assert.match(log, /"path":"\/console\/api\/invitations\/\[token\]"/);
+      assert.match(log, /"path":"\/console\/api\/invitations\/accept"/);
+      assert.ok(!log.includes(token), 'the token is in no log line');
+    } finally {
+      await logged.close();
+    }
   });
 });
