@@ -85,6 +85,12 @@ describe('password reset by email', () => {
     const done = await anon.call('POST', '/password_reset/confirm', { body: { token, password: NEW_PASSWORD } });
     assert.equal(done.status, 200, done.text);
     assert.deepEqual(done.body, { email });
+    // The user is told, in the language of the reset page, with the way back if it was not them.
+    const [notice] = await deliverMails(s, peer, 1);
+    assert.deepEqual(notice!.envelopeTo, [email]);
+    assert.equal(notice!.subject, 'Your Tawqi console password was changed');
+    assert.match(notice!.text!, /from the address 127\.0\.0\.1/);
+    assert.ok(notice!.text!.includes(`${s.url}/console/forgot-password`));
     assertError(await a.call('GET', '/session'), 'console_session_required');
     assertError(await b.call('GET', '/session'), 'console_session_required');
     assertError(await new ConsoleClient(s.url).signIn(email, TEST_PASSWORD), 'console_sign_in_failed');
@@ -96,7 +102,12 @@ describe('password reset by email', () => {
     );
 
     // No usable link stays in the database: the sent message was scrubbed, the token is stored as its hash.
-    const row = await s.ctx.store.db.selectFrom('messages').selectAll().where('recipient', '=', email).executeTakeFirstOrThrow();
+    const row = await s.ctx.store.db
+      .selectFrom('messages')
+      .selectAll()
+      .where('recipient', '=', email)
+      .where('kind', '=', 'password_reset')
+      .executeTakeFirstOrThrow();
     assert.equal(row.kind, 'password_reset');
     assert.equal(row.body, LINK_SCRUBBED_NOTE);
     assert.equal(row.blocks, null);
@@ -112,6 +123,7 @@ describe('password reset by email', () => {
       body: { token: linkTokenOf(mail!, 'reset'), password: NEW_PASSWORD },
     });
     assert.equal(done.status, 200, done.text);
+    await deliverMails(s, peer, 1);
     const ownerEmail = `owner${++serial}@acme.test`;
     await consoleUser(s, accountId, ownerEmail, 'owner');
     const owner = await signedIn(ownerEmail);
@@ -186,5 +198,8 @@ describe('changing the password while signed in', () => {
     assertError(await elsewhere.call('GET', '/session'), 'console_session_required');
     assertError(await new ConsoleClient(s.url).signIn(email, TEST_PASSWORD), 'console_sign_in_failed');
     await signedIn(email, NEW_PASSWORD);
+    const [notice] = await deliverMails(s, peer, 1);
+    assert.deepEqual(notice!.envelopeTo, [email]);
+    assert.equal(notice!.subject, 'تغيّرت كلمة مرور لوحة تحكم توقيع');
   });
 });

@@ -166,6 +166,12 @@ describe('enrolling a second factor', () => {
     assert.equal((await b.signIn(email, TEST_PASSWORD)).body.two_factor_required, false);
     const actions = await auditActions(c);
     assert.ok(actions.includes('two_factor.disabled') && actions.includes('two_factor.enabled'));
+    // The user is told by email (held here: this server has no SMTP relay).
+    const notices = await s.ctx.store.db.selectFrom('messages').selectAll().where('recipient', '=', email).execute();
+    assert.deepEqual(
+      notices.map((m) => [m.kind, m.subject]),
+      [['security_notice', 'أُوقف التحقق بخطوتين في لوحة تحكم توقيع']],
+    );
   });
 
   test('password checks of a signed-in user are limited: past ten in the window, 429 even with the right one', async () => {

@@ -16,7 +16,10 @@ import { composeMessage, type Block, type MessageContent } from './messages.js';
  * messages (no [TEST] mark, not counted against test-mode email limits): they are about the
  * account's people, not a signature request.
  */
-export type ConsoleEmailKind = 'console_invitation' | 'password_reset';
+export type ConsoleEmailKind = 'console_invitation' | 'password_reset' | 'security_notice';
+
+/** A security change a user is told about by email, in case it was not them. */
+export type SecurityChange = 'password_changed' | 'two_factor_disabled';
 
 interface ConsoleTexts {
   hello: (n: string) => string;
@@ -33,6 +36,11 @@ interface ConsoleTexts {
   resetButton: string;
   resetExpiry: string;
   resetIgnore: string;
+  noticeSubject: Record<SecurityChange, string>;
+  noticeLead: Record<SecurityChange, string>;
+  noticeFrom: (ip: string) => string;
+  noticeNotYou: string;
+  noticeButton: string;
 }
 
 const TEXTS: Record<Language, ConsoleTexts> = {
@@ -51,6 +59,17 @@ const TEXTS: Record<Language, ConsoleTexts> = {
     resetButton: 'اختيار كلمة مرور جديدة',
     resetExpiry: 'الرابط صالح لمدة ساعة واحدة ولمرة واحدة، وسيُسجَّل خروجك من كل الأجهزة بعد التغيير.',
     resetIgnore: 'إذا لم تطلب ذلك فتجاهل هذه الرسالة؛ كلمة مرورك لم تتغير.',
+    noticeSubject: {
+      password_changed: 'تغيّرت كلمة مرور لوحة تحكم توقيع',
+      two_factor_disabled: 'أُوقف التحقق بخطوتين في لوحة تحكم توقيع',
+    },
+    noticeLead: {
+      password_changed: 'تغيّرت كلمة مرور حسابك في لوحة تحكم توقيع.',
+      two_factor_disabled: 'أُوقف التحقق بخطوتين لحسابك في لوحة تحكم توقيع.',
+    },
+    noticeFrom: (ip) => `جاء الطلب من العنوان ${ip}.`,
+    noticeNotYou: 'إذا لم تكن أنت، فأعد تعيين كلمة المرور فورًا وأبلغ مالك الحساب.',
+    noticeButton: 'إعادة تعيين كلمة المرور',
   },
   en: {
     hello: (n) => `Hello ${n},`,
@@ -67,6 +86,17 @@ const TEXTS: Record<Language, ConsoleTexts> = {
     resetButton: 'Choose a new password',
     resetExpiry: 'The link is valid for one hour and can be used once; you will be signed out everywhere after the change.',
     resetIgnore: 'If you did not ask for this, ignore this message: your password has not changed.',
+    noticeSubject: {
+      password_changed: 'Your Tawqi console password was changed',
+      two_factor_disabled: 'Two-factor authentication was turned off for your Tawqi console account',
+    },
+    noticeLead: {
+      password_changed: 'The password of your Tawqi console account was changed.',
+      two_factor_disabled: 'Two-factor authentication was turned off for your Tawqi console account.',
+    },
+    noticeFrom: (ip) => `The request came from the address ${ip}.`,
+    noticeNotYou: 'If this was not you, reset your password at once and tell your account’s owner.',
+    noticeButton: 'Reset the password',
   },
 };
 
@@ -103,6 +133,21 @@ export function passwordResetMessage(language: Language, v: { name: string; url:
     ...linkBlocks(t, t.resetButton, v.url),
     { kind: 'small', text: t.resetExpiry },
     { kind: 'small', text: t.resetIgnore },
+  ]);
+}
+
+/** The notice of a security change, with the way back if it was not the user: the forgotten-password page. */
+export function securityNoticeMessage(
+  language: Language,
+  v: { name: string; change: SecurityChange; ip: string; resetUrl: string },
+): MessageContent {
+  const t = TEXTS[language];
+  return composeMessage({ language, livemode: true }, t.noticeSubject[v.change], [
+    { kind: 'para', text: v.name ? t.hello(v.name) : t.helloNoName },
+    { kind: 'para', text: t.noticeLead[v.change] },
+    { kind: 'small', text: t.noticeFrom(v.ip) },
+    { kind: 'para', text: t.noticeNotYou },
+    ...linkBlocks(t, t.noticeButton, v.resetUrl),
   ]);
 }
 

@@ -9,6 +9,7 @@ import type { AuditActor } from './consoleAudit.js';
 import { getConsoleToken, insertConsoleToken, useConsoleToken, type ConsoleToken } from '../store/consoleSecrets.js';
 import { getConsoleUser, type ConsoleUser } from '../store/consoleUsers.js';
 import type { Tx } from '../store/types.js';
+import { queueConsoleEmail, securityNoticeMessage, type SecurityChange } from '../delivery/consoleMessages.js';
 
 /**
  * What the console's self-service flows share: the signed-in user acting (for the audit log and
@@ -106,4 +107,30 @@ export async function newPasswordHash(ctx: ServiceContext, password: string, ema
     throw invalidParam(param, 'The password must not contain your email address.', 'يجب ألا تحتوي كلمة المرور على بريدك الإلكتروني.');
   }
   return hashPassword(password, scryptCost(ctx));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Security notices
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Tell a user by email that their password changed or their second factor was turned off, in the
+ * transaction of the change (sent after commit): if it was not them, they learn it at once and the
+ * mail leads to the forgotten-password page. Operators (no account) have the CLI instead.
+ */
+export async function queueSecurityNotice(
+  ctx: ServiceContext,
+  trx: Tx,
+  user: Pick<ConsoleUser, 'account_id' | 'email' | 'name'>,
+  change: SecurityChange,
+  who: { ip: string; lang: Language },
+): Promise<void> {
+  if (user.account_id === null) return;
+  const content = securityNoticeMessage(who.lang, {
+    name: user.name,
+    change,
+    ip: who.ip,
+    resetUrl: `${ctx.publicUrl}/console/forgot-password`,
+  });
+  await queueConsoleEmail(ctx, trx, { accountId: user.account_id, to: user.email, language: who.lang, kind: 'security_notice', content });
 }

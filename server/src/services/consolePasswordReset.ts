@@ -4,7 +4,7 @@ import type { ServiceContext } from '../context.js';
 import { passwordResetMessage, queueConsoleEmail } from '../delivery/consoleMessages.js';
 import { recordAudit } from './consoleAudit.js';
 import { actorOf } from './consoleSignIn.js';
-import { auditActorOf, issueLink, newPasswordHash, openLink, spendLink, type ConsoleActing } from './consoleLinks.js';
+import { auditActorOf, issueLink, newPasswordHash, openLink, queueSecurityNotice, spendLink, type ConsoleActing } from './consoleLinks.js';
 import { checkPasswordAgain } from './consoleTwoFactor.js';
 import { voidConsoleTokens } from '../store/consoleSecrets.js';
 import { deleteUserSessions } from '../store/consoleSessions.js';
@@ -41,7 +41,13 @@ export async function requestPasswordReset(ctx: ServiceContext, emailInput: stri
 }
 
 /** Set a new password from a reset link: every session of the user ends (whoever held one is out). */
-export async function confirmPasswordReset(ctx: ServiceContext, token: string, password: string, ip: string): Promise<{ email: string }> {
+export async function confirmPasswordReset(
+  ctx: ServiceContext,
+  token: string,
+  password: string,
+  who: { ip: string; lang: Language },
+): Promise<{ email: string }> {
+  const ip = who.ip;
   const { user } = await openLink(ctx.store.db, token, 'password_reset', nowSeconds(ctx.clock));
   const hash = await newPasswordHash(ctx, password, user.email, 'password');
   await ctx.store.tx(async (trx) => {
@@ -50,6 +56,7 @@ export async function confirmPasswordReset(ctx: ServiceContext, token: string, p
     await spendLink(trx, link, now);
     await updateConsoleUser(trx, current.id, { password_hash: hash, updated_at: now });
     const ended = await deleteUserSessions(trx, current.id);
+    await queueSecurityNotice(ctx, trx, current, 'password_changed', who);
     await recordAudit(trx, ctx.clock, actorOf(current, ip), {
       action: 'password.reset',
       target: current.id,
@@ -76,6 +83,7 @@ export async function changePassword(
     // A reset link asked for earlier would undo this change: it is void now.
     await voidConsoleTokens(trx, user.id, 'password_reset', now);
     const ended = await deleteUserSessions(trx, user.id, acting.sessionId);
+    await queueSecurityNotice(ctx, trx, user, 'password_changed', acting);
     await recordAudit(trx, ctx.clock, auditActorOf(acting), {
       action: 'password.changed',
       target: user.id,

@@ -5,7 +5,7 @@ import { qrSvg } from '../domain/qrSvg.js';
 import { checkTotp, newTotpSecret, totpBase32, totpUrl } from '../domain/totp.js';
 import { recordAudit } from './consoleAudit.js';
 import { newRecoveryCode, openTotpSecret, recoveryCodeHash, sealTotpSecret } from './consoleCrypto.js';
-import { auditActorOf, type ConsoleActing } from './consoleLinks.js';
+import { auditActorOf, queueSecurityNotice, type ConsoleActing } from './consoleLinks.js';
 import { verifyPassword } from './consolePasswords.js';
 import { enableTwoFactor, RECOVERY_CODE_COUNT } from './consoleUsers.js';
 import { countUnusedRecoveryCodes, replaceRecoveryCodes } from '../store/consoleSecrets.js';
@@ -97,8 +97,10 @@ export async function disableTwoFactor(ctx: ServiceContext, acting: ConsoleActin
     if (user.totp_enabled_at === null) throw notOn();
     await updateConsoleUser(trx, user.id, { totp_secret: null, totp_enabled_at: null, updated_at: nowSeconds(ctx.clock) });
     await replaceRecoveryCodes(trx, user.id, []);
+    await queueSecurityNotice(ctx, trx, user, 'two_factor_disabled', acting);
     await recordAudit(trx, ctx.clock, auditActorOf(acting), { action: 'two_factor.disabled', target: user.id });
   });
+  ctx.afterCommit();
 }
 
 export async function regenerateRecoveryCodes(

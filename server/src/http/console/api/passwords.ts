@@ -40,7 +40,7 @@ export function passwordsRouter(ctx: AppContext): express.Router {
     checkOrigin(ctx, req);
     const body = parseWith(confirmBody, req.body ?? {});
     await throttle(perIp, req.tawqi.clientIp, ctx.clock.nowMs());
-    res.json(await confirmPasswordReset(ctx, body.token, body.password, req.tawqi.clientIp));
+    res.json(await confirmPasswordReset(ctx, body.token, body.password, { ip: req.tawqi.clientIp, lang: req.tawqi.lang }));
   });
 
   router.post('/password', requireConsoleUser(ctx), async (req, res) => {
