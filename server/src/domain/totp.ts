@@ -39,9 +39,19 @@ export function totpCode(secret: Uint8Array, nowMs: number): string {
   return totpOf(secret).generate({ timestamp: nowMs });
 }
 
-/** Whether `code` (spaces allowed: apps show "123 456") is valid at `nowMs`; otpauth compares in constant time. */
-export function checkTotp(secret: Uint8Array, code: string, nowMs: number): boolean {
+/**
+ * The 30-second step (counted from the Unix epoch) whose code `code` is, when it is valid at
+ * `nowMs` (this step or one either side), else null. Spaces are allowed (apps show "123 456");
+ * otpauth compares in constant time. Sign-in keeps the last step taken, so a code works once.
+ */
+export function totpStep(secret: Uint8Array, code: string, nowMs: number): number | null {
   const token = code.replace(/\s+/g, '');
-  if (!/^\d{6}$/.test(token)) return false;
-  return totpOf(secret).validate({ token, timestamp: nowMs, window: WINDOW }) !== null;
+  if (!/^\d{6}$/.test(token)) return null;
+  const delta = totpOf(secret).validate({ token, timestamp: nowMs, window: WINDOW });
+  return delta === null ? null : Math.floor(nowMs / 1000 / PARAMS.period) + delta;
+}
+
+/** Whether `code` is valid at `nowMs` (totpStep). */
+export function checkTotp(secret: Uint8Array, code: string, nowMs: number): boolean {
+  return totpStep(secret, code, nowMs) !== null;
 }

@@ -9,16 +9,16 @@
  */
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
-import { checkTotp } from '../domain/totp.js';
+import { totpStep } from '../domain/totp.js';
 import { ApiError } from '../errors.js';
 import { countUnusedRecoveryCodes, useRecoveryCode } from '../store/consoleSecrets.js';
 import { deleteConsoleSession, deleteUserSessions, type ConsoleSession } from '../store/consoleSessions.js';
-import { findConsoleUserByEmail, updateConsoleUser, type ConsoleUser } from '../store/consoleUsers.js';
+import { findConsoleUserByEmail, takeTotpStep, updateConsoleUser, type ConsoleUser } from '../store/consoleUsers.js';
 import type { Tx } from '../store/types.js';
 import { recordAudit, type AuditActor } from './consoleAudit.js';
 import { openTotpSecret, recoveryCodeHash } from './consoleCrypto.js';
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from './consolePasswords.js';
-import { sessionTimes, startSession, type NewSession } from './consoleSessions.js';
+import { sessionTimes, startSession, sweepEndedSessions, type NewSession } from './consoleSessions.js';
 import type { SignInThrottle } from './consoleThrottle.js';
 
 export interface Client {
@@ -60,7 +60,7 @@ export async function signIn(
         {
           action: 'console.sign_in_failed',
           target: user?.id ?? null,
-          detail: { stage: 'password', reason: !user ? 'unknown_email' : !usable ? `user_${user.status}` : 'wrong_password' },
+          detail: { stage: 'password', reason: failureReason(user) },
         },
       ),
     );
@@ -74,7 +74,15 @@ export async function signIn(
     if (twoFactor) return startSession(trx, sessionTimes(ctx.config), now, user, 'password', client);
     return completeSignIn(trx, ctx, user, client, { two_factor: 'none' });
   });
+  sweepEndedSessions(ctx);
   return { ...started, user };
+}
+
+/** Why a password step failed, for the audit log (never for the answer). */
+function failureReason(user: ConsoleUser | undefined): string {
+  if (!user) return 'unknown_email';
+  if (user.status !== 'active') return `user_${user.status}`;
+  return user.password_hash === null ? 'no_password' : 'wrong_password';
 }
 
 /** The full session of a sign-in that passed every step, its audit entry and the user's last sign-in. */
@@ -105,7 +113,8 @@ export async function signInSecondFactor(
   const { user } = pending;
   await throttle.attempt(user.email, client.ip, ctx.clock);
   const outcome = await ctx.store.tx(async (trx) => {
-    const ok = 'code' in factor ? totpMatches(ctx, user, factor.code) : await spendRecoveryCode(trx, ctx, user, factor.recovery_code);
+    const ok =
+      'code' in factor ? await takeTotpCode(trx, ctx, user, factor.code) : await spendRecoveryCode(trx, ctx, user, factor.recovery_code);
     if (!ok) {
       await recordAudit(trx, ctx.clock, actorOf(user, client.ip), {
         action: 'console.sign_in_failed',
@@ -120,12 +129,15 @@ export async function signInSecondFactor(
     return completeSignIn(trx, ctx, user, client, detail);
   });
   if (!outcome) throw new ApiError('two_factor_failed');
+  sweepEndedSessions(ctx);
   return { ...outcome, user };
 }
 
-function totpMatches(ctx: ServiceContext, user: ConsoleUser, code: string): boolean {
+/** A code of the current 30-second step or one either side, newer than the last code taken, is taken (once). */
+async function takeTotpCode(trx: Tx, ctx: ServiceContext, user: ConsoleUser, typed: string): Promise<boolean> {
   if (!user.totp_secret || user.totp_enabled_at === null) return false;
-  return checkTotp(openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret), code, ctx.clock.nowMs());
+  const step = totpStep(openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret), typed, ctx.clock.nowMs());
+  return step !== null && takeTotpStep(trx, user.id, step);
 }
 
 function spendRecoveryCode(trx: Tx, ctx: ServiceContext, user: ConsoleUser, code: string): Promise<boolean> {
