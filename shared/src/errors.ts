@@ -89,6 +89,20 @@ export const ERRORS = {
     'The verification code has expired; request a new one.',
   ),
   channel_unavailable: def(400, 'invalid_request_error', 'قناة واتساب غير مفعّلة لهذا الحساب.', 'The WhatsApp channel is not enabled.'),
+  // ours: the console's team, password and second-factor flows (README "Team, invitations, two-factor and password reset")
+  console_link_invalid: def(
+    400,
+    'invalid_request_error',
+    'الرابط غير صالح: انتهت صلاحيته أو استُخدم من قبل. اطلب رابطًا جديدًا.',
+    'The link is not valid: it has expired or was used already. Ask for a new one.',
+  ),
+  console_password_incorrect: def(400, 'invalid_request_error', 'كلمة المرور الحالية غير صحيحة.', 'The current password is not correct.'),
+  two_factor_code_invalid: def(
+    400,
+    'invalid_request_error',
+    'رمز التحقق غير صحيح. أدخل الرمز المكوّن من ستة أرقام الظاهر الآن في تطبيق المصادقة.',
+    'The verification code is not correct. Enter the six-digit code your authenticator app shows now.',
+  ),
   // ours: qualified signatures with a token (signing-page/API.md, token calls); `reason` says which check failed
   certificate_invalid: def(
     400,
@@ -254,6 +268,32 @@ export const ERRORS = {
     'The request’s state does not allow this operation.',
   ),
   template_key_taken: def(409, 'invalid_request_error', 'يوجد قالب آخر بالاسم نفسه.', 'Another template already has this title.'),
+  // ours: the console's team and second factor
+  console_user_exists: def(
+    409,
+    'invalid_request_error',
+    'هذا البريد الإلكتروني لمستخدم موجود في لوحة التحكم.',
+    'This email address already belongs to a console user.',
+  ),
+  last_owner: def(
+    409,
+    'invalid_request_error',
+    'يجب أن يبقى للحساب مالك واحد على الأقل: عيّن مالكًا آخر أولًا.',
+    'The account must keep at least one owner: make someone else an owner first.',
+  ),
+  two_factor_already_enabled: def(
+    409,
+    'invalid_request_error',
+    'التحقق بخطوتين مفعّل بالفعل؛ أوقفه أولًا لإعداده من جديد.',
+    'Two-factor authentication is already on; turn it off first to set it up again.',
+  ),
+  two_factor_not_enabled: def(409, 'invalid_request_error', 'التحقق بخطوتين غير مفعّل.', 'Two-factor authentication is not on.'),
+  two_factor_setup_required: def(
+    409,
+    'invalid_request_error',
+    'ابدأ إعداد التحقق بخطوتين أولًا ثم أدخل الرمز.',
+    'Start the two-factor setup first, then enter the code.',
+  ),
   pdf_not_ready: def(409, 'invalid_request_error', 'ملف PDF النهائي قيد التجهيز.', 'The final PDF is still being prepared.'),
   pdf_unavailable: def(
     409,

@@ -62,7 +62,7 @@ describe('tawqi user create', () => {
   test('without a password: a one-time link (the token stored only as its SHA-256, for 7 days); no sign-in until it is used', async () => {
     const r = await runCli(env(), 'user', 'create', '--account', accountId, '--email', 'dev@acme.example', '--role', 'developer');
     assert.equal(r.code, 0, r.stderr);
-    const m = /^ {2}(https:\/\/sign\.example\.test\/console\/reset_password#token=([0-9A-Za-z]+))$/m.exec(r.stdout);
+    const m = /^ {2}(https:\/\/sign\.example\.test\/console\/reset\?token=([0-9A-Za-z]+))$/m.exec(r.stdout);
     assert.ok(m, r.stdout);
     const row = await s.ctx.store.db
       .selectFrom('console_tokens')
@@ -75,6 +75,12 @@ describe('tawqi user create', () => {
     const c = new ConsoleClient(s.url);
     assert.equal((await c.signIn('dev@acme.example', '')).status, 400, 'an empty password is refused as a parameter');
     assert.equal((await c.signIn('dev@acme.example', 'anything at all')).status, 401);
+    // The link sets the password through the reset page's call, once; then the user signs in.
+    const set = await c.call('POST', '/password_reset/confirm', { body: { token: m[2], password: 'the first passphrase' } });
+    assert.equal(set.status, 200, set.text);
+    assert.equal((await c.signIn('dev@acme.example', 'the first passphrase')).status, 200);
+    const again = await c.call('POST', '/password_reset/confirm', { body: { token: m[2], password: 'another passphrase' } });
+    assert.equal(again.body.error.code, 'console_link_invalid');
   });
 
   test('--operator makes an operator user (no account); mistakes are refused clearly', async () => {

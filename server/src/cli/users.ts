@@ -12,8 +12,11 @@ import { createActiveUser, SET_PASSWORD_LINK_SECONDS } from '../services/console
 import { listConsoleUsers, type ConsoleUser } from '../store/consoleUsers.js';
 import { clock, command, emit, parseEmail, requireAccount, run, serverUrl, time, withStore, type JsonFlag } from './kit.js';
 
-/** Where the console's set-password page takes the token: in the fragment, which browsers never send to a server or in a Referer. */
-export const SET_PASSWORD_PATH = '/console/reset_password#token=';
+/**
+ * The console's password page, the one a reset email links to (services/consoleLinks.ts): the page
+ * reads the token once and replaces the address at once; console pages send no Referer.
+ */
+export const SET_PASSWORD_PATH = '/console/reset?token=';
 const CLI_ACTOR = 'operator (tawqi CLI)';
 
 interface UserCreateOptions extends JsonFlag {

@@ -18,6 +18,15 @@ import {
 
 /** What replaces a one-time code message once it has left: no code stays at rest. */
 export const SCRUBBED_NOTE = '[one-time code message delivered; its content is not kept]';
+/** What replaces a console email with a one-time link (invitation, password reset) once it has left. */
+export const LINK_SCRUBBED_NOTE = '[one-time link message delivered; its content is not kept]';
+
+/** Messages that carry a secret (a code, a link's only copy of its token): none stays at rest once sent. */
+const SCRUBBED: Partial<Record<string, string>> = {
+  otp: SCRUBBED_NOTE,
+  console_invitation: LINK_SCRUBBED_NOTE,
+  password_reset: LINK_SCRUBBED_NOTE,
+};
 
 /**
  * A delivered message's new state (sent or held): database writes the caller commits. Resolves
@@ -78,7 +87,8 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
  * from the message's envelope; the content is read only when the message leaves. Without a
  * transport for its channel the message stays in the database as 'held', intact, for
  * `tawqi mail show` (local use without SMTP). After an SMTP send the stored parts of a one-time
- * code message are replaced by a note, so the code does not stay at rest. The message's new state
+ * code message (or of a console email with a one-time link) are replaced by a note, so the secret
+ * does not stay at rest. The message's new state
  * is returned as the outcome, for the caller to commit.
  */
 export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvelope): Promise<DeliveryOutcome | undefined> {
@@ -122,6 +132,7 @@ async function send(ctx: ServiceContext, transport: MessageTransport, message: M
     ...(template ? { template } : {}),
   });
   const sentAt = nowSeconds(ctx.clock);
-  if (message.kind !== 'otp') return (trx) => markMessageSent(trx, messageId, sentAt, lease);
-  return (trx) => markMessageSentScrubbed(trx, messageId, sentAt, SCRUBBED_NOTE, lease);
+  const note = SCRUBBED[message.kind];
+  if (note === undefined) return (trx) => markMessageSent(trx, messageId, sentAt, lease);
+  return (trx) => markMessageSentScrubbed(trx, messageId, sentAt, note, lease);
 }

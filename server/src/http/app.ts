@@ -132,7 +132,12 @@ function errorHandler(ctx: AppContext) {
   };
 }
 
-/** One JSON log line per request: never the key, body or query string. */
+/** The path as logged: an invitation's token (GET /console/api/invitations/:token) is a secret and is masked. */
+function loggedPath(originalUrl: string): string {
+  return originalUrl.split('?')[0]!.replace(/^(\/console\/api\/invitations\/)(?!accept$)[^/]+/, '$1[token]');
+}
+
+/** One JSON log line per request: never the key, body or query string, nor a token in the path. */
 function accessLog(ctx: AppContext) {
   return (req: Request, res: Response, next: NextFunction): void => {
     // Nothing to build per request when the line would be dropped (TAWQI_LOG_LEVEL above info).
@@ -143,7 +148,7 @@ function accessLog(ctx: AppContext) {
         {
           request_id: req.tawqi.requestId,
           method: req.method,
-          path: req.originalUrl.split('?')[0],
+          path: loggedPath(req.originalUrl),
           status: res.statusCode,
           ms: Math.round((performance.now() - req.tawqi.startedAt) * 10) / 10,
           ip: req.tawqi.clientIp,

@@ -7,9 +7,9 @@
  * work, whether the email is unknown, the user has no password yet, is disabled, or typed a wrong
  * one: the answer tells nothing about which emails have an account.
  */
-import { Secret, TOTP } from 'otpauth';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
+import { totpStep } from '../domain/totp.js';
 import { ApiError } from '../errors.js';
 import { countUnusedRecoveryCodes, useRecoveryCode } from '../store/consoleSecrets.js';
 import { deleteConsoleSession, deleteUserSessions, type ConsoleSession } from '../store/consoleSessions.js';
@@ -100,8 +100,6 @@ async function completeSignIn(
   return started;
 }
 
-const TOTP_PERIOD = 30;
-
 export type SecondFactor = { code: string } | { recovery_code: string };
 
 /** The second step: a TOTP code (±30 s) or an unused recovery code; a new session id replaces the waiting one. */
@@ -135,17 +133,11 @@ export async function signInSecondFactor(
   return { ...outcome, user };
 }
 
-/** A code of the current 30-second step or one either side, newer than the last code taken, is taken. */
+/** A code of the current 30-second step or one either side, newer than the last code taken, is taken (once). */
 async function takeTotpCode(trx: Tx, ctx: ServiceContext, user: ConsoleUser, typed: string): Promise<boolean> {
-  const code = typed.replace(/\s/g, '');
-  if (!user.totp_secret || user.totp_enabled_at === null || !/^\d{6}$/.test(code)) return false;
-  const secret = new Secret({ buffer: new Uint8Array(openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret)).buffer });
-  const totp = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD });
-  const nowMs = ctx.clock.nowMs();
-  // One step either side: the phone's clock may drift, and a code is typed some seconds after it shows.
-  const delta = totp.validate({ token: code, timestamp: nowMs, window: 1 });
-  if (delta === null) return false;
-  return takeTotpStep(trx, user.id, Math.floor(nowMs / 1000 / TOTP_PERIOD) + delta);
+  if (!user.totp_secret || user.totp_enabled_at === null) return false;
+  const step = totpStep(openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret), typed, ctx.clock.nowMs());
+  return step !== null && takeTotpStep(trx, user.id, step);
 }
 
 function spendRecoveryCode(trx: Tx, ctx: ServiceContext, user: ConsoleUser, code: string): Promise<boolean> {

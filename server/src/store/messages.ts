@@ -22,7 +22,8 @@ export interface OutgoingMessage {
   livemode: boolean;
   channel: 'email' | 'whatsapp';
   recipient: string;
-  kind: 'invitation' | 'reminder' | 'otp' | 'final_copy' | 'notice';
+  /** console_invitation, password_reset, security_notice: the console's own emails (delivery/consoleMessages.ts). */
+  kind: 'invitation' | 'reminder' | 'otp' | 'final_copy' | 'notice' | 'console_invitation' | 'password_reset' | 'security_notice';
   subject: string;
   body: string;
   /** Email: the blocks the HTML part is built from at delivery (JSON, delivery/messages.ts); null for text-only messages. */

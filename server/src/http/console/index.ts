@@ -11,6 +11,9 @@ import { ipRateLimit } from '../middleware/limits.js';
 import { jsonBody } from '../middleware/jsonBody.js';
 import { auditLogRouter } from './api/auditLog.js';
 import { authRouter } from './api/auth.js';
+import { passwordsRouter } from './api/passwords.js';
+import { teamRouter } from './api/team.js';
+import { twoFactorRouter } from './api/twoFactor.js';
 
 /** Console request bodies are small forms. */
 const CONSOLE_BODY_LIMIT = 64 * 1024;
@@ -26,6 +29,9 @@ export function consoleApiRouter(ctx: AppContext): express.Router {
   });
   api.use(authRouter(ctx, new SignInThrottle(ctx.store, ctx.config, ctx.log)));
   api.use(auditLogRouter(ctx));
+  api.use(twoFactorRouter(ctx));
+  api.use(passwordsRouter(ctx));
+  api.use(teamRouter(ctx));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   return api;
 }
