@@ -111,14 +111,14 @@ export class ShellLayout extends Layout {
       'button',
       { class: 'nav-toggle btn btn-quiet btn-small', attrs: { type: 'button', 'aria-expanded': 'false', 'aria-controls': 'console-nav' } },
       icon('menu'),
-      s.t('openNav'),
+      h('span', { class: 'nav-toggle-label' }, s.t('openNav')),
     );
     this.navToggle.addEventListener('click', () => this.toggleNav());
     this.modeSwitch = h(
       'button',
       { class: 'mode-switch', attrs: { type: 'button', role: 'switch', 'aria-checked': String(!livemode) } },
       h('span', { class: 'mode-track', attrs: { 'aria-hidden': 'true' } }),
-      s.t('testMode'),
+      h('span', { class: 'mode-label' }, s.t('testMode')),
     );
     this.modeSwitch.addEventListener('click', () => this.setMode(!this.livemode));
     this.banner = h('div', { class: 'test-banner', attrs: { role: 'note' } }, icon('alert'), h('span', null, s.t('testBanner')));
@@ -129,10 +129,12 @@ export class ShellLayout extends Layout {
       'button',
       {
         class: 'user-button',
-        attrs: { type: 'button', 'aria-expanded': 'false', 'aria-controls': 'user-menu', 'aria-label': s.t('userMenu', { name: display }) },
+        attrs: { type: 'button', 'aria-expanded': 'false', 'aria-controls': 'user-menu' },
       },
       h('span', { class: 'avatar', attrs: { 'aria-hidden': 'true' } }, initials(display)),
+      // The visible name starts the button's accessible name (WCAG 2.5.3); the menu's purpose follows, unseen.
       h('span', { class: 'user-name' }, bdi(display)),
+      h('span', { class: 'sr-only' }, ` ${s.t('userMenu')}`),
       icon('chevronDown'),
     );
     this.menu = this.buildMenu();

@@ -9,22 +9,22 @@ export function homeScreen(ctx: ScreenContext): Screen {
   const { s, session } = ctx;
   const name = session?.user.name || session?.user.email || '';
   const account = session?.account?.name ?? '';
-  const tile = (iconName: IconName, title: Key, body: Key, path: string) =>
+  const tile = (iconName: IconName, title: Key, body: Key, action: Key, path: string) =>
     h(
       'li',
       { class: 'tile' },
       h('div', { class: 'tile-head' }, h('span', { class: 'tile-icon' }, icon(iconName)), h('h2', { class: 'subtitle' }, s.t(title))),
       h('p', { class: 'muted' }, s.t(body)),
-      linkButton(s.t(title), path, 'secondary'),
+      linkButton(s.t(action), path, 'secondary'),
     );
   const screen = pageScreen(
     { title: s.t('homeGreeting', { name }), intro: fillNodes(s.t('homeIntro'), { account: h('strong', null, bdi(account)) }) },
     h(
       'ul',
       { class: 'tiles' },
-      tile('inbox', 'navRequests', 'homeRequestsBody', '/requests'),
-      tile('code', 'navDevelopers', 'homeDevelopersBody', '/developers/api-keys'),
-      tile('users', 'navTeam', 'homeTeamBody', '/team'),
+      tile('inbox', 'navRequests', 'homeRequestsBody', 'homeRequestsAction', '/requests'),
+      tile('code', 'navDevelopers', 'homeDevelopersBody', 'homeDevelopersAction', '/developers/api-keys'),
+      tile('users', 'navTeam', 'homeTeamBody', 'homeTeamAction', '/team'),
     ),
   );
   screen.title = s.t('homeTitle');
