@@ -67,8 +67,11 @@ export class App {
     layout.slot.replaceChildren(screen.root);
     layout.setActive(place.path);
     document.title = this.s.t('docTitle', { page: screen.title });
-    layout.flash.textContent = this.pendingFlash ?? '';
+    // The flash goes in after a tick, so a status region the layout has just mounted announces it.
+    const flash = this.pendingFlash;
     this.pendingFlash = null;
+    layout.flash.textContent = '';
+    if (flash) window.setTimeout(() => (layout.flash.textContent = flash), 50);
     // The first screen keeps the browser's focus; a new one takes it to its heading, where a
     // screen reader starts reading, and the page scrolls back to the top.
     if (previous) {

@@ -44,7 +44,8 @@ export function newPasswordFields(s: Strings): FieldSpec[] {
       type: 'password',
       autocomplete: 'new-password',
       hint: s.t('passwordHint', { min: MIN_PASSWORD }),
-      check: (v) => (v === '' ? s.t('passwordRequired') : v.length < MIN_PASSWORD ? s.t('passwordTooShort', { min: MIN_PASSWORD }) : null),
+      check: (v) =>
+        v === '' ? s.t('passwordRequired') : [...v].length < MIN_PASSWORD ? s.t('passwordTooShort', { min: MIN_PASSWORD }) : null,
     },
     {
       name: 'confirm',
