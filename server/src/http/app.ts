@@ -20,7 +20,6 @@ import { signingRouter } from './signing/router.js';
 import { verifyPageRouter } from './verifyPage.js';
 import { embedScriptRouter } from './embedScript.js';
 import { docsRouter } from './docs/router.js';
-import { consoleRouter } from './console/index.js';
 import { verificationRoutes } from './routes/verifications.js';
 import { documentRoutes } from './routes/documents.js';
 import { identityRouter, identityRoutes } from './routes/identity.js';
@@ -30,6 +29,7 @@ import { sessionRoutes } from './routes/sessions.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { testHelperRoutes } from './routes/testHelpers.js';
 import { pkiRouter } from './pkiRouter.js';
+import { consoleRouter } from './console/index.js';
 import { healthEndpoints, Lifecycle, metricsEndpoint, trackRequests } from './operations.js';
 
 export const API_ROUTES: readonly AnyRoute[] = [
@@ -93,9 +93,9 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.use(verifyPageRouter(ctx));
   app.use(embedScriptRouter());
   app.use(docsRouter(ctx, openapi));
-  app.use('/console', consoleRouter(ctx));
   app.use(identityRouter(ctx));
   app.use(pkiRouter(ctx));
+  app.use(consoleRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   app.use(errorHandler(ctx));
   return app;
