@@ -34,7 +34,8 @@ describe('the console signed in, in Chromium', { timeout: 240_000 }, () => {
 
   before(async () => {
     ensureConsole();
-    s = await startTestServer({ ...CONSOLE_TEST_ENV, TAWQI_CONSOLE_SIGN_IN_IP_LIMIT: '1000' });
+    // Many sign-ins from one address and for one email in this file: the throttles are tested in auth.test.ts.
+    s = await startTestServer({ ...CONSOLE_TEST_ENV, TAWQI_CONSOLE_SIGN_IN_IP_LIMIT: '1000', TAWQI_CONSOLE_SIGN_IN_EMAIL_LIMIT: '1000' });
     s.clock.set(Date.now());
     const accountId = (await s.account({ name: 'شركة النيل' })).id;
     const owner = await consoleUser(s, accountId, OWNER, 'owner');
@@ -173,12 +174,21 @@ describe('the console signed in, in Chromium', { timeout: 240_000 }, () => {
     await page.close();
   });
 
-  test('a signed-in screen asked for without a session: sign-in, then back to that screen', async () => {
+  test('a signed-in screen asked for without a session: sign-in, then back to that screen (never to another site)', async () => {
     const { page, watch } = await tab('en', '/console/team');
     await page.waitForURL(`${s.url}/console/sign-in?next=%2Fconsole%2Fteam`);
     await signIn(page, OWNER, TEST_PASSWORD);
     await page.waitForURL(`${s.url}/console/team`);
     assert.equal(await heading(page), 'Team');
+    // `next` is followed only to a console path: another site, or a protocol-relative address, gives the home page.
+    for (const next of ['https://evil.example/console', '//evil.example/console']) {
+      await page.locator('.user-button').click();
+      await page.locator('#user-menu button').click();
+      await page.waitForURL(`${s.url}/console/sign-in`);
+      await page.goto(`${s.url}/console/sign-in?next=${encodeURIComponent(next)}`);
+      await signIn(page, OWNER, TEST_PASSWORD);
+      await page.waitForURL(`${s.url}/console`);
+    }
     watch.expect(/401/);
     watch.assertClean();
     await page.close();
