@@ -14,6 +14,7 @@ import { authRouter } from './api/auth.js';
 import { passwordsRouter } from './api/passwords.js';
 import { teamRouter } from './api/team.js';
 import { twoFactorRouter } from './api/twoFactor.js';
+import { consolePageRouter } from './page.js';
 
 /** Console request bodies are small forms. */
 const CONSOLE_BODY_LIMIT = 64 * 1024;
@@ -39,5 +40,7 @@ export function consoleApiRouter(ctx: AppContext): express.Router {
 export function consoleRouter(ctx: AppContext): express.Router {
   const router = express.Router();
   router.use('/console/api', consoleApiRouter(ctx));
+  // The pages: the shell for every other /console path, and the bundle at /console/assets.
+  router.use('/console', consolePageRouter());
   return router;
 }
