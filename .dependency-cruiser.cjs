@@ -108,14 +108,22 @@ module.exports = {
       severity: 'error',
       comment: 'shared/ is browser-safe and used by everyone; it imports no other workspace.',
       from: { path: '^shared/' },
-      to: { path: '^(server|agent|signing-page)/' },
+      to: { path: '^(server|agent|signing-page|console)/' },
     },
     {
       name: 'workspaces-import-only-shared',
       severity: 'error',
-      comment: 'The server, the signing page and the agent meet only in shared/.',
+      comment: 'The server, the signing page, the console and the agent meet only in shared/.',
       from: { path: '^(server|agent|signing-page)/' },
-      to: { path: '^(server|agent|signing-page)/', pathNot: '^$1/' },
+      to: { path: '^(server|agent|signing-page|console)/', pathNot: '^$1/' },
+    },
+    {
+      name: 'console-imports-only-shared-and-the-page-kit',
+      severity: 'error',
+      comment:
+        "The console builds on shared/ and the signing page's safe DOM builder and kit (its package exports them), nothing else of another workspace.",
+      from: { path: '^console/' },
+      to: { path: '^(server|agent|signing-page)/', pathNot: '^signing-page/src/(dom|kit)[.]ts$' },
     },
     {
       name: 'agent-core-no-electron',

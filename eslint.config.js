@@ -14,8 +14,8 @@ export default tseslint.config(
     },
   },
   { files: ['test/**', 'bench/**', 'scripts/**', 'sdk/node/examples/**'], rules: { 'no-console': 'off' } },
-  // The signing page runs in the browser (bundled by esbuild), not in Node.
-  { files: ['signing-page/src/**'], languageOptions: { globals: { ...globals.browser } } },
+  // The signing page and the console run in the browser (bundled by esbuild), not in Node.
+  { files: ['signing-page/src/**', 'console/src/**'], languageOptions: { globals: { ...globals.browser } } },
   // @tawqi/embed runs on integrators' pages: browser globals only, and nothing imported (no dependencies).
   {
     files: ['sdk/embed/src/**'],

@@ -16,7 +16,8 @@ const limitAt = args.indexOf('--limit');
 const limit = limitAt >= 0 ? Number(args.splice(limitAt, 2)[1]) : 80;
 const all = args.includes('--all');
 const dirs = args.filter((a) => !a.startsWith('--'));
-const roots = dirs.length > 0 ? dirs : ['server/src', 'signing-page/src', 'agent/src', 'shared/src', 'sdk/node/src', 'sdk/embed/src'];
+const roots =
+  dirs.length > 0 ? dirs : ['server/src', 'signing-page/src', 'console/src', 'agent/src', 'shared/src', 'sdk/node/src', 'sdk/embed/src'];
 const REASON = /long function:\s*(.+)/i;
 
 function* sources(dir: string): Generator<string> {

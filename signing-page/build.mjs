@@ -5,25 +5,17 @@
 import * as esbuild from 'esbuild';
 import { mkdir, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { browserBundle } from './bundle-options.mjs';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const outdir = `${root}dist`;
 const watch = process.argv.includes('--watch');
 
-/** Browsers the page supports: evergreen desktop and mobile from 2022 on. */
-const target = ['chrome100', 'edge100', 'firefox100', 'safari15.4'];
-
 const common = {
+  ...browserBundle,
   absWorkingDir: root,
-  bundle: true,
-  minify: true,
-  sourcemap: true,
-  charset: 'utf8',
-  legalComments: 'eof',
-  target,
   outdir,
   entryNames: 'app',
-  logLevel: 'info',
 };
 
 /** @type {import('esbuild').BuildOptions[]} */

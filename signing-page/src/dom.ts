@@ -80,6 +80,24 @@ export function bdi(text: string): HTMLElement {
 }
 
 /**
+ * A sentence template as nodes: each `{name}` placeholder becomes `vars[name]` (an element, or text),
+ * so a name or a title can sit isolated inside a translated sentence; unknown placeholders stay.
+ */
+export function fillNodes(template: string, vars: Record<string, Child>): Child[] {
+  const out: Child[] = [];
+  let last = 0;
+  for (const match of template.matchAll(/\{(\w+)\}/g)) {
+    const index = match.index ?? 0;
+    out.push(template.slice(last, index));
+    const name = match[1] ?? '';
+    out.push(name in vars ? vars[name] : match[0]);
+    last = index + match[0].length;
+  }
+  out.push(template.slice(last));
+  return out;
+}
+
+/**
  * A URL the page may follow or load: http(s) only (data:image/… when `allowData`), resolved against
  * the page. Anything else — javascript:, data:text/html, blob:, malformed — gives null.
  */

@@ -2,7 +2,7 @@
  * Every string of the page in Arabic and English. The language is the request's (`State.language`);
  * digits stay Western in both, like the codes the signer receives.
  */
-import type { Child } from './dom.js';
+import { fillNodes, type Child } from './dom.js';
 import type { Language } from './types.js';
 
 type Plural = { other: string } & Partial<Record<Intl.LDMLPluralRule, string>>;
@@ -399,19 +399,7 @@ export function strings(lang: Language): Strings {
     lang,
     dir: lang === 'ar' ? 'rtl' : 'ltr',
     t: (key, vars) => fill(table[key], vars),
-    nodes(key, vars) {
-      const out: Child[] = [];
-      let last = 0;
-      for (const match of table[key].matchAll(PLACEHOLDER)) {
-        const index = match.index ?? 0;
-        out.push(table[key].slice(last, index));
-        const name = match[1] ?? '';
-        out.push(name in vars ? vars[name] : match[0]);
-        last = index + match[0].length;
-      }
-      out.push(table[key].slice(last));
-      return out;
-    },
+    nodes: (key, vars) => fillNodes(table[key], vars),
     plural(key, n) {
       const forms: Plural = plurals[lang][key];
       // Arabic uses its "zero" form for 0; Intl gives "zero" for ar already, "other" for en.

@@ -17,10 +17,14 @@ function newest(dir: string): number {
   );
 }
 
-/** Build the package at `relRoot` (from the repository root) unless every output in dist/ is newer than src/. */
-function ensureBundle(relRoot: string, outputs: readonly string[]): void {
+/**
+ * Build the package at `relRoot` (from the repository root) unless every output in dist/ is newer than
+ * its src/ and the sources it bundles from other packages (`alsoFrom`, e.g. 'signing-page/src').
+ */
+function ensureBundle(relRoot: string, outputs: readonly string[], alsoFrom: readonly string[] = []): void {
   const root = fileURLToPath(new URL(`../../${relRoot}/`, import.meta.url));
-  const sources = newest(path.join(root, 'src'));
+  const repo = fileURLToPath(new URL('../../', import.meta.url));
+  const sources = Math.max(newest(path.join(root, 'src')), ...alsoFrom.map((dir) => newest(path.join(repo, dir))));
   const fresh = outputs.every((o) => {
     const file = path.join(root, 'dist', o);
     return existsSync(file) && statSync(file).mtimeMs >= sources;
@@ -33,3 +37,6 @@ export const ensureSigningPage = (): void => ensureBundle('signing-page', ['app.
 
 /** @tawqi/embed (sdk/embed/dist: the ESM module and the single script the server serves at /embed/v1.js). */
 export const ensureEmbedLibrary = (): void => ensureBundle('sdk/embed', ['tawqi-embed.mjs', 'tawqi-embed.js']);
+
+/** The console (console/dist: hashed app-*.js and app-*.css named by manifest.json; it bundles the signing page's kit and styles). */
+export const ensureConsole = (): void => ensureBundle('console', ['manifest.json'], ['signing-page/src']);

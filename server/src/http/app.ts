@@ -20,6 +20,7 @@ import { signingRouter } from './signing/router.js';
 import { verifyPageRouter } from './verifyPage.js';
 import { embedScriptRouter } from './embedScript.js';
 import { docsRouter } from './docs/router.js';
+import { consoleRouter } from './console/index.js';
 import { verificationRoutes } from './routes/verifications.js';
 import { documentRoutes } from './routes/documents.js';
 import { identityRouter, identityRoutes } from './routes/identity.js';
@@ -92,6 +93,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.use(verifyPageRouter(ctx));
   app.use(embedScriptRouter());
   app.use(docsRouter(ctx, openapi));
+  app.use('/console', consoleRouter(ctx));
   app.use(identityRouter(ctx));
   app.use(pkiRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));

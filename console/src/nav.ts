@@ -1,0 +1,67 @@
+/** The side navigation of the signed-in console, and the routes of every screen. */
+import type { IconName } from '@tawqi/signing-page/kit';
+import type { Key } from './i18n.js';
+import type { ScreenFactory } from './screen.js';
+import { homeScreen, sectionScreen } from './views/home.js';
+import { inviteScreen } from './views/invite.js';
+import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
+import { signInScreen } from './views/signIn.js';
+import { twoFactorScreen } from './views/twoFactor.js';
+
+export interface NavLink {
+  path: string;
+  label: Key;
+  icon: IconName;
+  /** Shown only to a user with this permission (domain/consoleRoles.ts on the server). */
+  permission?: string;
+}
+
+export interface NavGroup {
+  label: Key;
+  icon: IconName;
+  links: NavLink[];
+}
+
+export const NAV: readonly (NavLink | NavGroup)[] = [
+  { path: '', label: 'navHome', icon: 'home' },
+  { path: '/requests', label: 'navRequests', icon: 'inbox' },
+  { path: '/identity-review', label: 'navIdentity', icon: 'userCheck' },
+  {
+    label: 'navDevelopers',
+    icon: 'code',
+    links: [
+      { path: '/developers/api-keys', label: 'navKeys', icon: 'key' },
+      { path: '/developers/webhooks', label: 'navWebhooks', icon: 'zap' },
+      { path: '/developers/events', label: 'navEvents', icon: 'activity' },
+      { path: '/developers/logs', label: 'navLogs', icon: 'list' },
+    ],
+  },
+  { path: '/team', label: 'navTeam', icon: 'users' },
+  { path: '/security', label: 'navSecurity', icon: 'shield' },
+  { path: '/audit-log', label: 'navAudit', icon: 'clipboard', permission: 'audit.read' },
+];
+
+export interface RouteDef {
+  /** The path below /console ('' is the home page). */
+  path: string;
+  /** Signed-out screens are open to anyone; the others need a session (else: sign-in, then back). */
+  access: 'public' | 'signed-in';
+  screen: ScreenFactory;
+}
+
+const links = NAV.flatMap((item) => ('links' in item ? item.links : [item]));
+
+export const ROUTES: readonly RouteDef[] = [
+  { path: '', access: 'signed-in', screen: homeScreen },
+  { path: '/sign-in', access: 'public', screen: signInScreen },
+  { path: '/sign-in/two-factor', access: 'public', screen: twoFactorScreen },
+  { path: '/forgot-password', access: 'public', screen: forgotPasswordScreen },
+  { path: '/reset', access: 'public', screen: resetPasswordScreen },
+  { path: '/invite', access: 'public', screen: inviteScreen },
+  // Each section's own screen replaces its placeholder as the later parts of the console land.
+  ...links
+    .filter((l) => l.path !== '')
+    .map((l): RouteDef => ({ path: l.path, access: 'signed-in', screen: sectionScreen(l.label, l.icon) })),
+];
+
+export const findRoute = (path: string): RouteDef | null => ROUTES.find((r) => r.path === path) ?? null;
