@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   identityVerification: 'idv_',
   ledger: 'led_',
   notice: 'ntc_',
+  consoleCredential: 'ccr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -12,6 +12,8 @@ export interface AuthState {
   account: Account;
   livemode: boolean;
   publishable: boolean;
+  /** Set when the caller is a signed-in console user acting through an internal credential. */
+  user?: { id: string; credential_id: string };
 }
 
 /** Per-request state set by the middleware chain. */

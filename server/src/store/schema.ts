@@ -418,7 +418,21 @@ export interface PkiCertificatesTable {
   revocation_reason: string | null;
 }
 
+/** A signed-in console user's short-lived credential for the public API (migration 16); the token is kept as SHA-256 only. */
+export interface ConsoleCredentialsTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  user_id: string;
+  /** The console session (its id, the SHA-256 of its cookie) the credential was issued in: it dies with it. */
+  session_id: string | null;
+  livemode: number;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
+  console_credentials: ConsoleCredentialsTable;
   server_keys: ServerKeysTable;
   pki_certificates: PkiCertificatesTable;
   workflows: WorkflowsTable;
