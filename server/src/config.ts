@@ -86,6 +86,35 @@ export const configSchema = z.object({
   TAWQI_RATE_LIMIT: z.coerce.number().int().min(1).default(100).describe('Requests per window per account'),
   TAWQI_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).default(10),
   TAWQI_IP_RATE_LIMIT: z.coerce.number().int().min(1).default(300).describe('Requests per window per client address before authentication'),
+  TAWQI_CONSOLE_IDLE_MINUTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .default(30)
+    .describe('A console session ends after this long without a request'),
+  TAWQI_CONSOLE_SESSION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24)
+    .default(12)
+    .describe('A console session ends this long after sign-in, whatever the activity'),
+  TAWQI_CONSOLE_SCRYPT_LOG_N: z.coerce
+    .number()
+    .int()
+    .min(12)
+    .max(20)
+    .default(16)
+    .describe('scrypt cost of console passwords: N = 2^this (r = 8, p = 2); older hashes are upgraded at sign-in'),
+  TAWQI_CONSOLE_SIGN_IN_EMAIL_LIMIT: z.coerce.number().int().min(1).default(10).describe('Console sign-in attempts per email per window'),
+  TAWQI_CONSOLE_SIGN_IN_IP_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .describe('Console sign-in attempts per client address per window'),
+  TAWQI_CONSOLE_SIGN_IN_WINDOW_SECONDS: z.coerce.number().int().min(10).default(900).describe('The window of the console sign-in limits'),
   TAWQI_IDEMPOTENCY_LEASE_SECONDS: z.coerce
     .number()
     .int()
@@ -117,6 +146,13 @@ export const configSchema = z.object({
     .default('2026-07-01'),
   TAWQI_DOCS_URL: z.string().default('/api/v1/openapi.json'),
   TAWQI_CONSOLE_URL: z.string().default('/console'),
+  TAWQI_CONSOLE_CREDENTIAL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(3600)
+    .default(900)
+    .describe("Life of a console user's internal credential for the public API (the console asks for a new one before it ends)"),
   // Webhooks (server/src/webhooks).
   TAWQI_WEBHOOK_ALLOW_PRIVATE: bool
     .default(false)

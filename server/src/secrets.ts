@@ -11,6 +11,11 @@ export interface ServerSecrets {
   linkKey: Buffer;
   /** HMAC key for document hashes (verification compares the stored text against it). */
   documentKey: Buffer;
+  /**
+   * The console's key: seals TOTP secrets at rest (AES-256-GCM), keys the CSRF tokens and the
+   * recovery-code hashes (services/consoleCrypto.ts derives one key per use with HKDF).
+   */
+  consoleKey: Buffer;
 }
 
 /**
@@ -20,10 +25,11 @@ export interface ServerSecrets {
 export function readSecretsFile(dataDir: string): Partial<ServerSecrets> | null {
   const file = path.join(dataDir, 'secrets.json');
   if (!existsSync(file)) return null;
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as { link_key?: string; document_key?: string };
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as { link_key?: string; document_key?: string; console_key?: string };
   return {
     ...(raw.link_key ? { linkKey: Buffer.from(raw.link_key, 'hex') } : {}),
     ...(raw.document_key ? { documentKey: Buffer.from(raw.document_key, 'hex') } : {}),
+    ...(raw.console_key ? { consoleKey: Buffer.from(raw.console_key, 'hex') } : {}),
   };
 }
 
@@ -35,11 +41,16 @@ export function loadSecrets(dataDir: string): ServerSecrets {
       flag: 'wx',
     });
   }
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as { link_key: string; document_key?: string };
-  if (!raw.document_key) {
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as { link_key: string; document_key?: string; console_key?: string };
+  if (!raw.document_key || !raw.console_key) {
     // Secrets added by later versions are created on the next start, keeping the existing ones.
-    raw.document_key = randomBytes(32).toString('hex');
+    raw.document_key ??= randomBytes(32).toString('hex');
+    raw.console_key ??= randomBytes(32).toString('hex');
     writeFileSync(file, JSON.stringify(raw), { mode: 0o600 });
   }
-  return { linkKey: Buffer.from(raw.link_key, 'hex'), documentKey: Buffer.from(raw.document_key, 'hex') };
+  return {
+    linkKey: Buffer.from(raw.link_key, 'hex'),
+    documentKey: Buffer.from(raw.document_key, 'hex'),
+    consoleKey: Buffer.from(raw.console_key, 'hex'),
+  };
 }

@@ -129,6 +129,25 @@ export const ERRORS = {
     'رمز المقاييس مفقود أو غير صحيح. أرسل Authorization: Bearer ورمز TAWQI_METRICS_TOKEN.',
     'The metrics token is missing or wrong. Send Authorization: Bearer <TAWQI_METRICS_TOKEN>.',
   ),
+  // ours: the console (/console/api, README "The console")
+  console_session_required: def(
+    401,
+    'authentication_error',
+    'سجّل الدخول إلى لوحة التحكم أولًا؛ انتهت الجلسة أو لم تبدأ.',
+    'Sign in to the console first; the session has ended or never started.',
+  ),
+  console_sign_in_failed: def(
+    401,
+    'authentication_error',
+    'البريد الإلكتروني أو كلمة المرور غير صحيحة.',
+    'The email or the password is not correct.',
+  ),
+  two_factor_failed: def(
+    401,
+    'authentication_error',
+    'رمز التحقق أو رمز الاسترداد غير صحيح أو مستخدم من قبل.',
+    'The verification code or recovery code is not correct, or was used already.',
+  ),
   // 402
   plan_required: def(402, 'billing_error', 'الوضع الحي يحتاج باقة مدفوعة فعّالة.', 'Live mode needs an active paid plan.'),
   plan_expired: def(402, 'billing_error', 'انتهت سنة الاشتراك دون تجديد.', 'The subscription year has ended without renewal.'),
@@ -147,6 +166,13 @@ export const ERRORS = {
   ),
   plan_feature_unavailable: def(403, 'permission_error', 'هذه الميزة غير متاحة في باقتك.', 'This feature is not available on your plan.'),
   forbidden: def(403, 'permission_error', 'هذا المفتاح لا يملك صلاحية هذه العملية.', 'This key is not allowed to perform this operation.'),
+  // ours: the console — a state change without the session's X-CSRF-Token, or from another origin
+  csrf_failed: def(
+    403,
+    'permission_error',
+    'رُفض الطلب: رمز الحماية من تزوير الطلبات مفقود أو غير صحيح، أو جاء الطلب من موقع آخر. أعد تحميل الصفحة.',
+    'The request was refused: its CSRF token is missing or wrong, or it came from another site. Reload the page.',
+  ),
   // ours: the test helpers (POST /test_helpers/…) act for a test signer; a live key may not use them
   test_mode_only: def(
     403,

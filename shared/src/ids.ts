@@ -14,6 +14,9 @@ export const ID_PREFIX = {
   identityVerification: 'idv_',
   ledger: 'led_',
   notice: 'ntc_',
+  consoleUser: 'usr_',
+  auditEntry: 'aud_',
+  consoleCredential: 'ccr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -148,9 +148,9 @@ describe('postgres only: tawqi db copy, a SQLite installation into PostgreSQL', 
     }
     // SQLite keeps the keys as files: on PostgreSQL they are rows, sealed.
     assert.equal(liteCounts.get('server_keys'), 0);
-    assert.deepEqual(summary.keys.secrets, ['link_key', 'document_key']);
+    assert.deepEqual(summary.keys.secrets, ['link_key', 'document_key', 'console_key']);
     assert.equal(summary.keys.pki, true);
-    assert.equal(pgCounts.get('server_keys'), 7, 'link, document, CA, evidence, seal, TSA, OCSP keys');
+    assert.equal(pgCounts.get('server_keys'), 8, 'link, document, console, CA, evidence, seal, TSA, OCSP keys');
     assert.ok(pgCounts.get('pki_certificates')! >= 3, 'the leaves certificates recorded as issued');
     assert.deepEqual(summary.files, { storage: 'database (files table)', count: 1, bytes: before_.bytes.length });
   });

@@ -32,7 +32,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_MS = 60_000;
 const PUBLIC_URL = 'http://sign.example.test';
 const PG_ONLY = { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres (SQLite keeps the keys as files under DATA_DIR)' };
-const KEY_NAMES = ['ca', 'document_key', 'evidence', 'link_key', 'ocsp', 'seal', 'tsa'];
+const KEY_NAMES = ['ca', 'console_key', 'document_key', 'evidence', 'link_key', 'ocsp', 'seal', 'tsa'];
 
 const tempDir = (prefix: string) => mkdtempSync(path.join(tmpdir(), `tawqi-keys-${prefix}-`));
 const pkcs8 = (key: KeyObject): Buffer => key.export({ format: 'der', type: 'pkcs8' });
@@ -195,8 +195,9 @@ describe('key material on PostgreSQL', () => {
           assert.equal(stored[0], 1, `${row.name}: sealed, version 1`);
           const plain = master.open(stored, row.name);
           assert.equal(stored.includes(plain), false, `${row.name}: the plaintext is not in the row`);
-          if (row.name === 'link_key' || row.name === 'document_key') {
-            assert.deepEqual(plain, row.name === 'link_key' ? secrets.linkKey : secrets.documentKey);
+          if (row.name === 'link_key' || row.name === 'document_key' || row.name === 'console_key') {
+            const expected = { link_key: secrets.linkKey, document_key: secrets.documentKey, console_key: secrets.consoleKey }[row.name];
+            assert.deepEqual(plain, expected);
             assert.equal(row.certificate, null);
             continue;
           }

@@ -20,7 +20,6 @@ import { signingRouter } from './signing/router.js';
 import { verifyPageRouter } from './verifyPage.js';
 import { embedScriptRouter } from './embedScript.js';
 import { docsRouter } from './docs/router.js';
-import { consoleRouter } from './console/index.js';
 import { verificationRoutes } from './routes/verifications.js';
 import { documentRoutes } from './routes/documents.js';
 import { identityRouter, identityRoutes } from './routes/identity.js';
@@ -30,6 +29,7 @@ import { sessionRoutes } from './routes/sessions.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { testHelperRoutes } from './routes/testHelpers.js';
 import { pkiRouter } from './pkiRouter.js';
+import { consoleRouter } from './console/index.js';
 import { healthEndpoints, Lifecycle, metricsEndpoint, trackRequests } from './operations.js';
 
 export const API_ROUTES: readonly AnyRoute[] = [
@@ -149,6 +149,7 @@ function accessLog(ctx: AppContext) {
           ip: req.tawqi.clientIp,
           account_id: auth?.account.id,
           key_id: auth?.key.id,
+          user_id: auth?.user?.id,
         },
         'request',
       );

@@ -3,6 +3,8 @@ import type { ServiceContext } from '../context.js';
 import type { Account } from '../store/accounts.js';
 import type { ApiKey } from '../store/apiKeys.js';
 import type { IdempotencyClaim } from '../store/idempotency.js';
+import type { ConsoleSession } from '../store/consoleSessions.js';
+import type { ConsoleUser } from '../store/consoleUsers.js';
 
 /** What every handler can reach: built once at start. */
 export type AppContext = ServiceContext;
@@ -12,6 +14,14 @@ export interface AuthState {
   account: Account;
   livemode: boolean;
   publishable: boolean;
+  /** Set when the caller is a signed-in console user acting through an internal credential. */
+  user?: { id: string; credential_id: string };
+}
+
+/** A signed-in console user (http/console/session.ts). */
+export interface ConsoleState {
+  session: ConsoleSession;
+  user: ConsoleUser;
 }
 
 /** Per-request state set by the middleware chain. */
@@ -20,9 +30,12 @@ export interface RequestState {
   lang: Language;
   version: string;
   clientIp: string;
+  /** Whether the client reached us over TLS (directly, or as a trusted proxy reports it). */
+  secure: boolean;
   startedAt: number;
   auth?: AuthState;
   idempotency?: IdempotencyClaim;
+  console?: ConsoleState;
 }
 
 declare module 'express-serve-static-core' {

@@ -110,7 +110,11 @@ async function copyInto(source: Store, target: Store, options: CopyOptions): Pro
     rows: tables.reduce((n, t) => n + t.rows, 0),
     files,
     keys: {
-      secrets: [keys.secrets?.linkKey && 'link_key', keys.secrets?.documentKey && 'document_key'].filter((n): n is string => !!n),
+      secrets: [
+        keys.secrets?.linkKey && 'link_key',
+        keys.secrets?.documentKey && 'document_key',
+        keys.secrets?.consoleKey && 'console_key',
+      ].filter((n): n is string => !!n),
       pki: keys.pki !== null,
       issued_certificates: keys.pki?.issued.length ?? 0,
       revocations: keys.pki?.revocations.length ?? 0,

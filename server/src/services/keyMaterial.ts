@@ -41,7 +41,7 @@ import type { Db, Store } from '../store/types.js';
 
 const LEAF_ROLES: readonly LeafRole[] = ['seal', 'tsa', 'ocsp'];
 const PKI_NAMES = ['ca', 'evidence', ...LEAF_ROLES] as const;
-const SECRET_NAMES = ['link_key', 'document_key'] as const;
+const SECRET_NAMES = ['link_key', 'document_key', 'console_key'] as const;
 
 export interface KeyMaterial {
   /** Where the PKI keeps its keys, certificates and revocations. */
@@ -77,7 +77,7 @@ export async function loadDatabaseSecrets(store: Store, master: MasterKey, clock
     return getServerKeys(trx, SECRET_NAMES);
   });
   const open = (name: (typeof SECRET_NAMES)[number]) => master.open(rows.find((r) => r.name === name)!.encrypted_secret, name);
-  return { linkKey: open('link_key'), documentKey: open('document_key') };
+  return { linkKey: open('link_key'), documentKey: open('document_key'), consoleKey: open('console_key') };
 }
 
 /** What a SQLite installation keeps as files under DATA_DIR (secrets.json, pki/): readSecretsFile and readFolderPki. */
@@ -95,7 +95,11 @@ export interface FolderKeyMaterial {
  * answers as before). A secret or key the folder lacks is made by the first start, as on SQLite.
  */
 export async function storeFolderKeyMaterial(trx: Db, master: MasterKey, folder: FolderKeyMaterial, now: number): Promise<void> {
-  const secretOf = { link_key: folder.secrets?.linkKey, document_key: folder.secrets?.documentKey };
+  const secretOf = {
+    link_key: folder.secrets?.linkKey,
+    document_key: folder.secrets?.documentKey,
+    console_key: folder.secrets?.consoleKey,
+  };
   const secrets = SECRET_NAMES.flatMap((name) => {
     const secret = secretOf[name];
     return secret ? [{ name, encrypted_secret: master.seal(secret, name), certificate: null, created_at: now, updated_at: now }] : [];

@@ -583,6 +583,169 @@ export const MIGRATIONS: SchemaMigration[] = [
       );
     `,
   },
+  {
+    id: 15,
+    name: 'the console: users of an account (and operators), their sessions, recovery codes, emailed tokens, the audit log',
+    // Secrets are never stored as given: a session id and an emailed token are the SHA-256 of the
+    // cookie / link token, a password and a recovery code are scrypt hashes, the TOTP secret is
+    // sealed with the console key (services/consoleCrypto.ts). Indexes only where a lookup needs one:
+    // sessions and recovery codes by user (sign out everywhere, a second factor), the audit log by
+    // account in id order (its cursor pages).
+    sql: `
+      CREATE TABLE console_users (
+        id TEXT PRIMARY KEY,
+        account_id TEXT REFERENCES accounts(id),
+        operator INTEGER NOT NULL DEFAULT 0,
+        email TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL DEFAULT '',
+        role TEXT NOT NULL CHECK (role IN ('owner','admin','developer','viewer','operator')),
+        status TEXT NOT NULL CHECK (status IN ('invited','active','disabled')),
+        password_hash TEXT,
+        totp_secret BLOB,
+        totp_enabled_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        last_sign_in_at INTEGER,
+        CHECK ((operator = 1) = (account_id IS NULL))
+      ) STRICT;
+      CREATE INDEX console_users_account ON console_users(account_id);
+      CREATE TABLE console_sessions (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES console_users(id),
+        stage TEXT NOT NULL CHECK (stage IN ('password','full')),
+        created_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        ip TEXT NOT NULL,
+        user_agent TEXT NOT NULL
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX console_sessions_user ON console_sessions(user_id);
+      CREATE TABLE console_recovery_codes (
+        user_id TEXT NOT NULL REFERENCES console_users(id),
+        code_hash TEXT NOT NULL,
+        used_at INTEGER,
+        PRIMARY KEY (user_id, code_hash)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE console_tokens (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('invitation','password_reset')),
+        user_id TEXT NOT NULL REFERENCES console_users(id),
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX console_tokens_user ON console_tokens(user_id);
+      CREATE TABLE audit_log (
+        id TEXT PRIMARY KEY,
+        account_id TEXT,
+        user_id TEXT,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT,
+        ip TEXT,
+        detail TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX audit_log_account ON audit_log(account_id, id);
+    `,
+    postgres: `
+      CREATE TABLE console_users (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" REFERENCES accounts(id),
+        operator INTEGER NOT NULL DEFAULT 0,
+        email TEXT COLLATE "C" NOT NULL UNIQUE,
+        name TEXT COLLATE "C" NOT NULL DEFAULT '',
+        role TEXT COLLATE "C" NOT NULL CHECK (role IN ('owner','admin','developer','viewer','operator')),
+        status TEXT COLLATE "C" NOT NULL CHECK (status IN ('invited','active','disabled')),
+        password_hash TEXT COLLATE "C",
+        totp_secret BYTEA,
+        totp_enabled_at BIGINT,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        last_sign_in_at BIGINT,
+        CHECK ((operator = 1) = (account_id IS NULL))
+      );
+      CREATE INDEX console_users_account ON console_users(account_id);
+      CREATE TABLE console_sessions (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        user_id TEXT COLLATE "C" NOT NULL REFERENCES console_users(id),
+        stage TEXT COLLATE "C" NOT NULL CHECK (stage IN ('password','full')),
+        created_at BIGINT NOT NULL,
+        last_seen_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        ip TEXT COLLATE "C" NOT NULL,
+        user_agent TEXT COLLATE "C" NOT NULL
+      );
+      CREATE INDEX console_sessions_user ON console_sessions(user_id);
+      CREATE TABLE console_recovery_codes (
+        user_id TEXT COLLATE "C" NOT NULL REFERENCES console_users(id),
+        code_hash TEXT COLLATE "C" NOT NULL,
+        used_at BIGINT,
+        PRIMARY KEY (user_id, code_hash)
+      );
+      CREATE TABLE console_tokens (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        kind TEXT COLLATE "C" NOT NULL CHECK (kind IN ('invitation','password_reset')),
+        user_id TEXT COLLATE "C" NOT NULL REFERENCES console_users(id),
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+      );
+      CREATE INDEX console_tokens_user ON console_tokens(user_id);
+      CREATE TABLE audit_log (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C",
+        user_id TEXT COLLATE "C",
+        actor TEXT COLLATE "C" NOT NULL,
+        action TEXT COLLATE "C" NOT NULL,
+        target TEXT COLLATE "C",
+        ip TEXT COLLATE "C",
+        detail TEXT COLLATE "C" NOT NULL DEFAULT '{}',
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX audit_log_account ON audit_log(account_id, id);
+    `,
+  },
+  {
+    id: 16,
+    name: "console: internal credentials of signed-in users; the identity review queue and an endpoint's delivery log by index",
+    // Id 16: 15 is the console's users, sessions and audit log. A credential is kept as the SHA-256
+    // of its token; it dies with its console session or its user (checked at each request). The
+    // review index holds only the open items (a literal predicate, so SQLite can use it): checks in
+    // review and name mismatches held for a decision (the JSON text as rowCodec writes it).
+    sql: `
+      CREATE TABLE console_credentials (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        session_id TEXT,
+        livemode INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX console_credentials_user ON console_credentials(user_id, expires_at);
+      CREATE INDEX identity_verifications_review ON identity_verifications(account_id, livemode, id)
+        WHERE status = 'in_review' OR (status = 'approved' AND name_match LIKE '%"mode":"hold"%"decision":null%');
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
+    `,
+    postgres: `
+      CREATE TABLE console_credentials (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        account_id TEXT COLLATE "C" NOT NULL,
+        user_id TEXT COLLATE "C" NOT NULL,
+        session_id TEXT COLLATE "C",
+        livemode INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX console_credentials_user ON console_credentials(user_id, expires_at);
+      CREATE INDEX identity_verifications_review ON identity_verifications(account_id, livemode, id)
+        WHERE status = 'in_review' OR (status = 'approved' AND name_match LIKE '%"mode":"hold"%"decision":null%');
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
+    `,
+  },
 ];
 
 /**

@@ -396,7 +396,7 @@ export interface SessionsTable {
 
 /**
  * A server secret or key of the built-in PKI, by name (PostgreSQL installations; SQLite ones keep
- * files under DATA_DIR): link_key, document_key, ca, seal, tsa, ocsp, evidence.
+ * files under DATA_DIR): link_key, document_key, console_key, ca, seal, tsa, ocsp, evidence.
  */
 export interface ServerKeysTable {
   name: string;
@@ -418,7 +418,94 @@ export interface PkiCertificatesTable {
   revocation_reason: string | null;
 }
 
+/** A signed-in console user's short-lived credential for the public API (migration 16); the token is kept as SHA-256 only. */
+export interface ConsoleCredentialsTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  user_id: string;
+  /** The console session (its id, the SHA-256 of its cookie) the credential was issued in: it dies with it. */
+  session_id: string | null;
+  livemode: number;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A console user: a member of an account (owner, admin, developer, viewer) or an operator (no account). */
+export interface ConsoleUsersTable {
+  id: string;
+  /** Null for operator users only (the CHECK ties it to `operator`). */
+  account_id: string | null;
+  operator: number;
+  /** Lower-cased, unique across accounts: one sign-in form for everyone. */
+  email: string;
+  name: string;
+  role: 'owner' | 'admin' | 'developer' | 'viewer' | 'operator';
+  status: 'invited' | 'active' | 'disabled';
+  /** scrypt (services/consolePasswords.ts); null until the user sets one. */
+  password_hash: string | null;
+  /** The TOTP secret sealed with the console key (services/consoleCrypto.ts); null when two-factor is off or not confirmed. */
+  totp_secret: Uint8Array | null;
+  totp_enabled_at: number | null;
+  created_at: number;
+  updated_at: number;
+  last_sign_in_at: number | null;
+}
+
+/** A signed-in browser. The id is the SHA-256 of the cookie's token, never the token. */
+export interface ConsoleSessionsTable {
+  id: string;
+  user_id: string;
+  /** `password`: the second factor is still to come (the session can do nothing else); `full`: signed in. */
+  stage: 'password' | 'full';
+  created_at: number;
+  last_seen_at: number;
+  /** The absolute end, whatever the activity. */
+  expires_at: number;
+  ip: string;
+  user_agent: string;
+}
+
+export interface ConsoleRecoveryCodesTable {
+  user_id: string;
+  /** SHA-256 of the normalised code, keyed (services/consoleCrypto.ts). */
+  code_hash: string;
+  used_at: number | null;
+}
+
+/** An emailed one-time link (invitation, password reset): the id is the SHA-256 of the link's token. */
+export interface ConsoleTokensTable {
+  id: string;
+  kind: 'invitation' | 'password_reset';
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** Who did what to the security of an account (sign-ins, users, keys, webhook secrets); append only. */
+export interface AuditLogTable {
+  id: string;
+  /** Null for what concerns no account (an operator's sign-in). */
+  account_id: string | null;
+  user_id: string | null;
+  /** The actor's email at the time (users can be removed; the line stays readable). */
+  actor: string;
+  action: string;
+  target: string | null;
+  ip: string | null;
+  /** JSON text. */
+  detail: string;
+  created_at: number;
+}
+
 export interface Database {
+  console_credentials: ConsoleCredentialsTable;
+  console_users: ConsoleUsersTable;
+  console_sessions: ConsoleSessionsTable;
+  console_recovery_codes: ConsoleRecoveryCodesTable;
+  console_tokens: ConsoleTokensTable;
+  audit_log: AuditLogTable;
   server_keys: ServerKeysTable;
   pki_certificates: PkiCertificatesTable;
   workflows: WorkflowsTable;

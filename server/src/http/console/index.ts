@@ -1,10 +1,40 @@
-import express from 'express';
+/**
+ * The console (issue 15, DESIGN §6b) at /console: its JSON API at /console/api (one router per
+ * concern under api/, the session middleware in session.ts) and the page host.
+ */
+import express, { type Request, type Response } from 'express';
+import { ApiError } from '../../errors.js';
+import { SignInThrottle } from '../../services/consoleThrottle.js';
 import type { AppContext } from '../context.js';
+import { sendError } from '../envelope.js';
+import { ipRateLimit } from '../middleware/limits.js';
+import { jsonBody } from '../middleware/jsonBody.js';
+import { auditLogRouter } from './api/auditLog.js';
+import { authRouter } from './api/auth.js';
 import { consolePageRouter } from './page.js';
 
-/** Everything under /console: the console API (/console/api) and the page host (the shell and its assets). */
-export function consoleRouter(_ctx: AppContext): express.Router {
+/** Console request bodies are small forms. */
+const CONSOLE_BODY_LIMIT = 64 * 1024;
+
+export function consoleApiRouter(ctx: AppContext): express.Router {
+  const api = express.Router();
+  api.use(ipRateLimit(ctx, 'console'));
+  api.use(jsonBody(CONSOLE_BODY_LIMIT));
+  api.use((_req, res, next) => {
+    // Answers carry session data (CSRF tokens, users): never cached.
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  api.use(authRouter(ctx, new SignInThrottle(ctx.store, ctx.config, ctx.log)));
+  api.use(auditLogRouter(ctx));
+  api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
+  return api;
+}
+
+export function consoleRouter(ctx: AppContext): express.Router {
   const router = express.Router();
+  // Mounted at /console: the API first, then the page host (which passes /api/* on).
+  router.use('/api', consoleApiRouter(ctx));
   router.use(consolePageRouter());
   return router;
 }

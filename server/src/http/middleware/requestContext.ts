@@ -85,6 +85,7 @@ export function requestContext(ctx: AppContext) {
       lang: resolveLanguage(req),
       version: ctx.config.TAWQI_DEFAULT_VERSION,
       clientIp,
+      secure,
       startedAt: performance.now(),
     };
     res.setHeader('Svc-Request-Id', requestId);

@@ -1,0 +1,28 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { ConsoleUsersTable } from './schema.js';
+import type { Tx } from './types.js';
+
+/** Console users (migration 15): members of an account and operators. Emails are stored lower-cased. */
+export type ConsoleUser = Selectable<ConsoleUsersTable>;
+export type ConsoleUserChanges = Omit<Updateable<ConsoleUsersTable>, 'id' | 'created_at'>;
+
+export async function insertConsoleUser(tx: Tx, user: ConsoleUser): Promise<void> {
+  await tx.insertInto('console_users').values(user).execute();
+}
+
+export async function getConsoleUser(tx: Tx, id: string): Promise<ConsoleUser | undefined> {
+  return tx.selectFrom('console_users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findConsoleUserByEmail(tx: Tx, email: string): Promise<ConsoleUser | undefined> {
+  return tx.selectFrom('console_users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+}
+
+/** The users of an account, oldest first. */
+export async function listConsoleUsers(tx: Tx, accountId: string): Promise<ConsoleUser[]> {
+  return tx.selectFrom('console_users').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+}
+
+export async function updateConsoleUser(tx: Tx, id: string, changes: ConsoleUserChanges): Promise<void> {
+  await tx.updateTable('console_users').set(changes).where('id', '=', id).execute();
+}
