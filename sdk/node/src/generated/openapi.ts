@@ -1879,6 +1879,7 @@ export interface operations {
         status?: 'draft' | 'sent' | 'viewed' | 'partially_signed' | 'completed' | 'declined' | 'expired' | 'canceled';
         created_after?: string;
         created_before?: string;
+        search?: string;
         starting_after?: string;
         limit?: number;
         /** @description Language of error messages; wins over Accept-Language and the path prefix. */
