@@ -15,7 +15,7 @@ export interface AuthState {
   livemode: boolean;
   publishable: boolean;
   /** Set when the caller is a signed-in console user acting through an internal credential. */
-  user?: { id: string; credential_id: string };
+  user?: { id: string; email: string; credential_id: string };
 }
 
 /** A signed-in console user (http/console/session.ts). */

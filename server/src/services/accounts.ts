@@ -135,10 +135,15 @@ export async function createOperatorIfEmpty(store: Store, clock: Clock, currency
 
 export function normaliseAllowedIps(entries: readonly string[]): string[] {
   if (entries.length > MAX_ALLOWED_IPS)
-    throw new KeyRuleError(`At most ${MAX_ALLOWED_IPS} allowed addresses per key`, `${MAX_ALLOWED_IPS} عنوانًا على الأكثر لكل مفتاح.`, 'allowed_ips');
+    throw new KeyRuleError(
+      `At most ${MAX_ALLOWED_IPS} allowed addresses per key`,
+      `${MAX_ALLOWED_IPS} عنوانًا على الأكثر لكل مفتاح.`,
+      'allowed_ips',
+    );
   return entries.map((e) => {
     const n = normaliseIpEntry(e);
-    if (!n) throw new KeyRuleError(`Not an IPv4/IPv6 address or CIDR range: ${e}`, `ليس عنوان IPv4/IPv6 ولا نطاق CIDR: ${e}`, 'allowed_ips');
+    if (!n)
+      throw new KeyRuleError(`Not an IPv4/IPv6 address or CIDR range: ${e}`, `ليس عنوان IPv4/IPv6 ولا نطاق CIDR: ${e}`, 'allowed_ips');
     return n;
   });
 }
@@ -163,10 +168,12 @@ export function normaliseOrigin(origin: string): string {
 
 /** The rules on which key type takes which setting, shared by create and change. */
 export const KEY_RULES = {
-  ipsOnSecret: () => new KeyRuleError('IP allowlists apply to secret keys only', 'قائمة العناوين المسموح بها للمفاتيح السرية فقط.', 'allowed_ips'),
+  ipsOnSecret: () =>
+    new KeyRuleError('IP allowlists apply to secret keys only', 'قائمة العناوين المسموح بها للمفاتيح السرية فقط.', 'allowed_ips'),
   originsOnPublishable: () =>
     new KeyRuleError('Allowed origins apply to publishable keys only', 'الأصول المسموح بها للمفاتيح العامة فقط.', 'allowed_origins'),
-  capOnPublishable: () => new KeyRuleError('The daily cap applies to publishable keys only', 'الحد اليومي للمفاتيح العامة فقط.', 'daily_cap'),
+  capOnPublishable: () =>
+    new KeyRuleError('The daily cap applies to publishable keys only', 'الحد اليومي للمفاتيح العامة فقط.', 'daily_cap'),
 };
 
 export async function issueKey(
@@ -213,32 +220,38 @@ export async function issueKey(
  * for `graceSeconds` (24 hours by default, 0 = stop at once).
  */
 export async function rotateKey(store: Store, clock: Clock, keyId: string, graceSeconds = ROTATION_GRACE_SECONDS): Promise<IssuedKey> {
-  return store.tx(async (trx) => {
-    const old = await getKey(trx, keyId);
-    if (!old) throw new OperatorError(`No key ${keyId}`);
-    const now = nowSeconds(clock);
-    if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now))
-      throw new KeyRuleError(`Key ${keyId} is no longer valid`, 'هذا المفتاح لم يعد صالحًا.', 'id', 'invalid_state');
-    const issued = await issueKey(trx, clock, old.account_id, old.kind, old.mode, {
-      name: old.name,
-      readOnly: old.read_only,
-      allowedIps: old.allowed_ips,
-      allowedOrigins: old.allowed_origins,
-      dailyCap: old.daily_cap,
-    });
-    await updateKey(trx, old.id, { expires_at: now + graceSeconds, replaced_by: issued.key.id });
-    return issued;
+  return store.tx((trx) => rotateKeyIn(trx, clock, keyId, graceSeconds));
+}
+
+/** rotateKey in the caller's transaction (the console writes its audit entry in the same one). */
+export async function rotateKeyIn(trx: Db, clock: Clock, keyId: string, graceSeconds = ROTATION_GRACE_SECONDS): Promise<IssuedKey> {
+  const old = await getKey(trx, keyId);
+  if (!old) throw new OperatorError(`No key ${keyId}`);
+  const now = nowSeconds(clock);
+  if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now))
+    throw new KeyRuleError(`Key ${keyId} is no longer valid`, 'هذا المفتاح لم يعد صالحًا.', 'id', 'invalid_state');
+  const issued = await issueKey(trx, clock, old.account_id, old.kind, old.mode, {
+    name: old.name,
+    readOnly: old.read_only,
+    allowedIps: old.allowed_ips,
+    allowedOrigins: old.allowed_origins,
+    dailyCap: old.daily_cap,
   });
+  await updateKey(trx, old.id, { expires_at: now + graceSeconds, replaced_by: issued.key.id });
+  return issued;
 }
 
 /** Stop a key now (also a rotated key still in its grace period). */
 export async function revokeKey(store: Store, clock: Clock, keyId: string): Promise<ApiKey> {
-  return store.tx(async (trx) => {
-    const key = await getKey(trx, keyId);
-    if (!key) throw new OperatorError(`No key ${keyId}`);
-    if (key.revoked_at === null) await updateKey(trx, keyId, { revoked_at: nowSeconds(clock) });
-    return (await getKey(trx, keyId))!;
-  });
+  return store.tx((trx) => revokeKeyIn(trx, clock, keyId));
+}
+
+/** revokeKey in the caller's transaction; revoking twice keeps the first revocation time. */
+export async function revokeKeyIn(trx: Db, clock: Clock, keyId: string): Promise<ApiKey> {
+  const key = await getKey(trx, keyId);
+  if (!key) throw new OperatorError(`No key ${keyId}`);
+  if (key.revoked_at === null) await updateKey(trx, keyId, { revoked_at: nowSeconds(clock) });
+  return (await getKey(trx, keyId))!;
 }
 
 /** The key as the operator sees it: never the secret or its hash. */

@@ -1,6 +1,6 @@
 import { nowSeconds, type Clock } from '../clock.js';
 import { getKey, updateKey, type ApiKey } from '../store/apiKeys.js';
-import type { Store } from '../store/db.js';
+import type { Db, Store } from '../store/db.js';
 import { KEY_RULES, KeyRuleError, normaliseAllowedIps, normaliseOrigin } from './accounts.js';
 
 /** What may change on a key after it is issued; a list given replaces the key's list. */
@@ -36,23 +36,31 @@ function keyChanges(k: ApiKey, settings: KeySettings): Parameters<typeof updateK
 
 /**
  * Change a working key's name, IP allowlist, allowed origins or daily cap, in one transaction.
- * A revoked or expired key cannot change. Returns the key before and after (for the audit).
+ * A revoked or expired key cannot change. Returns the key before and after.
  */
-export async function changeKeySettings(
-  store: Store,
-  clock: Clock,
-  keyId: string,
-  settings: KeySettings,
-): Promise<{ before: ApiKey; after: ApiKey }> {
+export async function changeKeySettings(store: Store, clock: Clock, keyId: string, settings: KeySettings): Promise<KeyChange> {
+  return store.tx((trx) => changeKeySettingsIn(trx, clock, keyId, settings));
+}
+
+export interface KeyChange {
+  before: ApiKey;
+  after: ApiKey;
+}
+
+/** changeKeySettings in the caller's transaction (the console writes its audit entry in the same one). */
+export async function changeKeySettingsIn(trx: Db, clock: Clock, keyId: string, settings: KeySettings): Promise<KeyChange> {
   const now = nowSeconds(clock);
-  return store.tx(async (trx) => {
-    const before = await getKey(trx, keyId);
-    if (!before) throw new KeyRuleError(`No key ${keyId}`, 'المفتاح غير موجود.', 'id');
-    if (before.revoked_at !== null || (before.expires_at !== null && before.expires_at <= now)) {
-      throw new KeyRuleError(`Key ${keyId} no longer works; nothing to change`, 'هذا المفتاح لم يعد يعمل؛ لا شيء لتغييره.', 'id', 'invalid_state');
-    }
-    const changes = keyChanges(before, settings);
-    if (Object.keys(changes).length > 0) await updateKey(trx, keyId, changes);
-    return { before, after: (await getKey(trx, keyId))! };
-  });
+  const before = await getKey(trx, keyId);
+  if (!before) throw new KeyRuleError(`No key ${keyId}`, 'المفتاح غير موجود.', 'id');
+  if (before.revoked_at !== null || (before.expires_at !== null && before.expires_at <= now)) {
+    throw new KeyRuleError(
+      `Key ${keyId} no longer works; nothing to change`,
+      'هذا المفتاح لم يعد يعمل؛ لا شيء لتغييره.',
+      'id',
+      'invalid_state',
+    );
+  }
+  const changes = keyChanges(before, settings);
+  if (Object.keys(changes).length > 0) await updateKey(trx, keyId, changes);
+  return { before, after: (await getKey(trx, keyId))! };
 }

@@ -721,7 +721,7 @@ export const MIGRATIONS: SchemaMigration[] = [
         token_hash TEXT NOT NULL UNIQUE,
         account_id TEXT NOT NULL,
         user_id TEXT NOT NULL,
-        session_id TEXT,
+        session_id TEXT NOT NULL,
         livemode INTEGER NOT NULL,
         created_at INTEGER NOT NULL,
         expires_at INTEGER NOT NULL
@@ -737,7 +737,7 @@ export const MIGRATIONS: SchemaMigration[] = [
         token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
         account_id TEXT COLLATE "C" NOT NULL,
         user_id TEXT COLLATE "C" NOT NULL,
-        session_id TEXT COLLATE "C",
+        session_id TEXT COLLATE "C" NOT NULL,
         livemode INTEGER NOT NULL,
         created_at BIGINT NOT NULL,
         expires_at BIGINT NOT NULL

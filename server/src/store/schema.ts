@@ -425,7 +425,7 @@ export interface ConsoleCredentialsTable {
   account_id: string;
   user_id: string;
   /** The console session (its id, the SHA-256 of its cookie) the credential was issued in: it dies with it. */
-  session_id: string | null;
+  session_id: string;
   livemode: number;
   created_at: number;
   expires_at: number;

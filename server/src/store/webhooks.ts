@@ -181,7 +181,11 @@ function byParent(parent: DeliveryParent): ['event_id' | 'endpoint_id', string] 
   return 'event_id' in parent ? ['event_id', parent.event_id] : ['endpoint_id', parent.endpoint_id];
 }
 
-export async function listDeliveries(tx: Tx, parent: DeliveryParent, q: { startingAfter?: string; limit: number }): Promise<WebhookDelivery[]> {
+export async function listDeliveries(
+  tx: Tx,
+  parent: DeliveryParent,
+  q: { startingAfter?: string; limit: number },
+): Promise<WebhookDelivery[]> {
   const [column, parentId] = byParent(parent);
   let query = tx.selectFrom('webhook_deliveries').selectAll().where(column, '=', parentId);
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);

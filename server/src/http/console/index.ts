@@ -11,6 +11,12 @@ import { ipRateLimit } from '../middleware/limits.js';
 import { jsonBody } from '../middleware/jsonBody.js';
 import { auditLogRouter } from './api/auditLog.js';
 import { authRouter } from './api/auth.js';
+import { credentialsRouter } from './api/credentials.js';
+import { identityReviewsRouter } from './api/identityReviews.js';
+import { keysRouter } from './api/keys.js';
+import { requestLogRouter } from './api/requestLog.js';
+import { versionPinRouter } from './api/versionPin.js';
+import { webhooksRouter } from './api/webhooks.js';
 import { consolePageRouter } from './page.js';
 
 /** Console request bodies are small forms. */
@@ -27,6 +33,12 @@ export function consoleApiRouter(ctx: AppContext): express.Router {
   });
   api.use(authRouter(ctx, new SignInThrottle(ctx.store, ctx.config, ctx.log)));
   api.use(auditLogRouter(ctx));
+  api.use(credentialsRouter(ctx));
+  api.use(keysRouter(ctx));
+  api.use(webhooksRouter(ctx));
+  api.use(requestLogRouter(ctx));
+  api.use(versionPinRouter(ctx));
+  api.use(identityReviewsRouter(ctx));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   return api;
 }

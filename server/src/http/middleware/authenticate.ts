@@ -80,7 +80,7 @@ export function authenticate(ctx: AppContext) {
  * customer's key) and carrying the user, so the request is attributable to them.
  */
 async function consoleCredentialAuth(ctx: AppContext, token: string): Promise<AuthState> {
-  const live = await resolveConsoleCredential(ctx.store.db, token, nowSeconds(ctx.clock));
+  const live = await resolveConsoleCredential(ctx, token);
   const account = live && (await getAccount(ctx.store.db, live.credential.account_id));
   if (!live || !account) throw new ApiError('invalid_api_key');
   return { key: credentialAsKey(live), account, livemode: live.credential.livemode, publishable: false, user: credentialUser(live) };
@@ -107,8 +107,8 @@ function credentialAsKey({ credential: c, access }: LiveCredential): ApiKey {
   };
 }
 
-function credentialUser({ credential: c }: LiveCredential): NonNullable<AuthState['user']> {
-  return { id: c.user_id, credential_id: c.id };
+function credentialUser({ credential: c, email }: LiveCredential): NonNullable<AuthState['user']> {
+  return { id: c.user_id, email, credential_id: c.id };
 }
 
 function checkPublishable(req: Request, allowedOrigins: readonly string[]): void {
