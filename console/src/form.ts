@@ -52,7 +52,10 @@ export class Form {
           autocomplete: spec.autocomplete,
           inputmode: spec.inputmode,
           readonly: spec.readonly === true,
-          dir: spec.type === 'email' || spec.type === 'password' || spec.type === 'tel' || spec.type === 'date' || spec.inputmode === 'numeric' ? 'ltr' : null,
+          dir:
+            spec.type === 'email' || spec.type === 'password' || spec.type === 'tel' || spec.type === 'date' || spec.inputmode === 'numeric'
+              ? 'ltr'
+              : null,
           spellcheck: spec.type === 'text' ? null : 'false',
         },
       });

@@ -55,11 +55,16 @@ function chooser(ctx: ScreenContext, templates: Template[]): HTMLElement {
   );
   const formSlot = h('div', { class: 'form-slot' });
   let form: Form | null = null;
+  let shown: Template | null = null;
   const build = () => {
     const chosen = templates.find((t) => t.id === template.value) ?? templates[0]!;
     const kept = form ? new FormData(form.root) : null;
+    // Another template brings its own title; the signers and same-named fields carry over.
+    if (shown && shown.id !== chosen.id) kept?.delete('title');
+    shown = chosen;
     form = requestForm(ctx, chosen, Number(count.value));
-    if (kept) for (const [k, v] of kept) if (typeof v === 'string' && form.root.querySelector(`[name="${CSS.escape(k)}"]`)) form.input(k).value = v;
+    if (kept)
+      for (const [k, v] of kept) if (typeof v === 'string' && form.root.querySelector(`[name="${CSS.escape(k)}"]`)) form.input(k).value = v;
     formSlot.replaceChildren(form.root);
   };
   template.addEventListener('change', build);
@@ -92,7 +97,12 @@ function signerSpecs(ctx: ScreenContext, i: number): FieldSpec[] {
   const { s } = ctx;
   const n = { n: i + 1 };
   return [
-    { name: `signers[${i}].name`, label: s.t('reqSignerNameN', n), autocomplete: 'off', check: checks.required(s.t('reqSignerNameRequired')) },
+    {
+      name: `signers[${i}].name`,
+      label: s.t('reqSignerNameN', n),
+      autocomplete: 'off',
+      check: checks.required(s.t('reqSignerNameRequired')),
+    },
     {
       name: `signers[${i}].email`,
       label: s.t('reqSignerEmailN', n),
@@ -113,9 +123,14 @@ function requestForm(ctx: ScreenContext, template: Template, signerCount: number
     ...Array.from({ length: signerCount }, (_, i) => signerSpecs(ctx, i)).flat(),
   ];
   const form = new Form(s, specs, s.t('reqSend'), async (values) => {
-    const created = await ctx.publicApi.post<SignatureRequest>(ctx.livemode, '/signature_requests', requestBody(template, signerCount, values), {
-      idempotent: true,
-    });
+    const created = await ctx.publicApi.post<SignatureRequest>(
+      ctx.livemode,
+      '/signature_requests',
+      requestBody(template, signerCount, values),
+      {
+        idempotent: true,
+      },
+    );
     ctx.flash(s.t('reqSent'));
     ctx.go(at(`/requests/${created.id}`));
   });

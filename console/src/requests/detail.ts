@@ -29,12 +29,7 @@ export function requestDetailScreen(ctx: ScreenContext): Screen {
       screen.heading.replaceChildren(bdi(request.title));
       screen.title = request.title;
       document.title = s.t('docTitle', { page: request.title });
-      body.replaceChildren(
-        summary(s, request),
-        actionsBar(ctx, request, load),
-        signersTable(s, request),
-        timeline(s, events.data),
-      );
+      body.replaceChildren(summary(s, request), actionsBar(ctx, request, load), signersTable(s, request), timeline(s, events.data));
     } catch (err) {
       body.replaceChildren(h('div', { class: 'notice tone-bad', attrs: { role: 'alert' } }, errorText(s, err)));
     } finally {
@@ -85,7 +80,12 @@ function actionsBar(ctx: ScreenContext, r: SignatureRequest, reload: () => Promi
       }
     });
   const group = (title: Key, ...children: HTMLElement[]) =>
-    h('section', { class: 'action-group', attrs: { 'aria-label': s.t(title) } }, h('h2', { class: 'subtitle' }, s.t(title)), h('div', { class: 'action-row' }, children));
+    h(
+      'section',
+      { class: 'action-group', attrs: { 'aria-label': s.t(title) } },
+      h('h2', { class: 'subtitle' }, s.t(title)),
+      h('div', { class: 'action-row' }, children),
+    );
   const downloads = group(
     'reqDownloads',
     download('reqDownloadPdf', '/download/pdf', `${r.id}.pdf`, notDone),
@@ -102,7 +102,11 @@ function actionsBar(ctx: ScreenContext, r: SignatureRequest, reload: () => Promi
       await write(ctx, () => ctx.publicApi.post(ctx.livemode, `/signature_requests/${r.id}/reminders`, {}), 'reqReminded', reload);
     }),
     action(s.t('reqCancel'), 'danger', cancelReason, async () => {
-      const yes = await confirmDialog(s, { title: s.t('reqCancelConfirmTitle'), body: s.t('reqCancelConfirmBody', { title: r.title }), confirm: s.t('reqCancel') });
+      const yes = await confirmDialog(s, {
+        title: s.t('reqCancelConfirmTitle'),
+        body: s.t('reqCancelConfirmBody', { title: r.title }),
+        confirm: s.t('reqCancel'),
+      });
       if (yes) await write(ctx, () => ctx.publicApi.post(ctx.livemode, `/signature_requests/${r.id}/cancel`, {}), 'reqCanceled', reload);
     }),
   );

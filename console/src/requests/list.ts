@@ -21,7 +21,11 @@ export function requestListScreen(ctx: ScreenContext): Screen {
   const q = place.query;
   const results = h('div', { class: 'results', attrs: { 'aria-busy': 'true' } }, h('p', { class: 'muted' }, s.t('loading')));
   const create = canWrite(ctx.session?.permissions) ? linkButton(s.t('reqNew'), '/requests/new', 'primary') : null;
-  const screen = pageScreen({ title: s.t('navRequests'), intro: s.t(ctx.livemode ? 'reqIntroLive' : 'reqIntroTest') }, filters(ctx), results);
+  const screen = pageScreen(
+    { title: s.t('navRequests'), intro: s.t(ctx.livemode ? 'reqIntroLive' : 'reqIntroTest') },
+    filters(ctx),
+    results,
+  );
   if (create) screen.root.querySelector('.page-head')?.append(h('div', { class: 'page-actions' }, create));
   const trail = (q.get('trail') ?? '').split(',').filter(Boolean);
   const after = q.get('after');
@@ -59,7 +63,10 @@ function filters(ctx: ScreenContext): HTMLFormElement {
     REQUEST_STATUSES.map((st) => h('option', { attrs: { value: st, selected: q.get('status') === st } }, s.t(`reqStatus_${st}` as Key))),
   );
   const search = h('input', { class: 'input', attrs: { id: 'req-search', name: 'search', type: 'search', value: q.get('search') ?? '' } });
-  const from = h('input', { class: 'input', attrs: { id: 'req-from', name: 'from', type: 'date', value: q.get('from') ?? '', dir: 'ltr' } });
+  const from = h('input', {
+    class: 'input',
+    attrs: { id: 'req-from', name: 'from', type: 'date', value: q.get('from') ?? '', dir: 'ltr' },
+  });
   const to = h('input', { class: 'input', attrs: { id: 'req-to', name: 'to', type: 'date', value: q.get('to') ?? '', dir: 'ltr' } });
   const labelled = (id: string, label: Key, input: HTMLElement, cls = '') =>
     h('div', { class: ['filter', cls] }, h('label', { class: 'label', attrs: { for: id } }, s.t(label)), input);
@@ -70,7 +77,11 @@ function filters(ctx: ScreenContext): HTMLFormElement {
     labelled('req-status', 'reqStatus', status),
     labelled('req-from', 'reqFrom', from),
     labelled('req-to', 'reqTo', to),
-    h('div', { class: 'filter filter-submit' }, button(s.t('reqApply'), 'secondary', () => {}, { type: 'submit' })),
+    h(
+      'div',
+      { class: 'filter filter-submit' },
+      button(s.t('reqApply'), 'secondary', () => {}, { type: 'submit' }),
+    ),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -122,7 +133,9 @@ function pager(ctx: ScreenContext, page: ListPage<SignatureRequest>, trail: stri
     if (nextTrail.length) q.set('trail', nextTrail.join(','));
     return `${at('/requests')}${q.size ? `?${q}` : ''}`;
   };
-  const prev = after ? h('a', { class: 'btn btn-secondary', attrs: { href: link(trail.at(-1) ?? null, trail.slice(0, -1)) } }, s.t('reqPrev')) : null;
+  const prev = after
+    ? h('a', { class: 'btn btn-secondary', attrs: { href: link(trail.at(-1) ?? null, trail.slice(0, -1)) } }, s.t('reqPrev'))
+    : null;
   const next =
     page.has_more && page.next_cursor
       ? h('a', { class: 'btn btn-secondary', attrs: { href: link(page.next_cursor, after ? [...trail, after] : trail) } }, s.t('reqNext'))
