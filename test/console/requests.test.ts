@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
-import { launchBrowser, until, type PageWatch, type TestBrowser } from '../support/browser.js';
+import { isFocused, launchBrowser, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { assertAccessible, consoleScreenshot, useConsoleLanguage } from '../support/console.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -91,12 +91,12 @@ describe('the console Requests pages, in Chromium', { timeout: 300_000 }, () => 
     await useConsoleLanguage(browser, s.url, lang);
     await page.goto(`${s.url}${path}`);
     await page.locator(ready).first().waitFor();
-    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
   }
 
   async function checkPage(name: string, lang: 'ar' | 'en') {
     const { page } = tab;
-    assert.equal(await page.evaluate(() => document.documentElement.dir), lang === 'ar' ? 'rtl' : 'ltr');
+    assert.equal(await page.evaluate('document.documentElement.dir'), lang === 'ar' ? 'rtl' : 'ltr');
     await assertAccessible(page, `${name} (${lang})`);
     await consoleScreenshot(page, `requests-${name}-${lang}`);
   }
@@ -130,8 +130,8 @@ describe('the console Requests pages, in Chromium', { timeout: 300_000 }, () => 
     await visit('/console/requests', 'en', '.data-table');
     await page.getByRole('link', { name: 'Supply Beta' }).click();
     await page.getByRole('heading', { name: 'Supply Beta', level: 1 }).waitFor();
-    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
-    assert.ok(await page.getByRole('heading', { level: 1 }).evaluate((el) => el === document.activeElement), 'focus on the heading');
+    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    assert.ok(await isFocused(page.getByRole('heading', { level: 1 })), 'focus on the heading');
     const events = await s.call('GET', `/events?signature_request=${ids.beta}`, { key: a.keys.secret_test });
     const types = (events.body.data as { type: string }[]).map((e) => e.type).reverse();
     assert.ok(types.length >= 2, events.text);
@@ -176,7 +176,7 @@ describe('the console Requests pages, in Chromium', { timeout: 300_000 }, () => 
     // Escape keeps the request and gives the focus back.
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    assert.ok(await cancel.evaluate((el) => el === document.activeElement));
+    assert.ok(await isFocused(cancel));
     await page.keyboard.press('Enter');
     await dialog.getByRole('button', { name: 'Cancel the request' }).click();
     await page.getByRole('status').filter({ hasText: 'The request was canceled.' }).first().waitFor();
@@ -184,10 +184,8 @@ describe('the console Requests pages, in Chromium', { timeout: 300_000 }, () => 
     assert.equal(r.body.status, 'canceled');
     const off = page.getByRole('button', { name: 'Cancel the request' });
     assert.equal(await off.getAttribute('aria-disabled'), 'true');
-    assert.match(
-      (await off.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby')!)?.textContent)) ?? '',
-      /cannot be canceled/,
-    );
+    const reason = page.locator(`[id="${await off.getAttribute('aria-describedby')}"]`);
+    assert.match((await reason.textContent()) ?? '', /cannot be canceled/);
   });
 
   test('create a request from a template through the generated form; an API refusal shows on its field', async () => {
@@ -208,7 +206,7 @@ describe('the console Requests pages, in Chromium', { timeout: 300_000 }, () => 
     await page.getByRole('button', { name: 'Send the request' }).click();
     const email = page.getByLabel('Signer 1: email');
     await until('the refusal on the field', async () => (await email.getAttribute('aria-invalid')) === 'true');
-    assert.ok(await email.evaluate((el) => el === document.activeElement));
+    assert.ok(await isFocused(email));
     await email.fill(a.team[4]!);
     await page.getByRole('button', { name: 'Send the request' }).click();
     await page.getByRole('heading', { name: 'Consulting for Delta', level: 1 }).waitFor();

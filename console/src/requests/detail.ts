@@ -41,10 +41,10 @@ export function requestDetailScreen(ctx: ScreenContext): Screen {
 }
 
 function summary(s: Strings, r: SignatureRequest): HTMLElement {
-  const item = (label: Key, value: Node | string) => h('div', { class: 'fact' }, h('dt', null, s.t(label)), h('dd', null, value));
+  const item = (label: Key, value: Node | string) => h('div', { class: 'req-fact' }, h('dt', null, s.t(label)), h('dd', null, value));
   return h(
     'dl',
-    { class: 'facts' },
+    { class: 'req-facts' },
     item('reqStatus', statusBadge(s, r.status, statusTone(r.status))),
     item('reqCreated', when(s, r.created_at)),
     item('reqId', h('code', { attrs: { dir: 'ltr' } }, r.id)),
