@@ -5,7 +5,7 @@
  * from the server goes on the field it names (`param`) or into the form's alert (role=alert).
  */
 import { h } from '@tawqi/signing-page/dom';
-import { button, field, setFieldMessage } from '@tawqi/signing-page/kit';
+import { button, field, icon, setFieldMessage } from '@tawqi/signing-page/kit';
 import { ApiError, NetworkError } from './api.js';
 import type { Strings } from './i18n.js';
 
@@ -34,7 +34,7 @@ export class Form {
   readonly submit: HTMLButtonElement;
   private readonly fields: Field[];
   private readonly alertText = h('p', { class: 'form-alert-text' });
-  private readonly alertBox = h('div', { class: 'notice tone-bad form-alert', attrs: { role: 'alert' } }, this.alertText);
+  private readonly alertBox = h('div', { class: 'notice tone-bad form-alert', attrs: { role: 'alert' } }, icon('alert'), this.alertText);
   private busy = false;
 
   constructor(

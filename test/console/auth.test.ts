@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { hashPassword, verifyPassword } from '../../server/src/services/consolePasswords.js';
+import { updateConsoleUser } from '../../server/src/store/consoleUsers.js';
 import { assertError } from '../support/envelope.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -222,5 +224,40 @@ describe('sign-in throttles', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('users who may not sign in, and stored hashes', () => {
+  test('a disabled user gets the same 401 as a wrong password, and their open sessions stop at once', async () => {
+    const user = await consoleUser(s, accountId, 'leaver@example.com', 'viewer');
+    const c = new ConsoleClient(s.url);
+    assert.equal((await c.signIn('leaver@example.com', TEST_PASSWORD)).status, 200);
+    await s.ctx.store.tx((trx) => updateConsoleUser(trx, user.id, { status: 'disabled' }));
+    assertError(await c.call('GET', '/session'), 'console_session_required');
+    assertError(await new ConsoleClient(s.url).signIn('leaver@example.com', TEST_PASSWORD), 'console_sign_in_failed');
+    const entry = await s.ctx.store.db
+      .selectFrom('audit_log')
+      .select('detail')
+      .where('target', '=', user.id)
+      .where('action', '=', 'console.sign_in_failed')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(entry.detail), { stage: 'password', reason: 'user_disabled' });
+  });
+
+  test('a hash made at a lower scrypt cost is upgraded at the next sign-in, and still signs in', async () => {
+    const cheap = await hashPassword(TEST_PASSWORD, { logN: 11 });
+    assert.match(cheap, /^scrypt\$11\$8\$2\$[\w-]{22}\$[\w-]{43}$/);
+    const user = await consoleUser(s, accountId, 'old@example.com', 'viewer');
+    await s.ctx.store.tx((trx) => updateConsoleUser(trx, user.id, { password_hash: cheap }));
+    assert.equal((await new ConsoleClient(s.url).signIn('old@example.com', TEST_PASSWORD)).status, 200);
+    const row = await s.ctx.store.db
+      .selectFrom('console_users')
+      .select('password_hash')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    assert.match(row.password_hash!, /^scrypt\$12\$8\$2\$/);
+    assert.equal(await verifyPassword(TEST_PASSWORD, row.password_hash!), true);
+    assert.equal(await verifyPassword('another password', row.password_hash!), false);
+    assert.equal((await new ConsoleClient(s.url).signIn('old@example.com', TEST_PASSWORD)).status, 200);
   });
 });

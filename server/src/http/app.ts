@@ -93,9 +93,9 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.use(verifyPageRouter(ctx));
   app.use(embedScriptRouter());
   app.use(docsRouter(ctx, openapi));
-  app.use('/console', consoleRouter(ctx));
   app.use(identityRouter(ctx));
   app.use(pkiRouter(ctx));
+  app.use(consoleRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   app.use(errorHandler(ctx));
   return app;

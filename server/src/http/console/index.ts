@@ -45,8 +45,8 @@ export function consoleApiRouter(ctx: AppContext): express.Router {
 
 export function consoleRouter(ctx: AppContext): express.Router {
   const router = express.Router();
-  // Mounted at /console: the API first, then the page host (which passes /api/* on).
-  router.use('/api', consoleApiRouter(ctx));
-  router.use(consolePageRouter());
+  router.use('/console/api', consoleApiRouter(ctx));
+  // The pages: the shell for every other /console path, and the bundle at /console/assets.
+  router.use('/console', consolePageRouter());
   return router;
 }
