@@ -6,6 +6,7 @@
 import { ApiError, ConsoleApi, type SessionInfo } from './api.js';
 import { rememberLanguage, shellLanguage, strings, type Language, type Strings } from './i18n.js';
 import { PublicLayout, ShellLayout, type Layout, type LayoutHandlers } from './layout.js';
+import { PublicApi } from './publicApi.js';
 import { findRoute, type RouteDef } from './nav.js';
 import { at, locate, Router, type Place } from './router.js';
 import type { Screen, ScreenContext } from './screen.js';
@@ -17,6 +18,7 @@ const MODE_KEY = 'tawqi_console_mode';
 export class App {
   private s: Strings;
   private readonly api = new ConsoleApi();
+  private readonly publicApi = new PublicApi(this.api);
   private readonly router = new Router((place) => void this.render(place));
   private session: SessionInfo | null = null;
   private layout: Layout | null = null;
@@ -90,6 +92,8 @@ export class App {
       mode: (livemode) => {
         this.livemode = livemode;
         localStorage.setItem(MODE_KEY, livemode ? 'live' : 'test');
+        // The screen shows the other mode's objects now; the focus stays on the switch.
+        this.rerender();
       },
       signOut: () => void this.signOut(),
     };
@@ -105,6 +109,8 @@ export class App {
       s: this.s,
       api: this.api,
       session: this.session,
+      publicApi: this.publicApi,
+      livemode: this.livemode,
       place,
       go: (href, opts) => this.router.go(href, opts),
       flash: (message) => (this.pendingFlash = message),
@@ -135,8 +141,21 @@ export class App {
     }
     this.session = null;
     this.api.csrfToken = null;
+    this.publicApi.clear();
     this.pendingFlash = this.s.t('signedOut');
     this.router.go(at('/sign-in'), { replace: true });
+  }
+
+  /** The same place again in the same layout (the mode changed), without moving the focus. */
+  private rerender(): void {
+    const place = this.router.current();
+    const route = findRoute(place.path);
+    if (!route || route.access !== 'signed-in' || !this.layout) return;
+    this.screen?.destroy?.();
+    const screen = route.screen(this.context(place));
+    this.screen = screen;
+    this.layout.slot.replaceChildren(screen.root);
+    document.title = this.s.t('docTitle', { page: screen.title });
   }
 
   /** The server ended the session (idle or absolute expiry, sign-out elsewhere): sign in again, then come back. */
@@ -145,6 +164,7 @@ export class App {
     const route = findRoute(place.path);
     if (!this.session || route?.access === 'public') return;
     this.session = null;
+    this.publicApi.clear();
     this.pendingFlash = this.s.t('sessionEnded');
     this.router.go(this.signInHref(place), { replace: true });
   }

@@ -12,7 +12,7 @@ import type { Strings } from './i18n.js';
 export interface FieldSpec {
   name: string;
   label: string;
-  type?: 'text' | 'email' | 'password';
+  type?: 'text' | 'email' | 'password' | 'date' | 'tel';
   autocomplete: string;
   hint?: string;
   inputmode?: 'numeric' | 'email' | 'text';
@@ -52,7 +52,10 @@ export class Form {
           autocomplete: spec.autocomplete,
           inputmode: spec.inputmode,
           readonly: spec.readonly === true,
-          dir: spec.type === 'email' || spec.type === 'password' || spec.inputmode === 'numeric' ? 'ltr' : null,
+          dir:
+            spec.type === 'email' || spec.type === 'password' || spec.type === 'tel' || spec.type === 'date' || spec.inputmode === 'numeric'
+              ? 'ltr'
+              : null,
           spellcheck: spec.type === 'text' ? null : 'false',
         },
       });

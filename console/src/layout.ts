@@ -169,7 +169,11 @@ export class ShellLayout extends Layout {
   }
 
   setActive(path: string): void {
-    for (const [linkPath, a] of this.links) a.setAttribute('aria-current', linkPath === path ? 'page' : 'false');
+    for (const [linkPath, a] of this.links) {
+      // A page below a section (a request's detail) marks its section as the current place.
+      const below = linkPath !== '' && path.startsWith(`${linkPath}/`);
+      a.setAttribute('aria-current', linkPath === path ? 'page' : below ? 'true' : 'false');
+    }
     this.toggleNav(false);
     this.toggleMenu(false);
   }

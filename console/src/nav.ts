@@ -3,6 +3,7 @@ import type { IconName } from '@tawqi/signing-page/kit';
 import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { homeScreen, sectionScreen } from './views/home.js';
+import { requestDetailScreen, requestListScreen, requestNewScreen } from './requests/screens.js';
 import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
 import { signInScreen } from './views/signIn.js';
@@ -47,6 +48,8 @@ export interface RouteDef {
   /** Signed-out screens are open to anyone; the others need a session (else: sign-in, then back). */
   access: 'public' | 'signed-in';
   screen: ScreenFactory;
+  /** Paths with an id in them (/requests/sr_…): matched by this instead of `path`. */
+  pattern?: RegExp;
 }
 
 const links = NAV.flatMap((item) => ('links' in item ? item.links : [item]));
@@ -58,10 +61,14 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/forgot-password', access: 'public', screen: forgotPasswordScreen },
   { path: '/reset', access: 'public', screen: resetPasswordScreen },
   { path: '/invite', access: 'public', screen: inviteScreen },
+  { path: '/requests', access: 'signed-in', screen: requestListScreen },
+  { path: '/requests/new', access: 'signed-in', screen: requestNewScreen },
+  { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
   // Each section's own screen replaces its placeholder as the later parts of the console land.
   ...links
     .filter((l) => l.path !== '')
     .map((l): RouteDef => ({ path: l.path, access: 'signed-in', screen: sectionScreen(l.label, l.icon) })),
 ];
 
-export const findRoute = (path: string): RouteDef | null => ROUTES.find((r) => r.path === path) ?? null;
+export const findRoute = (path: string): RouteDef | null =>
+  ROUTES.find((r) => (r.pattern ? r.pattern.test(path) : r.path === path)) ?? null;

@@ -1,6 +1,7 @@
 /** What a screen is and what it may ask of the app (app.ts implements ScreenContext). */
 import type { ConsoleApi, SessionInfo } from './api.js';
 import type { Strings } from './i18n.js';
+import type { PublicApi } from './publicApi.js';
 import type { Place } from './router.js';
 
 export interface Screen {
@@ -17,6 +18,10 @@ export interface ScreenContext {
   readonly api: ConsoleApi;
   /** The signed-in user's session (null on the signed-out screens). */
   readonly session: SessionInfo | null;
+  /** The public API (/api/v1) through the signed-in user's credential (publicApi.ts). */
+  readonly publicApi: PublicApi;
+  /** The layout's live/test switch: which mode's objects the screen shows. */
+  readonly livemode: boolean;
   /** Where the screen was opened (its query, e.g. ?token=… or ?next=…). */
   readonly place: Place;
   /** Go to a console path ('/console/…'). */

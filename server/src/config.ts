@@ -146,6 +146,13 @@ export const configSchema = z.object({
     .default('2026-07-01'),
   TAWQI_DOCS_URL: z.string().default('/api/v1/openapi.json'),
   TAWQI_CONSOLE_URL: z.string().default('/console'),
+  TAWQI_CONSOLE_CREDENTIAL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(3600)
+    .default(900)
+    .describe("Life of a console user's internal credential for the public API (the console asks for a new one before it ends)"),
   // Webhooks (server/src/webhooks).
   TAWQI_WEBHOOK_ALLOW_PRIVATE: bool
     .default(false)

@@ -16,6 +16,7 @@ export const ID_PREFIX = {
   notice: 'ntc_',
   consoleUser: 'usr_',
   auditEntry: 'aud_',
+  consoleCredential: 'ccr_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

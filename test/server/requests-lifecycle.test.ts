@@ -824,6 +824,40 @@ describe('signature request lifecycle (spec 3.1, 3.2)', () => {
       );
     });
 
+    test('GET /signature_requests?search=: text in the title or a signer’s name, email or phone, case-insensitive, LIKE wildcards literal, with the other filters and the cursor', async () => {
+      const a = await account();
+      const k = a.keys.secret_live;
+      const lease = await create(k, requestBody(a, { title: 'Office Lease 100%' }, 1));
+      const nda = await create(k, {
+        ...requestBody(a, { title: 'عقد سرية' }, 0),
+        signers: [{ name: 'Zainab Haddad', email: 'zainab@example.com' }],
+      });
+      const other = await create(k, requestBody(a, { title: 'Invoice_7', send: false }, 2));
+      await create(a.keys.secret_test, requestBody(a, { title: 'Office Lease test' }, 1));
+      const search = async (text: string, extra = '') => {
+        const r = await s.call('GET', `/signature_requests?search=${encodeURIComponent(text)}${extra}`, { key: k });
+        assert.equal(r.status, 200, r.text);
+        return r.body.data.map((x: { id: string }) => x.id);
+      };
+      assert.deepEqual(await search('office lease'), [lease.id], 'title, any case, only the key’s mode');
+      assert.deepEqual(await search('سرية'), [nda.id], 'Arabic title');
+      assert.deepEqual(await search('HADDAD'), [nda.id], 'signer name');
+      assert.deepEqual(await search('zainab@'), [nda.id], 'signer email');
+      assert.deepEqual(await search('bassem'), [other.id], 'a second signer');
+      assert.deepEqual(await search('100%'), [lease.id]);
+      assert.deepEqual(await search('%'), [lease.id], '% is literal');
+      assert.deepEqual(await search('e_7'), [other.id], '_ is literal');
+      assert.deepEqual(await search('ice_'), [other.id]);
+      assert.deepEqual(await search('nothing like it'), []);
+      assert.deepEqual(await search('amira', '&status=draft'), [other.id], 'with the status filter');
+      const first = await s.call('GET', '/signature_requests?search=amira&limit=1', { key: k });
+      assert.deepEqual([first.body.data[0].id, first.body.has_more], [other.id, true]);
+      assert.deepEqual(await search('amira', `&starting_after=${other.id}`), [lease.id]);
+      const bad = await s.call('GET', `/signature_requests?search=${'x'.repeat(201)}`, { key: k });
+      assertError(bad, 'parameter_invalid');
+      assert.equal(bad.body.error.param, 'search');
+    });
+
     test('publishable key: creation response keeps the emails without links; later reads are masked and link-free', async () => {
       const a = await account();
       const pk = (await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', 'test', { allowedOrigins: [ORIGIN] }))).secret;

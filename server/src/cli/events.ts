@@ -25,7 +25,7 @@ async function eventShow(id: string, o: JsonFlag): Promise<void> {
     const owner = await store.db.selectFrom('events').select(['account_id', 'livemode']).where('id', '=', id).executeTakeFirst();
     const record = owner ? await findEvent(store.db, owner.account_id, owner.livemode === 1, id) : undefined;
     if (!record) throw new OperatorError(`No event ${id}`);
-    const rows = await listDeliveries(store.db, id, { limit: SHOWN_DELIVERIES });
+    const rows = await listDeliveries(store.db, { event_id: id }, { limit: SHOWN_DELIVERIES });
     return {
       event: { ...presentEvent(record, { maskRequestInfo: false }), account: record.account_id },
       deliveries: rows.slice(0, SHOWN_DELIVERIES).map(presentDelivery),

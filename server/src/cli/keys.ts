@@ -2,8 +2,9 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { nowSeconds } from '../clock.js';
 import { ROTATION_GRACE_SECONDS } from '../domain/keys.js';
-import { describeKey, issueKey, normaliseAllowedIps, normaliseOrigin, OperatorError, revokeKey, rotateKey } from '../services/accounts.js';
-import { getKey, listKeys, updateKey, type ApiKey } from '../store/apiKeys.js';
+import { describeKey, issueKey, OperatorError, revokeKey, rotateKey } from '../services/accounts.js';
+import { changeKeySettings, type KeySettings } from '../services/keySettings.js';
+import { getKey, listKeys, type ApiKey } from '../store/apiKeys.js';
 import type { Db } from '../store/db.js';
 import {
   clock,
@@ -73,7 +74,6 @@ interface KeyCreateOptions extends JsonFlag {
 }
 
 async function keyCreate(o: KeyCreateOptions): Promise<void> {
-  if (o.type === 'secret' && o.dailyCap !== undefined) throw new OperatorError('The daily cap applies to publishable keys only');
   const issued = await withStore(({ store }) =>
     store.tx(async (trx) => {
       await requireAccount(trx, o.account);
@@ -148,43 +148,21 @@ interface KeySetOptions extends JsonFlag {
   dailyCap?: OrNone<number>;
 }
 
-/** The key fields a `key set` changes; lists given here replace the key's lists. */
-function keyChanges(k: ApiKey, o: KeySetOptions): Parameters<typeof updateKey>[2] {
-  const changes: Parameters<typeof updateKey>[2] = {};
-  if (o.name !== undefined) {
-    if (!o.name.trim()) throw new OperatorError('--name must not be empty');
-    changes.name = o.name.trim();
-  }
-  if (o.allowIp !== undefined || o.clearIps) {
-    if (k.kind === 'publishable' && o.allowIp !== undefined) throw new OperatorError('IP allowlists apply to secret keys only');
-    changes.allowed_ips = [...new Set(normaliseAllowedIps(o.allowIp ?? []))];
-  }
-  if (o.allowedOrigin !== undefined || o.clearOrigins) {
-    if (k.kind === 'secret' && o.allowedOrigin !== undefined) throw new OperatorError('Allowed origins apply to publishable keys only');
-    changes.allowed_origins = [...new Set((o.allowedOrigin ?? []).map(normaliseOrigin))];
-  }
-  if (o.dailyCap !== undefined) {
-    if (k.kind === 'secret') throw new OperatorError('The daily cap applies to publishable keys only');
-    changes.daily_cap = noneToNull(o.dailyCap);
-  }
-  return changes;
+/** The settings a `key set` changes; lists given here replace the key's lists. */
+function keySettings(o: KeySetOptions): KeySettings {
+  return {
+    name: o.name,
+    allowedIps: o.allowIp !== undefined || o.clearIps ? (o.allowIp ?? []) : undefined,
+    allowedOrigins: o.allowedOrigin !== undefined || o.clearOrigins ? (o.allowedOrigin ?? []) : undefined,
+    dailyCap: o.dailyCap === undefined ? undefined : noneToNull(o.dailyCap),
+  };
 }
 
 async function keySet(id: string, o: KeySetOptions): Promise<void> {
-  const now = nowSeconds(clock);
-  const key = await withStore(({ store }) =>
-    store.tx(async (trx) => {
-      const before = await requireKey(trx, id);
-      if (describeKey(before, now).state === 'revoked' || describeKey(before, now).state === 'expired') {
-        throw new OperatorError(`Key ${id} no longer works; nothing to change`);
-      }
-      const changes = keyChanges(before, o);
-      if (Object.keys(changes).length === 0) throw new OperatorError('Nothing to change; see tawqi key set --help');
-      await updateKey(trx, id, changes);
-      return requireKey(trx, id);
-    }),
-  );
-  const view = describeKey(key, now);
+  const settings = keySettings(o);
+  if (Object.values(settings).every((v) => v === undefined)) throw new OperatorError('Nothing to change; see tawqi key set --help');
+  const { after } = await withStore(({ store }) => changeKeySettings(store, clock, id, settings));
+  const view = describeKey(after, nowSeconds(clock));
   emit(o, { key: view }, () => ['Updated.', ...keyLines(view), ...originsReminder(view)]);
 }
 

@@ -31,6 +31,21 @@ export async function emitEvent(trx: Db, clock: Clock, e: EmitInput): Promise<Ev
 }
 
 /**
+ * Record an event delivered only to the endpoints named, whatever they subscribe to (a test event
+ * the console sends to one endpoint): no fan-out.
+ */
+export async function emitEventTo(trx: Db, clock: Clock, e: EmitInput, endpointIds: readonly string[]): Promise<EventRecord> {
+  const record = eventRecord(clock, e);
+  await insertEvent(trx, record);
+  const now = nowSeconds(clock);
+  await insertDeliveries(
+    trx,
+    endpointIds.map((id) => newDelivery(clock, record, id, 'event', now)),
+  );
+  return record;
+}
+
+/**
  * Several events of one change (one account and mode), in order: the webhook endpoints they may
  * go to are read once for all of them.
  */

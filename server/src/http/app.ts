@@ -154,6 +154,7 @@ function accessLog(ctx: AppContext) {
           ip: req.tawqi.clientIp,
           account_id: auth?.account.id,
           key_id: auth?.key.id,
+          user_id: auth?.user?.id,
         },
         'request',
       );

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { recordAudit } from '../services/consoleAudit.js';
 import { completeIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/db.js';
 import type { AppContext } from './context.js';
@@ -19,6 +20,34 @@ export interface WriteOptions {
 }
 
 /**
+ * A change made by a console user through their internal credential is written to the account's
+ * audit log in the change's own transaction: who (the user), what (method, path, the object's id,
+ * the status) and which request. Changes made with the account's keys are not (they are the
+ * integration's own; the event log and webhooks record them).
+ */
+async function auditConsoleWrite(ctx: AppContext, req: Request, trx: Db, r: WriteResult): Promise<void> {
+  const auth = req.tawqi.auth;
+  if (!auth?.user) return;
+  const id = (r.body as { id?: unknown } | null)?.id;
+  await recordAudit(
+    trx,
+    ctx.clock,
+    { account_id: auth.account.id, user_id: auth.user.id, actor: auth.user.email, ip: req.tawqi.clientIp },
+    {
+      action: 'api.request',
+      target: typeof id === 'string' ? id : null,
+      detail: {
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        status: r.status,
+        request_id: req.tawqi.requestId,
+        livemode: auth.livemode,
+      },
+    },
+  );
+}
+
+/**
  * The one way a handler changes state: `work` runs in a single transaction together with the
  * idempotency record of its response; the response is sent and jobs are woken only after commit.
  */
@@ -33,6 +62,7 @@ export async function commitWrite(
   const tx = options.locking ? ctx.store.lockingTx : ctx.store.tx;
   const result = await tx(async (trx) => {
     const r = await work(trx);
+    await auditConsoleWrite(ctx, req, trx, r);
     // The body is serialised once: the stored response and the one sent are the same text.
     const json = JSON.stringify(r.body);
     // The key is no longer this request's (SQLite: a record written since the claim, a retry racing a

@@ -14,6 +14,8 @@ export interface AuthState {
   account: Account;
   livemode: boolean;
   publishable: boolean;
+  /** Set when the caller is a signed-in console user acting through an internal credential. */
+  user?: { id: string; email: string; credential_id: string };
 }
 
 /** A signed-in console user (http/console/session.ts). */

@@ -17,6 +17,21 @@ import { insertLedger } from '../store/ledger.js';
 
 export class OperatorError extends Error {}
 
+/**
+ * A key rule refused (an address, an origin, a field the key's type does not take, a key that no
+ * longer works): the CLI prints the English message, the console answers it in the envelope.
+ */
+export class KeyRuleError extends OperatorError {
+  constructor(
+    en: string,
+    readonly ar: string,
+    readonly param: string | null,
+    readonly code: 'parameter_invalid' | 'invalid_state' = 'parameter_invalid',
+  ) {
+    super(en);
+  }
+}
+
 export interface NewAccount {
   name: string;
   plan: PlanName;
@@ -119,10 +134,16 @@ export async function createOperatorIfEmpty(store: Store, clock: Clock, currency
 }
 
 export function normaliseAllowedIps(entries: readonly string[]): string[] {
-  if (entries.length > MAX_ALLOWED_IPS) throw new OperatorError(`At most ${MAX_ALLOWED_IPS} allowed addresses per key`);
+  if (entries.length > MAX_ALLOWED_IPS)
+    throw new KeyRuleError(
+      `At most ${MAX_ALLOWED_IPS} allowed addresses per key`,
+      `${MAX_ALLOWED_IPS} عنوانًا على الأكثر لكل مفتاح.`,
+      'allowed_ips',
+    );
   return entries.map((e) => {
     const n = normaliseIpEntry(e);
-    if (!n) throw new OperatorError(`Not an IPv4/IPv6 address or CIDR range: ${e}`);
+    if (!n)
+      throw new KeyRuleError(`Not an IPv4/IPv6 address or CIDR range: ${e}`, `ليس عنوان IPv4/IPv6 ولا نطاق CIDR: ${e}`, 'allowed_ips');
     return n;
   });
 }
@@ -132,13 +153,28 @@ export function normaliseOrigin(origin: string): string {
   try {
     url = new URL(origin);
   } catch {
-    throw new OperatorError(`Not an origin: ${origin}`);
+    throw new KeyRuleError(`Not an origin: ${origin}`, `ليس أصلًا (origin) صالحًا: ${origin}`, 'allowed_origins');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OperatorError(`Not an http(s) origin: ${origin}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new KeyRuleError(`Not an http(s) origin: ${origin}`, `ليس أصل http(s): ${origin}`, 'allowed_origins');
   if (url.pathname !== '/' || url.search || url.hash || url.username)
-    throw new OperatorError(`An origin has no path, query or credentials: ${origin}`);
+    throw new KeyRuleError(
+      `An origin has no path, query or credentials: ${origin}`,
+      `الأصل لا يحوي مسارًا ولا استعلامًا ولا بيانات دخول: ${origin}`,
+      'allowed_origins',
+    );
   return url.origin;
 }
+
+/** The rules on which key type takes which setting, shared by create and change. */
+export const KEY_RULES = {
+  ipsOnSecret: () =>
+    new KeyRuleError('IP allowlists apply to secret keys only', 'قائمة العناوين المسموح بها للمفاتيح السرية فقط.', 'allowed_ips'),
+  originsOnPublishable: () =>
+    new KeyRuleError('Allowed origins apply to publishable keys only', 'الأصول المسموح بها للمفاتيح العامة فقط.', 'allowed_origins'),
+  capOnPublishable: () =>
+    new KeyRuleError('The daily cap applies to publishable keys only', 'الحد اليومي للمفاتيح العامة فقط.', 'daily_cap'),
+};
 
 export async function issueKey(
   trx: Db,
@@ -148,11 +184,15 @@ export async function issueKey(
   mode: KeyMode,
   opts: KeyOptions,
 ): Promise<IssuedKey> {
-  if (kind === 'publishable' && (opts.allowedIps?.length ?? 0) > 0) throw new OperatorError('IP allowlists apply to secret keys only');
-  if (kind === 'secret' && (opts.allowedOrigins?.length ?? 0) > 0)
-    throw new OperatorError('Allowed origins apply to publishable keys only');
+  if (kind === 'publishable' && (opts.allowedIps?.length ?? 0) > 0) throw KEY_RULES.ipsOnSecret();
+  if (kind === 'secret' && (opts.allowedOrigins?.length ?? 0) > 0) throw KEY_RULES.originsOnPublishable();
+  if (kind === 'secret' && opts.dailyCap != null) throw KEY_RULES.capOnPublishable();
   if (kind === 'publishable' && opts.readOnly)
-    throw new OperatorError('Publishable keys are read-limited already; --read-only is for secret keys');
+    throw new KeyRuleError(
+      'Publishable keys are read-limited already; --read-only is for secret keys',
+      'المفاتيح العامة مقيّدة أصلًا؛ القراءة فقط للمفاتيح السرية.',
+      'read_only',
+    );
   const secret = generateKey(kind, mode);
   const key: ApiKey = {
     id: newId('key', clock),
@@ -180,32 +220,38 @@ export async function issueKey(
  * for `graceSeconds` (24 hours by default, 0 = stop at once).
  */
 export async function rotateKey(store: Store, clock: Clock, keyId: string, graceSeconds = ROTATION_GRACE_SECONDS): Promise<IssuedKey> {
-  return store.tx(async (trx) => {
-    const old = await getKey(trx, keyId);
-    if (!old) throw new OperatorError(`No key ${keyId}`);
-    const now = nowSeconds(clock);
-    if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now))
-      throw new OperatorError(`Key ${keyId} is no longer valid`);
-    const issued = await issueKey(trx, clock, old.account_id, old.kind, old.mode, {
-      name: old.name,
-      readOnly: old.read_only,
-      allowedIps: old.allowed_ips,
-      allowedOrigins: old.allowed_origins,
-      dailyCap: old.daily_cap,
-    });
-    await updateKey(trx, old.id, { expires_at: now + graceSeconds, replaced_by: issued.key.id });
-    return issued;
+  return store.tx((trx) => rotateKeyIn(trx, clock, keyId, graceSeconds));
+}
+
+/** rotateKey in the caller's transaction (the console writes its audit entry in the same one). */
+export async function rotateKeyIn(trx: Db, clock: Clock, keyId: string, graceSeconds = ROTATION_GRACE_SECONDS): Promise<IssuedKey> {
+  const old = await getKey(trx, keyId);
+  if (!old) throw new OperatorError(`No key ${keyId}`);
+  const now = nowSeconds(clock);
+  if (old.revoked_at !== null || (old.expires_at !== null && old.expires_at <= now))
+    throw new KeyRuleError(`Key ${keyId} is no longer valid`, 'هذا المفتاح لم يعد صالحًا.', 'id', 'invalid_state');
+  const issued = await issueKey(trx, clock, old.account_id, old.kind, old.mode, {
+    name: old.name,
+    readOnly: old.read_only,
+    allowedIps: old.allowed_ips,
+    allowedOrigins: old.allowed_origins,
+    dailyCap: old.daily_cap,
   });
+  await updateKey(trx, old.id, { expires_at: now + graceSeconds, replaced_by: issued.key.id });
+  return issued;
 }
 
 /** Stop a key now (also a rotated key still in its grace period). */
 export async function revokeKey(store: Store, clock: Clock, keyId: string): Promise<ApiKey> {
-  return store.tx(async (trx) => {
-    const key = await getKey(trx, keyId);
-    if (!key) throw new OperatorError(`No key ${keyId}`);
-    if (key.revoked_at === null) await updateKey(trx, keyId, { revoked_at: nowSeconds(clock) });
-    return (await getKey(trx, keyId))!;
-  });
+  return store.tx((trx) => revokeKeyIn(trx, clock, keyId));
+}
+
+/** revokeKey in the caller's transaction; revoking twice keeps the first revocation time. */
+export async function revokeKeyIn(trx: Db, clock: Clock, keyId: string): Promise<ApiKey> {
+  const key = await getKey(trx, keyId);
+  if (!key) throw new OperatorError(`No key ${keyId}`);
+  if (key.revoked_at === null) await updateKey(trx, keyId, { revoked_at: nowSeconds(clock) });
+  return (await getKey(trx, keyId))!;
 }
 
 /** The key as the operator sees it: never the secret or its hash. */

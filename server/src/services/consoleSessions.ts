@@ -65,7 +65,7 @@ export async function startSession(
   return { token, session };
 }
 
-export function sessionEnded(session: ConsoleSession, times: SessionTimes, now: number): boolean {
+export function sessionEnded(session: Pick<ConsoleSession, 'expires_at' | 'last_seen_at'>, times: SessionTimes, now: number): boolean {
   return now >= session.expires_at || now >= session.last_seen_at + times.idleSeconds;
 }
 

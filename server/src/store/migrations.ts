@@ -708,6 +708,46 @@ export const MIGRATIONS: SchemaMigration[] = [
       CREATE INDEX audit_log_account ON audit_log(account_id, id);
     `,
   },
+  {
+    id: 16,
+    name: "console: internal credentials of signed-in users; the identity review queue and an endpoint's delivery log by index",
+    // Id 16: 15 is the console's users, sessions and audit log. A credential is kept as the SHA-256
+    // of its token; it dies with its console session or its user (checked at each request). The
+    // review index holds only the open items (a literal predicate, so SQLite can use it): checks in
+    // review and name mismatches held for a decision (the JSON text as rowCodec writes it).
+    sql: `
+      CREATE TABLE console_credentials (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        livemode INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX console_credentials_user ON console_credentials(user_id, expires_at);
+      CREATE INDEX identity_verifications_review ON identity_verifications(account_id, livemode, id)
+        WHERE status = 'in_review' OR (status = 'approved' AND name_match LIKE '%"mode":"hold"%"decision":null%');
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
+    `,
+    postgres: `
+      CREATE TABLE console_credentials (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        account_id TEXT COLLATE "C" NOT NULL,
+        user_id TEXT COLLATE "C" NOT NULL,
+        session_id TEXT COLLATE "C" NOT NULL,
+        livemode INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX console_credentials_user ON console_credentials(user_id, expires_at);
+      CREATE INDEX identity_verifications_review ON identity_verifications(account_id, livemode, id)
+        WHERE status = 'in_review' OR (status = 'approved' AND name_match LIKE '%"mode":"hold"%"decision":null%');
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
+    `,
+  },
 ];
 
 /**

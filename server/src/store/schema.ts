@@ -418,6 +418,19 @@ export interface PkiCertificatesTable {
   revocation_reason: string | null;
 }
 
+/** A signed-in console user's short-lived credential for the public API (migration 16); the token is kept as SHA-256 only. */
+export interface ConsoleCredentialsTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  user_id: string;
+  /** The console session (its id, the SHA-256 of its cookie) the credential was issued in: it dies with it. */
+  session_id: string;
+  livemode: number;
+  created_at: number;
+  expires_at: number;
+}
+
 /** A console user: a member of an account (owner, admin, developer, viewer) or an operator (no account). */
 export interface ConsoleUsersTable {
   id: string;
@@ -492,6 +505,7 @@ export interface AuditLogTable {
 }
 
 export interface Database {
+  console_credentials: ConsoleCredentialsTable;
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;
   console_recovery_codes: ConsoleRecoveryCodesTable;

@@ -129,8 +129,15 @@ export interface RequestListQuery {
   status?: string;
   createdAfter?: number;
   createdBefore?: number;
+  /** Text in the title or a signer's name, email or phone (case-insensitive, a substring). */
+  search?: string;
   startingAfter?: string;
   limit: number;
+}
+
+/** A LIKE pattern matching `text` anywhere, its own %, _ and \ taken literally (ESCAPE '\'). */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Newest first (ids are time-ordered); fetches limit + 1 for has_more. */
@@ -143,6 +150,23 @@ export async function listRequests(tx: Tx, q: RequestListQuery): Promise<Signatu
   if (q.status) query = query.where('status', '=', q.status);
   if (q.createdAfter !== undefined) query = query.where('created_at', '>=', q.createdAfter);
   if (q.createdBefore !== undefined) query = query.where('created_at', '<=', q.createdBefore);
+  if (q.search) {
+    // lower() on both sides: LIKE is case-insensitive on SQLite but not on PostgreSQL.
+    const pattern = containsPattern(q.search);
+    const like = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+    query = query.where((eb) =>
+      eb.or([
+        like('signature_requests.title'),
+        eb.exists(
+          eb
+            .selectFrom('signers')
+            .select('signers.id')
+            .whereRef('signers.signature_request_id', '=', 'signature_requests.id')
+            .where((s) => s.or([like('signers.name'), like('signers.email'), like('signers.phone')])),
+        ),
+      ]),
+    );
+  }
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
   const rows = await query
     .orderBy('id', 'desc')

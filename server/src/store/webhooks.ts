@@ -174,8 +174,20 @@ export async function insertDeliveries(tx: Tx, rows: readonly WebhookDelivery[])
     .execute();
 }
 
-export async function listDeliveries(tx: Tx, eventId: string, q: { startingAfter?: string; limit: number }): Promise<WebhookDelivery[]> {
-  let query = tx.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId);
+/** A list of deliveries is an event's (GET /events/{id}/deliveries) or an endpoint's (the console's delivery log). */
+export type DeliveryParent = { event_id: string } | { endpoint_id: string };
+
+function byParent(parent: DeliveryParent): ['event_id' | 'endpoint_id', string] {
+  return 'event_id' in parent ? ['event_id', parent.event_id] : ['endpoint_id', parent.endpoint_id];
+}
+
+export async function listDeliveries(
+  tx: Tx,
+  parent: DeliveryParent,
+  q: { startingAfter?: string; limit: number },
+): Promise<WebhookDelivery[]> {
+  const [column, parentId] = byParent(parent);
+  let query = tx.selectFrom('webhook_deliveries').selectAll().where(column, '=', parentId);
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
   const rows = await query
     .orderBy('id', 'desc')
@@ -184,14 +196,10 @@ export async function listDeliveries(tx: Tx, eventId: string, q: { startingAfter
   return rows.map((r) => decodeRow(deliveryCodec, r));
 }
 
-/** Whether a delivery with this id belongs to this event (a cursor check). */
-export async function deliveryOfEvent(tx: Tx, eventId: string, id: string): Promise<boolean> {
-  const row = await tx
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('id', '=', id)
-    .where('event_id', '=', eventId)
-    .executeTakeFirst();
+/** Whether a delivery with this id is in the parent's list (a cursor check). */
+export async function deliveryOf(tx: Tx, parent: DeliveryParent, id: string): Promise<boolean> {
+  const [column, parentId] = byParent(parent);
+  const row = await tx.selectFrom('webhook_deliveries').select('id').where('id', '=', id).where(column, '=', parentId).executeTakeFirst();
   return row !== undefined;
 }
 

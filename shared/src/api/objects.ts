@@ -386,25 +386,6 @@ export const whatsappMessageSchema = z
   })
   .meta({ id: 'WhatsappMessage', description: 'audit.whatsapp_simulated (test mode): the message that would have been sent' });
 
-export const eventSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal('event'),
-    type: z.string(),
-    created_at: time,
-    livemode: z.boolean(),
-    data: z.object({
-      object: z
-        .union([signatureRequestSchema, signerSnapshotSchema, verificationSchema, whatsappMessageSchema])
-        .describe('The affected object as it was when the event happened'),
-    }),
-    request: z
-      .object({ ip: z.string().nullable(), user_agent: z.string().nullable() })
-      .nullable()
-      .describe('Who caused it (signer events); emptied for publishable keys'),
-  })
-  .meta({ id: 'Event' });
-
 export const webhookEndpointSchema = z
   .object({
     id: z.string(),
@@ -417,6 +398,27 @@ export const webhookEndpointSchema = z
     created_at: time,
   })
   .meta({ id: 'WebhookEndpoint' });
+
+export const eventSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('event'),
+    type: z.string(),
+    created_at: time,
+    livemode: z.boolean(),
+    data: z.object({
+      object: z
+        .union([signatureRequestSchema, signerSnapshotSchema, verificationSchema, whatsappMessageSchema, webhookEndpointSchema])
+        .describe(
+          'The affected object as it was when the event happened (webhook_endpoint.test, sent from the console to one endpoint: the endpoint)',
+        ),
+    }),
+    request: z
+      .object({ ip: z.string().nullable(), user_agent: z.string().nullable() })
+      .nullable()
+      .describe('Who caused it (signer events); emptied for publishable keys'),
+  })
+  .meta({ id: 'Event' });
 
 export const webhookEndpointCreatedSchema = webhookEndpointSchema
   .extend({ secret: z.string().describe('whsec_…: shown in this response only') })

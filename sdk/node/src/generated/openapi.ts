@@ -1077,28 +1077,6 @@ export interface components {
       signer: string;
       signature_request: string;
     };
-    Event: {
-      id: string;
-      /** @constant */
-      object: 'event';
-      type: string;
-      /** @description Unix seconds */
-      created_at: number;
-      livemode: boolean;
-      data: {
-        /** @description The affected object as it was when the event happened */
-        object:
-          | components['schemas']['SignatureRequest']
-          | components['schemas']['SignerSnapshot']
-          | components['schemas']['Verification']
-          | components['schemas']['WhatsappMessage'];
-      };
-      /** @description Who caused it (signer events); emptied for publishable keys */
-      request: {
-        ip: string | null;
-        user_agent: string | null;
-      } | null;
-    };
     WebhookEndpoint: {
       id: string;
       /** @constant */
@@ -1111,6 +1089,29 @@ export interface components {
       livemode: boolean;
       /** @description Unix seconds */
       created_at: number;
+    };
+    Event: {
+      id: string;
+      /** @constant */
+      object: 'event';
+      type: string;
+      /** @description Unix seconds */
+      created_at: number;
+      livemode: boolean;
+      data: {
+        /** @description The affected object as it was when the event happened (webhook_endpoint.test, sent from the console to one endpoint: the endpoint) */
+        object:
+          | components['schemas']['SignatureRequest']
+          | components['schemas']['SignerSnapshot']
+          | components['schemas']['Verification']
+          | components['schemas']['WhatsappMessage']
+          | components['schemas']['WebhookEndpoint'];
+      };
+      /** @description Who caused it (signer events); emptied for publishable keys */
+      request: {
+        ip: string | null;
+        user_agent: string | null;
+      } | null;
     };
     WebhookEndpointCreated: {
       id: string;
@@ -1879,6 +1880,7 @@ export interface operations {
         status?: 'draft' | 'sent' | 'viewed' | 'partially_signed' | 'completed' | 'declined' | 'expired' | 'canceled';
         created_after?: string;
         created_before?: string;
+        search?: string;
         starting_after?: string;
         limit?: number;
         /** @description Language of error messages; wins over Accept-Language and the path prefix. */

@@ -14,6 +14,12 @@ import { authRouter } from './api/auth.js';
 import { passwordsRouter } from './api/passwords.js';
 import { teamRouter } from './api/team.js';
 import { twoFactorRouter } from './api/twoFactor.js';
+import { credentialsRouter } from './api/credentials.js';
+import { identityReviewsRouter } from './api/identityReviews.js';
+import { keysRouter } from './api/keys.js';
+import { requestLogRouter } from './api/requestLog.js';
+import { versionPinRouter } from './api/versionPin.js';
+import { webhooksRouter } from './api/webhooks.js';
 import { consolePageRouter } from './page.js';
 
 /** Console request bodies are small forms. */
@@ -33,6 +39,12 @@ export function consoleApiRouter(ctx: AppContext): express.Router {
   api.use(twoFactorRouter(ctx));
   api.use(passwordsRouter(ctx));
   api.use(teamRouter(ctx));
+  api.use(credentialsRouter(ctx));
+  api.use(keysRouter(ctx));
+  api.use(webhooksRouter(ctx));
+  api.use(requestLogRouter(ctx));
+  api.use(versionPinRouter(ctx));
+  api.use(identityReviewsRouter(ctx));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   return api;
 }

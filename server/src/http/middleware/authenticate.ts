@@ -1,11 +1,13 @@
 import type { NextFunction, Request, Response } from 'express';
 import { nowSeconds } from '../../clock.js';
+import { looksLikeConsoleCredential } from '../../domain/consoleCredentials.js';
 import { hashSecret, ipAllowed, looksLikeKey } from '../../domain/keys.js';
+import { resolveConsoleCredential, type LiveCredential } from '../../services/consoleCredentials.js';
 import { getAccount } from '../../store/accounts.js';
-import { findKeyByHash } from '../../store/apiKeys.js';
+import { findKeyByHash, type ApiKey } from '../../store/apiKeys.js';
 import { logRefusedRequest } from '../../store/requestLog.js';
 import { ApiError } from '../../errors.js';
-import type { AppContext } from '../context.js';
+import type { AppContext, AuthState } from '../context.js';
 import { exposeToOrigin } from './cors.js';
 import { applyVersion } from './requestContext.js';
 
@@ -18,7 +20,8 @@ const under = (path: string, root: string): boolean => path === root || path.sta
 /**
  * Bearer key → account. Then, before anything counts against limits: the secret key's IP allowlist
  * (refusals are logged), the eight publishable-key rules (with the CORS headers of a publishable
- * key's allowed origin: middleware/cors.ts), and read-only keys.
+ * key's allowed origin: middleware/cors.ts), and read-only keys. A console user's internal
+ * credential (ck_…) is the account's secret key under the same rules, without an allowlist.
  */
 export function authenticate(ctx: AppContext) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -26,6 +29,13 @@ export function authenticate(ctx: AppContext) {
     if (!header) throw new ApiError('api_key_missing');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const token = match?.[1];
+    if (token && looksLikeConsoleCredential(token)) {
+      const auth = await consoleCredentialAuth(ctx, token);
+      if (auth.key.read_only && !isRead(req.method)) throw new ApiError('forbidden');
+      req.tawqi.auth = auth;
+      if (req.headers['svc-version'] === undefined && auth.account.version_pin) applyVersion(req, res, auth.account.version_pin);
+      return next();
+    }
     if (!token || !looksLikeKey(token)) throw new ApiError('invalid_api_key');
     const now = nowSeconds(ctx.clock);
     const key = await findKeyByHash(ctx.store.db, hashSecret(token));
@@ -62,6 +72,43 @@ export function authenticate(ctx: AppContext) {
     if (req.headers['svc-version'] === undefined && account.version_pin) applyVersion(req, res, account.version_pin);
     next();
   };
+}
+
+/**
+ * A console user's internal credential: the account's secret key as far as every rule, limit and
+ * route is concerned (read-only for a viewer), but never under an IP allowlist (it is not a
+ * customer's key) and carrying the user, so the request is attributable to them.
+ */
+async function consoleCredentialAuth(ctx: AppContext, token: string): Promise<AuthState> {
+  const live = await resolveConsoleCredential(ctx, token);
+  const account = live && (await getAccount(ctx.store.db, live.credential.account_id));
+  if (!live || !account) throw new ApiError('invalid_api_key');
+  return { key: credentialAsKey(live), account, livemode: live.credential.livemode, publishable: false, user: credentialUser(live) };
+}
+
+/** The key-shaped view the limits, idempotency and access log read (key_id is the credential's id). */
+function credentialAsKey({ credential: c, access }: LiveCredential): ApiKey {
+  return {
+    id: c.id,
+    account_id: c.account_id,
+    name: 'console',
+    kind: 'secret',
+    mode: c.livemode ? 'live' : 'test',
+    secret_hash: c.token_hash,
+    last4: '',
+    read_only: access === 'read',
+    allowed_ips: [],
+    allowed_origins: [],
+    daily_cap: null,
+    created_at: c.created_at,
+    expires_at: c.expires_at,
+    revoked_at: null,
+    replaced_by: null,
+  };
+}
+
+function credentialUser({ credential: c, email }: LiveCredential): NonNullable<AuthState['user']> {
+  return { id: c.user_id, email, credential_id: c.id };
 }
 
 function checkPublishable(req: Request, allowedOrigins: readonly string[]): void {

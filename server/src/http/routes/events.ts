@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError, invalidParam } from '../../errors.js';
 import { presentEvent } from '../../presenters/events.js';
 import { findEvent, listEvents } from '../../store/events.js';
-import { deliveryOfEvent, findEndpoint, listDeliveries } from '../../store/webhooks.js';
+import { deliveryOf, findEndpoint, listDeliveries } from '../../store/webhooks.js';
 import { redeliver, subscribedEndpointIds } from '../../webhooks/deliveries.js';
 import { presentDelivery } from '../../presenters/webhooks.js';
 import { commitWrite } from '../commitWrite.js';
@@ -130,8 +130,8 @@ export const eventRoutes = [
       const auth = req.tawqi.auth!;
       const e = await findEvent(ctx.store.db, auth.account.id, auth.livemode, String(req.params.id));
       if (!e) throw new ApiError('not_found', 'id');
-      await checkCursor(query.starting_after, (id) => deliveryOfEvent(ctx.store.db, e.id, id));
-      const rows = await listDeliveries(ctx.store.db, e.id, { startingAfter: query.starting_after, limit: query.limit });
+      await checkCursor(query.starting_after, (id) => deliveryOf(ctx.store.db, { event_id: e.id }, id));
+      const rows = await listDeliveries(ctx.store.db, { event_id: e.id }, { startingAfter: query.starting_after, limit: query.limit });
       res.json(listPage(rows.map(presentDelivery), query.limit));
     },
   }),

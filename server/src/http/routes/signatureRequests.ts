@@ -30,6 +30,7 @@ const listQuery = z.object({
   status: z.enum(REQUEST_STATUSES).optional(),
   created_after: timeParam.optional(),
   created_before: timeParam.optional(),
+  search: z.string().trim().min(1).max(200).optional().describe('Text in the title or a signer’s name, email or phone'),
   starting_after: z.string().max(100).optional(),
   limit: limitParam(100),
 });
@@ -113,6 +114,7 @@ export const signatureRequestRoutes = [
         status: query.status,
         createdAfter: query.created_after,
         createdBefore: query.created_before,
+        search: query.search,
         startingAfter: query.starting_after,
         limit: query.limit,
       });
