@@ -653,3 +653,100 @@ describe('store.tx on PostgreSQL', () => {
     },
   );
 });
+
+describe("store.groupTx, on the run's engine", () => {
+  let dir: string;
+  let store: Store;
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tawqi-grouptx-'));
+    store = await openStore(dir, await storeOptions(dir));
+  });
+  afterEach(async () => {
+    await store.close();
+    await dropDatabaseOf(dir);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const counts = async (): Promise<Record<string, number>> =>
+    Object.fromEntries((await store.db.selectFrom('counters').select(['scope', 'count']).execute()).map((r) => [r.scope, r.count]));
+  /** The transaction a member ran in (PostgreSQL), or null on SQLite. */
+  const txid = async (trx: Parameters<Parameters<Store['groupTx']>[0]>[0]): Promise<string | null> =>
+    store.dialect === 'postgres' ? String((await sql<{ t: string }>`select txid_current() as t`.execute(trx)).rows[0]!.t) : null;
+  /** A row insert (not an upsert), as a create's rows are: the same SQL for every member. */
+  const insertCounter = (trx: Parameters<typeof txid>[0], scope: string) =>
+    insertRecord(trx, 'counters', null, { scope, window_start: 0, count: 1 });
+
+  test('the calls of a moment share one transaction and commit every write, their inserts included', async () => {
+    const results = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((scope, i) =>
+        store.groupTx(async (trx) => {
+          await insertCounter(trx, scope);
+          await incrementCounter(trx, 'shared', 0);
+          return txid(trx);
+        }, `acct_${i}`),
+      ),
+    );
+    assert.deepEqual(await counts(), { a: 1, b: 1, c: 1, d: 1, shared: 4 });
+    if (store.dialect === 'postgres') assert.equal(new Set(results).size, 1, 'one transaction for the four');
+  });
+
+  test('a member that throws after writing leaves nothing; the others run again alone and commit', async () => {
+    const runs: string[] = [];
+    const results = await Promise.allSettled(
+      ['a', 'b', 'c'].map((scope) =>
+        store.groupTx(async (trx) => {
+          runs.push(scope);
+          await insertCounter(trx, scope);
+          if (scope === 'b') throw new Error('refused after writing');
+          return txid(trx);
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /refused after writing/);
+    assert.deepEqual(await counts(), { a: 1, c: 1 });
+    if (store.dialect === 'postgres') {
+      assert.deepEqual(runs.sort(), ['a', 'a', 'b', 'b', 'c', 'c'], 'the group ran, then each member alone');
+      const [a, , c] = results as PromiseFulfilledResult<string>[];
+      assert.notEqual(a!.value, c!.value, 'each in its own transaction');
+    }
+  });
+
+  test('a member refused before it wrote is left out; the group commits without running again', async () => {
+    const runs: string[] = [];
+    const results = await Promise.allSettled(
+      ['a', 'b', 'c'].map((scope) =>
+        store.groupTx(async (trx) => {
+          runs.push(scope);
+          await sql`select 1`.execute(trx);
+          if (scope === 'b') throw new Error('refused before writing');
+          await insertCounter(trx, scope);
+          return txid(trx);
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await counts(), { a: 1, c: 1 });
+    assert.deepEqual(runs.sort(), ['a', 'b', 'c'], 'each ran once');
+    if (store.dialect === 'postgres') {
+      const [a, , c] = results as PromiseFulfilledResult<string>[];
+      assert.equal(a!.value, c!.value, 'one transaction');
+    }
+  });
+
+  test("a statement that fails (a duplicate key) fails its member alone: the others' writes commit", async () => {
+    await store.tx((trx) => insertCounter(trx, 'taken'));
+    const results = await Promise.allSettled(['a', 'taken', 'c'].map((scope) => store.groupTx((trx) => insertCounter(trx, scope))));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await counts(), { a: 1, c: 1, taken: 1 });
+  });
+});

@@ -1,6 +1,7 @@
 import type { Pool, PoolConfig } from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema.js';
+import { pgGroupCommit } from './pgGroupCommit.js';
 
 /**
  * The PostgreSQL engine of the store (DATABASE_URL): Kysely's PostgresDialect on a pg.Pool.
@@ -29,6 +30,8 @@ export interface PostgresEngine {
   tx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** READ COMMITTED, for work that decides by row locks: creates, quotas, claims (types.ts, Store.lockingTx). */
   lockingTx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** lockingTx shared with the other calls of the moment (pgGroupCommit.ts, Store.groupTx). */
+  groupTx<T>(work: (trx: Kysely<Database>) => Promise<T>, key?: string): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -75,5 +78,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         }
       }
     };
-  return { db, tx: run('serializable'), lockingTx: run('read committed'), close: () => db.destroy() };
+  const lockingTx = run('read committed');
+  const groupTx = pgGroupCommit<Database>(pool, lockingTx);
+  return { db, tx: run('serializable'), lockingTx, groupTx, close: () => db.destroy() };
 }
