@@ -213,14 +213,15 @@ class Runner<D> {
     this.#pending = [];
     const client = this.#client!;
     try {
-      await Promise.all(mergeInserts(items).map((s) => this.#send(client, s)));
+      // One after another: pg runs one query at a time per connection (queueing them is deprecated).
+      for (const s of mergeInserts(items)) await this.#send(client, s);
     } finally {
       this.#running = false;
       if (this.#pending.length > 0) this.#schedule();
     }
   }
 
-  /** One statement on the connection (pg sends them in order); its members settle from its result. */
+  /** One statement on the connection; its members settle from its result. */
   async #send(client: PoolClient, s: Statement<Pending>): Promise<void> {
     if (this.#failed !== null) {
       for (const p of s.items) p.reject(this.#failed);
