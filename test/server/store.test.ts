@@ -19,7 +19,8 @@ import { databasePath, openStore, sqliteConnection, type Store } from '../../ser
 import { migrationName } from '../../server/src/store/migrate.js';
 import { MIGRATIONS, POSTGRES_BASELINE } from '../../server/src/store/migrations.js';
 import { incrementCounter, incrementCounterWithin } from '../../server/src/store/counters.js';
-import { DUE_MESSAGES_SQL, dueMessages } from '../../server/src/store/messages.js';
+import { rateWindows } from '../../server/src/store/rateWindows.js';
+import { DUE_MESSAGES_SQL, dueMessages, recordMessageOutcomes } from '../../server/src/store/messages.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startTestServer } from '../support/server.js';
@@ -748,5 +749,107 @@ describe("store.groupTx, on the run's engine", () => {
       ['fulfilled', 'rejected', 'fulfilled'],
     );
     assert.deepEqual(await counts(), { a: 1, c: 1, taken: 1 });
+  });
+});
+
+describe("message outcomes in a batch, on the run's engine", () => {
+  test('each outcome is written only while its message is queued under the claim it names', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-outcomes-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      const queue = async (lease: string | null): Promise<number> => {
+        const { rows } = await store.tx((trx) =>
+          insertRecord(
+            trx,
+            'messages',
+            null,
+            {
+              account_id: 'acct_1',
+              livemode: 0,
+              channel: 'email',
+              recipient: 'a@example.com',
+              kind: 'invitation',
+              subject: 's',
+              body: 'b',
+              signature_request_id: null,
+              signer_id: null,
+              created_at: 1,
+              sent_at: null,
+              state: 'queued',
+              deliver_at: 1,
+              lease_owner: lease,
+            },
+            'id',
+          ),
+        );
+        return Number(rows[0]!.id);
+      };
+      const [held, sent, stale, scrubbed, unclaimed] = [
+        await queue('p#1'),
+        await queue('p#1'),
+        await queue('p#2'),
+        await queue('p#1'),
+        await queue(null),
+      ];
+      await store.tx((trx) =>
+        recordMessageOutcomes(trx, [
+          { id: held, lease: 'p#1', state: 'held' },
+          { id: sent, lease: 'p#1', state: 'sent', sentAt: 50 },
+          // Taken over by another claim since: left as it is.
+          { id: stale, lease: 'p#1', state: 'sent', sentAt: 51 },
+          { id: scrubbed, lease: 'p#1', state: 'sent', sentAt: 52, note: 'gone' },
+          { id: unclaimed, lease: null, state: 'held' },
+        ]),
+      );
+      const rows = await store.db.selectFrom('messages').select(['id', 'state', 'sent_at', 'body', 'lease_owner']).orderBy('id').execute();
+      assert.deepEqual(
+        rows.map(({ id: _id, ...r }) => r),
+        [
+          { state: 'held', sent_at: null, body: 'b', lease_owner: null },
+          { state: 'sent', sent_at: 50, body: 'b', lease_owner: null },
+          { state: 'queued', sent_at: null, body: 'b', lease_owner: 'p#2' },
+          { state: 'sent', sent_at: 52, body: 'gone', lease_owner: null },
+          { state: 'held', sent_at: null, body: 'b', lease_owner: null },
+        ],
+      );
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("rate windows, on the run's engine", () => {
+  test('hits of one moment are counted one after another: the first `limit` pass, the rest are refused', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-windows-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      const windows = rateWindows(store, { scope: 'test', limit: 3, windowMs: 10_000 });
+      const other = rateWindows(store, { scope: 'test', limit: 3, windowMs: 10_000 });
+      const at = 1_000_000;
+      const results = await Promise.all([1, 2, 3, 4, 5].map(() => windows.hit('k', at)));
+      assert.deepEqual(
+        results.map((r) => [r.allowed, r.remaining]),
+        [
+          [true, 2],
+          [true, 1],
+          [true, 0],
+          [false, 0],
+          [false, 0],
+        ],
+      );
+      if (store.dialect === 'postgres') {
+        // The count is in the database: a second limiter (another process) sees it.
+        assert.equal((await other.hit('k', at)).allowed, false);
+      }
+      // Another key is its own window; the next window starts again.
+      assert.equal((await windows.hit('j', at)).remaining, 2);
+      assert.equal((await windows.hit('k', at + 10_000)).remaining, 2);
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
