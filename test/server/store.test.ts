@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { insertRecord, precompile } from '../../server/src/store/compiled.js';
+import { insertRecord, precompile, runShared } from '../../server/src/store/compiled.js';
 import { databasePath, openStore, sqliteConnection, type Store } from '../../server/src/store/db.js';
 import { migrationName } from '../../server/src/store/migrate.js';
 import { MIGRATIONS, POSTGRES_BASELINE } from '../../server/src/store/migrations.js';
@@ -846,6 +846,38 @@ describe("rate windows, on the run's engine", () => {
       // Another key is its own window; the next window starts again.
       assert.equal((await windows.hit('j', at)).remaining, 2);
       assert.equal((await windows.hit('k', at + 10_000)).remaining, 2);
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("shared reads, on the run's engine", () => {
+  test('asks of one turn get the same rows; an ask made after a commit sees it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-shared-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      const read = precompile((db, $) => db.selectFrom('counters').select('count').where('scope', '=', $(0)));
+      await store.tx((trx) => incrementCounter(trx, 'k', 0));
+      const [a, b, c] = await Promise.all([
+        runShared(store.db, read, ['k']),
+        runShared(store.db, read, ['k']),
+        runShared(store.db, read, ['j']),
+      ]);
+      assert.deepEqual([a.rows, b.rows, c.rows], [[{ count: 1 }], [{ count: 1 }], []]);
+      // An ask waiting for its turn's query, then a commit, then another ask: the second sees the commit.
+      const before = runShared(store.db, read, ['k']);
+      await store.tx((trx) => incrementCounter(trx, 'k', 0));
+      const after = runShared(store.db, read, ['k']);
+      assert.deepEqual((await after).rows, [{ count: 2 }]);
+      assert.ok([1, 2].includes((await before).rows[0]!.count));
+      // In a transaction it is an ordinary read of that transaction.
+      await store.tx(async (trx) => {
+        await incrementCounter(trx, 'k', 0);
+        assert.deepEqual((await runShared(trx, read, ['k'])).rows, [{ count: 3 }]);
+      });
     } finally {
       await store.close();
       await dropDatabaseOf(dir);

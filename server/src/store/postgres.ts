@@ -2,6 +2,7 @@ import type { Pool, PoolConfig } from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { pgGroupCommit } from './pgGroupCommit.js';
+import { registerPostgresRoot } from './compiled.js';
 
 /**
  * The PostgreSQL engine of the store (DATABASE_URL): Kysely's PostgresDialect on a pg.Pool.
@@ -65,6 +66,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   });
   pool.on('error', (err) => options.onPoolError?.(err));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  registerPostgresRoot(db);
   const run =
     (level: 'serializable' | 'read committed') =>
     async <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => {
