@@ -691,6 +691,18 @@ describe("store.groupTx, on the run's engine", () => {
     if (store.dialect === 'postgres') assert.equal(new Set(results).size, 1, 'one transaction for the four');
   });
 
+  test('members reading the same row get it each as their own object', async () => {
+    await store.tx((trx) => insertCounter(trx, 'r'));
+    const read = (trx: Parameters<typeof txid>[0]) =>
+      trx.selectFrom('counters').select(['scope', 'count']).where('scope', '=', 'r').executeTakeFirstOrThrow();
+    const rows = await Promise.all([1, 2, 3].map(() => store.groupTx(read)));
+    assert.deepEqual(
+      rows,
+      [1, 2, 3].map(() => ({ scope: 'r', count: 1 })),
+    );
+    assert.equal(new Set(rows).size, 3);
+  });
+
   test('a member that throws after writing leaves nothing; the others run again alone and commit', async () => {
     const runs: string[] = [];
     const results = await Promise.allSettled(

@@ -231,7 +231,11 @@ class Runner<D> {
       const { command, rowCount, rows } = await client.query(s.sql, s.parameters as unknown[]);
       const changed = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
       if (s.rowsEach === null) {
-        s.items[0]!.resolve({ numAffectedRows: changed ? BigInt(rowCount ?? 0) : undefined, rows: rows ?? [] });
+        const numAffectedRows = changed ? BigInt(rowCount ?? 0) : undefined;
+        s.items[0]!.resolve({ numAffectedRows, rows: rows ?? [] });
+        // A shared read: the others get copies, so no member sees another's changes to its rows.
+        for (let k = 1; k < s.items.length; k++)
+          s.items[k]!.resolve({ numAffectedRows, rows: (rows ?? []).map((r: object) => ({ ...r })) });
       } else {
         for (const p of s.items) p.resolve({ numAffectedRows: BigInt(s.rowsEach), rows: [] });
       }

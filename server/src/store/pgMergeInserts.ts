@@ -5,7 +5,9 @@
  * renumbered. Only a plain INSERT of bound values merges (no RETURNING, no ON CONFLICT, no
  * literal): its result is its rows, all inserted or none, so each member's share is known. Only
  * statements of different members merge, and only consecutive ones, so no member's statements
- * change order, and a merged INSERT runs where the first of them stood.
+ * change order, and a merged INSERT runs where the first of them stood. Likewise the same plain
+ * read (no row lock) with the same values, asked for by several members in one turn, is sent once
+ * and its rows given to each: in one transaction, each would have read the same.
  */
 
 interface Item {
@@ -19,7 +21,10 @@ export interface Statement<I extends Item> {
   sql: string;
   parameters: readonly unknown[];
   items: I[];
-  /** A merged INSERT: the rows each item inserted (its own statement's tuples); null otherwise. */
+  /**
+   * A merged INSERT: the rows each item inserted (its own statement's tuples). null otherwise: one
+   * item, or a read several items share (each gets its own copy of the rows).
+   */
   rowsEach: number | null;
 }
 
@@ -65,6 +70,15 @@ function mergedSql(sql: string, shape: Shape, parametersEach: number, count: num
   return text;
 }
 
+/** A plain read that takes no lock: the same one of several members can be answered once. */
+const SHAREABLE_READ = /^select (?![\s\S]* for (update|share|no key update|key share)\b)/i;
+
+function sameValues(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export function mergeInserts<I extends Item>(items: readonly I[]): Statement<I>[] {
   const out: Statement<I>[] = [];
   let i = 0;
@@ -72,6 +86,22 @@ export function mergeInserts<I extends Item>(items: readonly I[]): Statement<I>[
     const first = items[i]!;
     const shape = shapeOf(first.sql);
     let end = i + 1;
+    if (shape === null && SHAREABLE_READ.test(first.sql)) {
+      // The same read with the same values (a template, an account's webhook endpoints): sent once.
+      const members = new Set([first.member]);
+      while (
+        end < items.length &&
+        items[end]!.sql === first.sql &&
+        !members.has(items[end]!.member) &&
+        sameValues(items[end]!.parameters, first.parameters)
+      ) {
+        members.add(items[end]!.member);
+        end++;
+      }
+      out.push({ sql: first.sql, parameters: first.parameters, items: items.slice(i, end), rowsEach: null });
+      i = end;
+      continue;
+    }
     if (shape !== null) {
       const members = new Set([first.member]);
       const each = first.parameters.length;
