@@ -18,7 +18,7 @@ import { insertRecord, precompile, runShared } from '../../server/src/store/comp
 import { databasePath, openStore, sqliteConnection, type Store } from '../../server/src/store/db.js';
 import { migrationName } from '../../server/src/store/migrate.js';
 import { MIGRATIONS, POSTGRES_BASELINE } from '../../server/src/store/migrations.js';
-import { incrementCounter, incrementCounterWithin } from '../../server/src/store/counters.js';
+import { incrementCounter, incrementCounters, incrementCounterWithin } from '../../server/src/store/counters.js';
 import { rateWindows } from '../../server/src/store/rateWindows.js';
 import { DUE_MESSAGES_SQL, dueMessages, recordMessageOutcomes } from '../../server/src/store/messages.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
@@ -890,6 +890,30 @@ describe("shared reads, on the run's engine", () => {
         await incrementCounter(trx, 'k', 0);
         assert.deepEqual((await runShared(trx, read, ['k'])).rows, [{ count: 3 }]);
       });
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("two counters at once, on the run's engine", () => {
+  test('incrementCounters bumps the plain one and the bounded one only while it stays within its limit', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-counters2-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      const bump = () =>
+        store.tx((trx) => incrementCounters(trx, { scope: 'r', windowStart: 0, by: 1 }, { scope: 'e', windowStart: 0, by: 3, limit: 7 }));
+      assert.deepEqual(await bump(), { count: 1, within: true });
+      assert.deepEqual(await bump(), { count: 2, within: true });
+      // 6 + 3 > 7: the bounded counter stays; the plain one goes on.
+      assert.deepEqual(await bump(), { count: 3, within: false });
+      const rows = await store.db.selectFrom('counters').select(['scope', 'count']).orderBy('scope').execute();
+      assert.deepEqual(rows, [
+        { scope: 'e', count: 6 },
+        { scope: 'r', count: 3 },
+      ]);
     } finally {
       await store.close();
       await dropDatabaseOf(dir);
