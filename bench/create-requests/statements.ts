@@ -9,7 +9,12 @@
  *
  *   node --conditions=tawqi-source --import tsx bench/create-requests/statements.ts [--list]
  *
- * BENCH_KEY=live counts a create with the live key instead (it adds the charge).
+ * BENCH_KEY=live counts a create with the live key instead (it adds the charge). Then, under load:
+ * BENCH_SQL_CONCURRENT clients at once (default 16) send BENCH_SQL_CREATES creates in all (default
+ * 160) and the line's `under_load` gives the statements and transactions per create (what group
+ * commit and the shared rate-limit hits save; on SQLite a statement is a function call) and the
+ * statements per create of the jobs they left, run by hand in one go (so the outbox's batches are
+ * fuller than on the timed run, where it polls as messages arrive).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,10 +34,25 @@ interface Phase {
 }
 
 const WRITE = /^(INSERT|UPDATE|DELETE|REPLACE)/i;
+/** The loaded phase: this many clients at once (the timed run's 16 connections), this many creates in all. */
+const CONCURRENT = Number(process.env.BENCH_SQL_CONCURRENT ?? 16);
+const LOADED_CREATES = Number(process.env.BENCH_SQL_CREATES ?? 160);
+const round = (n: number): number => Math.round(n * 100) / 100;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-sql-'));
 const running = await startServer(
-  loadConfig({ ...databaseSettingsFromEnv(), DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', TAWQI_LOG_LEVEL: 'silent' }),
+  loadConfig({
+    ...databaseSettingsFromEnv(),
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    TAWQI_LOG_LEVEL: 'silent',
+    // Out of the way of the loaded phase, as in tawqi-server.ts.
+    TAWQI_RATE_LIMIT: '100000000',
+    TAWQI_IP_RATE_LIMIT: '100000000',
+    TAWQI_TEST_DAILY_REQUESTS: '100000000',
+    TAWQI_TEST_DAILY_EMAILS: '1000000000',
+  }),
   { manualJobs: true },
 );
 let phase: Phase | null = null;
@@ -79,6 +99,26 @@ try {
   const ran = await running.jobs.runDue();
   phase = null;
 
+  // Under load: CONCURRENT clients creating one after another (the group commits and the hits of
+  // a turn sharing statements, as on the timed run), then the jobs they left, run by hand.
+  const loaded: Phase = { statements: [] };
+  phase = loaded;
+  const perClient = Math.ceil(LOADED_CREATES / CONCURRENT);
+  await Promise.all(
+    Array.from({ length: CONCURRENT }, async () => {
+      for (let i = 0; i < perClient; i++) {
+        const r = await post(API_PATH, body);
+        if (r.status !== 201) throw new Error(`create under load: ${r.status} ${JSON.stringify(r.body)}`);
+      }
+    }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const loadedJobs: Phase = { statements: [] };
+  phase = loadedJobs;
+  await running.jobs.runDue();
+  phase = null;
+  const creates = perClient * CONCURRENT;
+
   console.log(
     JSON.stringify({
       bench: 'create-requests',
@@ -87,6 +127,13 @@ try {
       diagnostic: 'sql_per_create',
       request: summarise(request.statements),
       jobs: { ran, ...summarise(jobs.statements) },
+      under_load: {
+        concurrent: CONCURRENT,
+        creates,
+        statements_per_create: round(loaded.statements.length / creates),
+        transactions_per_create: round(summarise(loaded.statements).explicit_transactions / creates),
+        jobs_statements_per_create: round(loadedJobs.statements.length / creates),
+      },
     }),
   );
   if (process.argv.includes('--list')) {

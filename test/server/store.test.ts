@@ -14,12 +14,13 @@ import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { insertRecord, precompile } from '../../server/src/store/compiled.js';
+import { insertRecord, precompile, runShared } from '../../server/src/store/compiled.js';
 import { databasePath, openStore, sqliteConnection, type Store } from '../../server/src/store/db.js';
 import { migrationName } from '../../server/src/store/migrate.js';
 import { MIGRATIONS, POSTGRES_BASELINE } from '../../server/src/store/migrations.js';
-import { incrementCounter, incrementCounterWithin } from '../../server/src/store/counters.js';
-import { DUE_MESSAGES_SQL, dueMessages } from '../../server/src/store/messages.js';
+import { incrementCounter, incrementCounters, incrementCounterWithin } from '../../server/src/store/counters.js';
+import { rateWindows } from '../../server/src/store/rateWindows.js';
+import { DUE_MESSAGES_SQL, dueMessages, recordMessageOutcomes } from '../../server/src/store/messages.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startTestServer } from '../support/server.js';
@@ -652,4 +653,271 @@ describe('store.tx on PostgreSQL', () => {
       }
     },
   );
+});
+
+describe("store.groupTx, on the run's engine", () => {
+  let dir: string;
+  let store: Store;
+  beforeEach(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tawqi-grouptx-'));
+    store = await openStore(dir, await storeOptions(dir));
+  });
+  afterEach(async () => {
+    await store.close();
+    await dropDatabaseOf(dir);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const counts = async (): Promise<Record<string, number>> =>
+    Object.fromEntries((await store.db.selectFrom('counters').select(['scope', 'count']).execute()).map((r) => [r.scope, r.count]));
+  /** The transaction a member ran in (PostgreSQL), or null on SQLite. */
+  const txid = async (trx: Parameters<Parameters<Store['groupTx']>[0]>[0]): Promise<string | null> =>
+    store.dialect === 'postgres' ? String((await sql<{ t: string }>`select txid_current() as t`.execute(trx)).rows[0]!.t) : null;
+  /** A row insert (not an upsert), as a create's rows are: the same SQL for every member. */
+  const insertCounter = (trx: Parameters<typeof txid>[0], scope: string) =>
+    insertRecord(trx, 'counters', null, { scope, window_start: 0, count: 1 });
+
+  test('the calls of a moment share one transaction and commit every write, their inserts included', async () => {
+    const results = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((scope, i) =>
+        store.groupTx(async (trx) => {
+          await insertCounter(trx, scope);
+          await incrementCounter(trx, 'shared', 0);
+          return txid(trx);
+        }, `acct_${i}`),
+      ),
+    );
+    assert.deepEqual(await counts(), { a: 1, b: 1, c: 1, d: 1, shared: 4 });
+    if (store.dialect === 'postgres') assert.equal(new Set(results).size, 1, 'one transaction for the four');
+  });
+
+  test('members reading the same row get it each as their own object', async () => {
+    await store.tx((trx) => insertCounter(trx, 'r'));
+    const read = (trx: Parameters<typeof txid>[0]) =>
+      trx.selectFrom('counters').select(['scope', 'count']).where('scope', '=', 'r').executeTakeFirstOrThrow();
+    const rows = await Promise.all([1, 2, 3].map(() => store.groupTx(read)));
+    assert.deepEqual(
+      rows,
+      [1, 2, 3].map(() => ({ scope: 'r', count: 1 })),
+    );
+    assert.equal(new Set(rows).size, 3);
+  });
+
+  test('a member that throws after writing leaves nothing; the others run again alone and commit', async () => {
+    const runs: string[] = [];
+    const results = await Promise.allSettled(
+      ['a', 'b', 'c'].map((scope) =>
+        store.groupTx(async (trx) => {
+          runs.push(scope);
+          await insertCounter(trx, scope);
+          if (scope === 'b') throw new Error('refused after writing');
+          return txid(trx);
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.match(String((results[1] as PromiseRejectedResult).reason), /refused after writing/);
+    assert.deepEqual(await counts(), { a: 1, c: 1 });
+    if (store.dialect === 'postgres') {
+      assert.deepEqual(runs.sort(), ['a', 'a', 'b', 'b', 'c', 'c'], 'the group ran, then each member alone');
+      const [a, , c] = results as PromiseFulfilledResult<string>[];
+      assert.notEqual(a!.value, c!.value, 'each in its own transaction');
+    }
+  });
+
+  test('a member refused before it wrote is left out; the group commits without running again', async () => {
+    const runs: string[] = [];
+    const results = await Promise.allSettled(
+      ['a', 'b', 'c'].map((scope) =>
+        store.groupTx(async (trx) => {
+          runs.push(scope);
+          await sql`select 1`.execute(trx);
+          if (scope === 'b') throw new Error('refused before writing');
+          await insertCounter(trx, scope);
+          return txid(trx);
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await counts(), { a: 1, c: 1 });
+    assert.deepEqual(runs.sort(), ['a', 'b', 'c'], 'each ran once');
+    if (store.dialect === 'postgres') {
+      const [a, , c] = results as PromiseFulfilledResult<string>[];
+      assert.equal(a!.value, c!.value, 'one transaction');
+    }
+  });
+
+  test("a statement that fails (a duplicate key) fails its member alone: the others' writes commit", async () => {
+    await store.tx((trx) => insertCounter(trx, 'taken'));
+    const results = await Promise.allSettled(['a', 'taken', 'c'].map((scope) => store.groupTx((trx) => insertCounter(trx, scope))));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(await counts(), { a: 1, c: 1, taken: 1 });
+  });
+});
+
+describe("message outcomes in a batch, on the run's engine", () => {
+  test('each outcome is written only while its message is queued under the claim it names', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-outcomes-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      const queue = async (lease: string | null): Promise<number> => {
+        const { rows } = await store.tx((trx) =>
+          insertRecord(
+            trx,
+            'messages',
+            null,
+            {
+              account_id: 'acct_1',
+              livemode: 0,
+              channel: 'email',
+              recipient: 'a@example.com',
+              kind: 'invitation',
+              subject: 's',
+              body: 'b',
+              signature_request_id: null,
+              signer_id: null,
+              created_at: 1,
+              sent_at: null,
+              state: 'queued',
+              deliver_at: 1,
+              lease_owner: lease,
+            },
+            'id',
+          ),
+        );
+        return Number(rows[0]!.id);
+      };
+      const [held, sent, stale, scrubbed, unclaimed] = [
+        await queue('p#1'),
+        await queue('p#1'),
+        await queue('p#2'),
+        await queue('p#1'),
+        await queue(null),
+      ];
+      await store.tx((trx) =>
+        recordMessageOutcomes(trx, [
+          { id: held, lease: 'p#1', state: 'held' },
+          { id: sent, lease: 'p#1', state: 'sent', sentAt: 50 },
+          // Taken over by another claim since: left as it is.
+          { id: stale, lease: 'p#1', state: 'sent', sentAt: 51 },
+          { id: scrubbed, lease: 'p#1', state: 'sent', sentAt: 52, note: 'gone' },
+          { id: unclaimed, lease: null, state: 'held' },
+        ]),
+      );
+      const rows = await store.db.selectFrom('messages').select(['id', 'state', 'sent_at', 'body', 'lease_owner']).orderBy('id').execute();
+      assert.deepEqual(
+        rows.map(({ id: _id, ...r }) => r),
+        [
+          { state: 'held', sent_at: null, body: 'b', lease_owner: null },
+          { state: 'sent', sent_at: 50, body: 'b', lease_owner: null },
+          { state: 'queued', sent_at: null, body: 'b', lease_owner: 'p#2' },
+          { state: 'sent', sent_at: 52, body: 'gone', lease_owner: null },
+          { state: 'held', sent_at: null, body: 'b', lease_owner: null },
+        ],
+      );
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("rate windows, on the run's engine", () => {
+  test('hits of one moment are counted one after another: the first `limit` pass, the rest are refused', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-windows-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      const windows = rateWindows(store, { scope: 'test', limit: 3, windowMs: 10_000 });
+      const other = rateWindows(store, { scope: 'test', limit: 3, windowMs: 10_000 });
+      const at = 1_000_000;
+      const results = await Promise.all([1, 2, 3, 4, 5].map(() => windows.hit('k', at)));
+      assert.deepEqual(
+        results.map((r) => [r.allowed, r.remaining]),
+        [
+          [true, 2],
+          [true, 1],
+          [true, 0],
+          [false, 0],
+          [false, 0],
+        ],
+      );
+      if (store.dialect === 'postgres') {
+        // The count is in the database: a second limiter (another process) sees it.
+        assert.equal((await other.hit('k', at)).allowed, false);
+      }
+      // Another key is its own window; the next window starts again.
+      assert.equal((await windows.hit('j', at)).remaining, 2);
+      assert.equal((await windows.hit('k', at + 10_000)).remaining, 2);
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("shared reads, on the run's engine", () => {
+  test('asks of one turn get the same rows; an ask made after a commit sees it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-shared-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      const read = precompile((db, $) => db.selectFrom('counters').select('count').where('scope', '=', $(0)));
+      await store.tx((trx) => incrementCounter(trx, 'k', 0));
+      const [a, b, c] = await Promise.all([
+        runShared(store.db, read, ['k']),
+        runShared(store.db, read, ['k']),
+        runShared(store.db, read, ['j']),
+      ]);
+      assert.deepEqual([a.rows, b.rows, c.rows], [[{ count: 1 }], [{ count: 1 }], []]);
+      // An ask waiting for its turn's query, then a commit, then another ask: the second sees the commit.
+      const before = runShared(store.db, read, ['k']);
+      await store.tx((trx) => incrementCounter(trx, 'k', 0));
+      const after = runShared(store.db, read, ['k']);
+      assert.deepEqual((await after).rows, [{ count: 2 }]);
+      assert.ok([1, 2].includes((await before).rows[0]!.count));
+      // In a transaction it is an ordinary read of that transaction.
+      await store.tx(async (trx) => {
+        await incrementCounter(trx, 'k', 0);
+        assert.deepEqual((await runShared(trx, read, ['k'])).rows, [{ count: 3 }]);
+      });
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("two counters at once, on the run's engine", () => {
+  test('incrementCounters bumps the plain one and the bounded one only while it stays within its limit', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-counters2-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      const bump = () =>
+        store.tx((trx) => incrementCounters(trx, { scope: 'r', windowStart: 0, by: 1 }, { scope: 'e', windowStart: 0, by: 3, limit: 7 }));
+      assert.deepEqual(await bump(), { count: 1, within: true });
+      assert.deepEqual(await bump(), { count: 2, within: true });
+      // 6 + 3 > 7: the bounded counter stays; the plain one goes on.
+      assert.deepEqual(await bump(), { count: 3, within: false });
+      const rows = await store.db.selectFrom('counters').select(['scope', 'count']).orderBy('scope').execute();
+      assert.deepEqual(rows, [
+        { scope: 'e', count: 6 },
+        { scope: 'r', count: 3 },
+      ]);
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -4,17 +4,10 @@ import { brandingOf } from '../domain/branding.js';
 import type { ServiceContext } from '../context.js';
 import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from './messages.js';
 import { signingUrl } from '../domain/signingLinks.js';
-import type { Db, Tx } from '../store/db.js';
+import type { Tx } from '../store/db.js';
 import type { MessageTransport, OutboundMessage, WhatsAppTemplate } from '../transport.js';
 import { fillTemplate } from './whatsapp.js';
-import {
-  getMessage,
-  holdMessage,
-  markMessageSent,
-  markMessageSentScrubbed,
-  type MessageEnvelope,
-  type MessageRow,
-} from '../store/messages.js';
+import { getMessage, type MessageEnvelope, type MessageOutcome, type MessageRow } from '../store/messages.js';
 
 /** What replaces a one-time code message once it has left: no code stays at rest. */
 export const SCRUBBED_NOTE = '[one-time code message delivered; its content is not kept]';
@@ -29,10 +22,11 @@ const SCRUBBED: Partial<Record<string, string>> = {
 };
 
 /**
- * A delivered message's new state (sent or held): database writes the caller commits. Resolves
- * false when nothing was written: the message was no longer queued under the claim it was taken with.
+ * A delivered message's new state (sent or held), for the caller to record and commit
+ * (store/messages.ts recordMessageOutcomes: nothing is written when the message is no longer
+ * queued under the claim it was taken with).
  */
-export type DeliveryOutcome = (trx: Db) => Promise<boolean>;
+export type DeliveryOutcome = MessageOutcome;
 
 export interface RenderedMessage {
   subject: string;
@@ -98,7 +92,7 @@ export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvel
   const channel = envelope.channel as OutboundMessage['channel'];
   const transport = ctx.transport;
   if (!transport || (transport.channels && !transport.channels.includes(channel))) {
-    return (trx) => holdMessage(trx, messageId, lease);
+    return { id: messageId, lease, state: 'held' };
   }
   // A live WhatsApp message leaves only while the account has the channel on; otherwise it is kept (held).
   if (channel === 'whatsapp' && envelope.livemode === 1) {
@@ -108,7 +102,7 @@ export async function deliverMessage(ctx: ServiceContext, envelope: MessageEnvel
       .where('id', '=', envelope.account_id)
       .executeTakeFirst();
     if (account?.whatsapp_enabled !== 1) {
-      return (trx) => holdMessage(trx, messageId, lease);
+      return { id: messageId, lease, state: 'held' };
     }
   }
   const message = await getMessage(ctx.store.db, messageId);
@@ -133,6 +127,6 @@ async function send(ctx: ServiceContext, transport: MessageTransport, message: M
   });
   const sentAt = nowSeconds(ctx.clock);
   const note = SCRUBBED[message.kind];
-  if (note === undefined) return (trx) => markMessageSent(trx, messageId, sentAt, lease);
-  return (trx) => markMessageSentScrubbed(trx, messageId, sentAt, note, lease);
+  if (note === undefined) return { id: messageId, lease, state: 'sent', sentAt };
+  return { id: messageId, lease, state: 'sent', sentAt, note };
 }

@@ -1,6 +1,6 @@
 import { retryPlan, type DueQueue } from '../retry.js';
 import { nowSeconds } from '../clock.js';
-import { claimDueMessages, releaseMessages, retryMessage, type MessageEnvelope } from '../store/messages.js';
+import { claimDueMessages, recordMessageOutcomes, releaseMessages, retryMessage, type MessageEnvelope } from '../store/messages.js';
 import type { ServiceContext } from '../context.js';
 import { deliverMessage, type DeliveryOutcome } from './deliverMessage.js';
 
@@ -33,15 +33,19 @@ export const messageOutbox: DueQueue = {
     }
     if (started < due.length) await releaseMessages(ctx.store, due.slice(started), nowSeconds(ctx.clock));
     // The batch's outcomes (sent or held: guarded, idempotent updates) are recorded in one
-    // transaction; if it fails, each message counts a failed attempt and is tried again. Each is an
-    // UPDATE of the message conditioned on the claim that holds it, so READ COMMITTED (lockingTx)
-    // is enough on PostgreSQL: it decides by the row it writes (store/types.ts).
+    // transaction (on PostgreSQL one UPDATE per kind of outcome); if it fails, each message counts a
+    // failed attempt and is tried again. Each is an UPDATE of the message conditioned on the claim
+    // that holds it, so READ COMMITTED (lockingTx) is enough on PostgreSQL: it decides by the row
+    // it writes (store/types.ts).
     if (outcomes.length > 0) {
       turn.marking.push(
         ctx.store
-          .lockingTx(async (trx) => {
-            for (const o of outcomes) await o.outcome(trx);
-          })
+          .lockingTx((trx) =>
+            recordMessageOutcomes(
+              trx,
+              outcomes.map((o) => o.outcome),
+            ),
+          )
           .catch(async (err: unknown) => {
             for (const o of outcomes) await failed(ctx, o.message, err);
           }),

@@ -17,6 +17,12 @@ export interface WriteOptions {
    * does (an UPDATE conditioned on the claim's token).
    */
   locking?: boolean;
+  /**
+   * Run in store.groupTx: lockingTx shared with the other grouped writes of the moment, one
+   * transaction and one INSERT per table for all of them (PostgreSQL; store/pgGroupCommit.ts). Only
+   * for work that follows groupTx's rule (store/types.ts): a create.
+   */
+  grouped?: boolean;
 }
 
 /**
@@ -59,8 +65,7 @@ export async function commitWrite(
   options: WriteOptions = {},
 ): Promise<void> {
   const claim = req.tawqi.idempotency;
-  const tx = options.locking ? ctx.store.lockingTx : ctx.store.tx;
-  const result = await tx(async (trx) => {
+  const inTx = async (trx: Db): Promise<{ status: number; json: string }> => {
     const r = await work(trx);
     await auditConsoleWrite(ctx, req, trx, r);
     // The body is serialised once: the stored response and the one sent are the same text.
@@ -69,7 +74,10 @@ export async function commitWrite(
     // client that went away; PostgreSQL: a claim taken over after its lease): undo this one.
     if (claim && !(await completeIdempotency(trx, claim, r.status, json))) throw idempotencyInProgress();
     return { status: r.status, json };
-  });
+  };
+  const result = options.grouped
+    ? await ctx.store.groupTx(inTx, req.tawqi.auth?.account.id)
+    : await (options.locking ? ctx.store.lockingTx : ctx.store.tx)(inTx);
   if (claim) claim.stored = true;
   ctx.afterCommit();
   // What res.json(body) sends (Express's json settings are the defaults), written directly: no

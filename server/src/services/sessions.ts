@@ -2,6 +2,7 @@ import { ERRORS, type Language } from '@tawqi/shared';
 import type { z } from 'zod';
 import { nowSeconds } from '../clock.js';
 import { deliverMessage } from '../delivery/deliverMessage.js';
+import { recordMessageOutcome } from '../store/messages.js';
 import { whatsappChannelAvailable, whatsappCodesEnabled } from '../delivery/whatsapp.js';
 import type { Feature } from '../domain/plans.js';
 import { featuresUsed, fieldProblems } from '../domain/requestRules.js';
@@ -462,7 +463,7 @@ export async function deliverInvitations(ctx: ServiceContext, requestId: string)
   const results = await Promise.allSettled(
     messages.map(async (message) => {
       const outcome = await deliverMessage(ctx, message);
-      if (outcome) await ctx.store.tx(outcome);
+      if (outcome) await ctx.store.tx((trx) => recordMessageOutcome(trx, outcome));
     }),
   );
   const failed = results.filter((r) => r.status === 'rejected');

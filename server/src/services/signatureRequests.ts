@@ -8,7 +8,7 @@ import { signingTemplate, whatsAppMessage } from '../delivery/whatsapp.js';
 import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { chargeAccount, getAccount, getBalance, type Account } from '../store/accounts.js';
-import { incrementCounter, incrementCounterWithin } from '../store/counters.js';
+import { incrementCounter, incrementCounters, incrementCounterWithin } from '../store/counters.js';
 import type { Db } from '../store/db.js';
 import { scheduleJob } from '../store/jobs.js';
 import { insertLedger } from '../store/ledger.js';
@@ -126,8 +126,15 @@ export async function createSignatureRequest(
 async function writeCreatePlan(ctx: ServiceContext, trx: Db, plan: CreatePlan, now: number): Promise<void> {
   await writeCreateRows(ctx, trx, plan, now);
   const tr = plan.testRequests;
-  if (tr && (await incrementCounter(trx, tr.scope, tr.windowStart, tr.by)) > tr.limit) throw refused(tr.refusal);
   const te = plan.testEmails;
+  if (tr && te) {
+    // Both counters in one statement on PostgreSQL; the requests' refusal is checked first, as below.
+    const { count, within } = await incrementCounters(trx, tr, te);
+    if (count > tr.limit) throw refused(tr.refusal);
+    if (!within) throw refused(te.refusal);
+    return;
+  }
+  if (tr && (await incrementCounter(trx, tr.scope, tr.windowStart, tr.by)) > tr.limit) throw refused(tr.refusal);
   if (te && !(await incrementCounterWithin(trx, te.scope, te.windowStart, te.by, te.limit))) throw refused(te.refusal);
 }
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { KybStatus, PlanName } from '../domain/plans.js';
-import { precompile } from './compiled.js';
+import { precompile, runShared } from './compiled.js';
 import type { Tx } from './db.js';
 import type { AccountsTable } from './schema.js';
 import type { Account, AccountBalance } from '../domain/records.js';
@@ -55,7 +55,7 @@ const chargeQuery = precompile((db, $) =>
 );
 
 export async function getAccount(tx: Tx, id: string): Promise<Account | undefined> {
-  const row = (await getQuery.run(tx, [id])).rows[0];
+  const row = (await runShared(tx, getQuery, [id])).rows[0];
   return row ? fromRow(row) : undefined;
 }
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { KeyKind, KeyMode } from '../domain/keys.js';
-import { precompile } from './compiled.js';
+import { precompile, runShared } from './compiled.js';
 import type { Tx } from './db.js';
 import type { ApiKeysTable } from './schema.js';
 
@@ -78,7 +78,7 @@ export async function originAllowedByAnyKey(tx: Tx, origin: string, now: number)
 const byHashQuery = precompile((db, $) => db.selectFrom('api_keys').selectAll().where('secret_hash', '=', $(0)));
 
 export async function findKeyByHash(tx: Tx, hash: string): Promise<ApiKey | undefined> {
-  const row = (await byHashQuery.run(tx, [hash])).rows[0];
+  const row = (await runShared(tx, byHashQuery, [hash])).rows[0];
   return row ? fromRow(row) : undefined;
 }
 

@@ -193,6 +193,45 @@ export class Precompiled<R> {
   }
 }
 
+/**
+ * PostgreSQL reads outside any transaction that several requests ask for in the same event-loop
+ * turn, with the same values (authentication: the same key, the same account): one query for all
+ * of them, sent once the turn's asks are in, its rows given to each (callers decode them into
+ * objects of their own). Each asker gets what one read of its own, made at that moment, would
+ * have returned: the query is sent after every ask it answers, so a change committed before an
+ * ask (a revoked key) is seen. On anything but a PostgreSQL store's root instance (a transaction,
+ * a group commit's member, SQLite, where a read is a function call) the query simply runs.
+ */
+const sharedReads = new Map<object, Map<string, Promise<QueryResult<unknown>>>>();
+let sharedTurn = false;
+/** The PostgreSQL stores' root Kysely instances (postgres.ts): not a transaction, not a group member. */
+const postgresRoots = new WeakSet<object>();
+
+export function registerPostgresRoot(db: object): void {
+  postgresRoots.add(db);
+}
+
+export function runShared<R>(db: Tx, q: Precompiled<R>, args: readonly unknown[]): Promise<QueryResult<R>> {
+  if (!postgresRoots.has(db)) return q.run(db, args);
+  if (!sharedTurn) {
+    sharedTurn = true;
+    setImmediate(() => {
+      sharedTurn = false;
+      sharedReads.clear();
+    });
+  }
+  let byDb = sharedReads.get(db);
+  if (!byDb) sharedReads.set(db, (byDb = new Map()));
+  const key = `${JSON.stringify(args)}\u0000${q.sql}`;
+  let read = byDb.get(key) as Promise<QueryResult<R>> | undefined;
+  if (!read) {
+    // Sent in the turn's check phase, after the asks of this turn.
+    read = new Promise<void>((resolve) => setImmediate(resolve)).then(() => q.run(db, args));
+    byDb.set(key, read as Promise<QueryResult<unknown>>);
+  }
+  return read;
+}
+
 /** Build and compile a query once (where it is declared, when its module loads). */
 export function precompile<R>(build: Build<R>): Precompiled<R> {
   return new Precompiled(build);

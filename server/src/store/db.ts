@@ -58,7 +58,8 @@ export async function openStore(dataDir: string, options: OpenOptions = {}): Pro
       await engine.close();
       throw err;
     }
-    return { db: engine.db, dialect: 'postgres', tx: engine.tx, lockingTx: engine.lockingTx, close: engine.close };
+    const { db, tx, lockingTx, groupTx, close } = engine;
+    return { db, dialect: 'postgres', tx, lockingTx, groupTx, close };
   }
   return openSqlite(dataDir, options);
 }
@@ -108,6 +109,8 @@ async function openSqlite(dataDir: string, options: StoreOptions): Promise<Store
     tx,
     // One process per SQLite database, and its write transactions never overlap: nothing to weaken.
     lockingTx: tx,
+    // groupCommit.ts already shares one transaction among the writes of a turn.
+    groupTx: (work) => tx(work),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import { claimRows } from './claims.js';
+import { dialectOf } from './dialect.js';
 import { insertRecords, insertRow, precompile } from './compiled.js';
 import type { Tx } from './db.js';
 import type { MessagesTable } from './schema.js';
@@ -109,6 +110,52 @@ const sentScrubbedQuery = precompile((db, $) =>
     .where('state', '=', 'queued')
     .where(HELD, '=', $(3)),
 );
+
+/**
+ * A delivery attempt's outcome, to record under the claim that took the message (`lease`: its
+ * lease_owner, null when it was not claimed): held (no transport for its channel) or sent at
+ * `sentAt`, with `note` replacing the content of a message that is not kept (one-time codes).
+ */
+export type MessageOutcome = { id: number; lease: string | null } & ({ state: 'held' } | { state: 'sent'; sentAt: number; note?: string });
+
+// PostgreSQL: a batch's held and sent outcomes in one UPDATE each (the outbox records up to a whole
+// claim at once): one round trip instead of one per message. Guarded as the single-row queries are.
+const holdManyQuery = precompile(
+  (_db, $) => sql`
+    UPDATE messages SET state = 'held', deliver_at = NULL, lease_owner = NULL, leased_until = NULL
+    FROM unnest(CAST(${$(0)} AS BIGINT[]), CAST(${$(1)} AS TEXT[])) AS v(id, lease)
+    WHERE messages.id = v.id AND messages.state = 'queued' AND coalesce(messages.lease_owner, '') = v.lease`,
+);
+const sentManyQuery = precompile(
+  (_db, $) => sql`
+    UPDATE messages SET state = 'sent', sent_at = v.sent_at, deliver_at = NULL, lease_owner = NULL, leased_until = NULL
+    FROM unnest(CAST(${$(0)} AS BIGINT[]), CAST(${$(1)} AS BIGINT[]), CAST(${$(2)} AS TEXT[])) AS v(id, sent_at, lease)
+    WHERE messages.id = v.id AND messages.state = 'queued' AND coalesce(messages.lease_owner, '') = v.lease`,
+);
+
+/** Record one outcome; false when the message was no longer queued under its claim. */
+export async function recordMessageOutcome(tx: Tx, o: MessageOutcome): Promise<boolean> {
+  if (o.state === 'held') return holdMessage(tx, o.id, o.lease);
+  if (o.note === undefined) return markMessageSent(tx, o.id, o.sentAt, o.lease);
+  return markMessageSentScrubbed(tx, o.id, o.sentAt, o.note, o.lease);
+}
+
+/**
+ * Record a batch of outcomes in the caller's transaction. PostgreSQL: the held ones in one UPDATE,
+ * the plain sent ones in another; SQLite (a statement is a function call there) and scrubbed
+ * messages one by one.
+ */
+export async function recordMessageOutcomes(tx: Tx, outcomes: readonly MessageOutcome[]): Promise<void> {
+  if (dialectOf(tx) === 'sqlite' || outcomes.length === 1) {
+    for (const o of outcomes) await recordMessageOutcome(tx, o);
+    return;
+  }
+  const held = outcomes.filter((o) => o.state === 'held');
+  const sent = outcomes.filter((o): o is Extract<MessageOutcome, { state: 'sent' }> => o.state === 'sent' && o.note === undefined);
+  if (held.length > 0) await holdManyQuery.run(tx, [held.map((o) => o.id), held.map((o) => o.lease ?? '')]);
+  if (sent.length > 0) await sentManyQuery.run(tx, [sent.map((o) => o.id), sent.map((o) => o.sentAt), sent.map((o) => o.lease ?? '')]);
+  for (const o of outcomes) if (o.state === 'sent' && o.note !== undefined) await recordMessageOutcome(tx, o);
+}
 
 export async function getMessage(tx: Tx, id: number): Promise<MessageRow | undefined> {
   return (await getQuery.run(tx, [id])).rows[0];

@@ -1,6 +1,8 @@
 import type { Pool, PoolConfig } from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema.js';
+import { pgGroupCommit } from './pgGroupCommit.js';
+import { registerPostgresRoot } from './compiled.js';
 
 /**
  * The PostgreSQL engine of the store (DATABASE_URL): Kysely's PostgresDialect on a pg.Pool.
@@ -29,6 +31,8 @@ export interface PostgresEngine {
   tx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** READ COMMITTED, for work that decides by row locks: creates, quotas, claims (types.ts, Store.lockingTx). */
   lockingTx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** lockingTx shared with the other calls of the moment (pgGroupCommit.ts, Store.groupTx). */
+  groupTx<T>(work: (trx: Kysely<Database>) => Promise<T>, key?: string): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -62,6 +66,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   });
   pool.on('error', (err) => options.onPoolError?.(err));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  registerPostgresRoot(db);
   const run =
     (level: 'serializable' | 'read committed') =>
     async <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => {
@@ -75,5 +80,7 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
         }
       }
     };
-  return { db, tx: run('serializable'), lockingTx: run('read committed'), close: () => db.destroy() };
+  const lockingTx = run('read committed');
+  const groupTx = pgGroupCommit<Database>(pool, lockingTx);
+  return { db, tx: run('serializable'), lockingTx, groupTx, close: () => db.destroy() };
 }

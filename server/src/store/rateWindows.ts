@@ -7,9 +7,10 @@ import type { Db, Store } from './types.js';
  * authentication. Where the counts live depends on the engine (DESIGN §6):
  * - SQLite: one server process owns the database, so the windows are a Map in its memory — no
  *   database work on the request path, and the answer is synchronous.
- * - PostgreSQL: N processes share the database, so each hit is one autocommit upsert of the
- *   window's row in rate_windows (UNLOGGED), outside any transaction: atomic, one round trip, never
- *   a serialization conflict, and the limit holds in total whichever process answers.
+ * - PostgreSQL: N processes share the database, so each hit is counted by an autocommit upsert of
+ *   the window's row in rate_windows (UNLOGGED), outside any transaction: atomic, never a
+ *   serialization conflict, and the limit holds in total whichever process answers. The hits of
+ *   one event-loop turn share one upsert (DatabaseWindows).
  */
 export interface WindowResult {
   allowed: boolean;
@@ -80,37 +81,79 @@ class MemoryWindows implements RateWindows {
   }
 }
 
-// The row is named by its table (rate_windows.count): a bare `count` is ambiguous next to excluded.count.
+// The hits of one turn, one row per key and window, in one statement: each row's count goes up by
+// its hits (the keys are distinct: a row cannot be updated twice by one statement). The row is named
+// by its table (rate_windows.count): a bare `count` is ambiguous next to excluded.count.
 const hitQuery = precompile(
-  (_db, $) => sql<{ count: number }>`
-    INSERT INTO rate_windows (scope, window_start, window_end, count) VALUES (${$(0)}, ${$(1)}, ${$(2)}, 1)
-    ON CONFLICT (scope, window_start) DO UPDATE SET count = rate_windows.count + 1
-    RETURNING count`,
+  (_db, $) => sql<{ scope: string; window_start: number; count: number }>`
+    INSERT INTO rate_windows (scope, window_start, window_end, count)
+    SELECT * FROM unnest(CAST(${$(0)} AS TEXT[]), CAST(${$(1)} AS BIGINT[]), CAST(${$(2)} AS BIGINT[]), CAST(${$(3)} AS BIGINT[]))
+    ON CONFLICT (scope, window_start) DO UPDATE SET count = rate_windows.count + excluded.count
+    RETURNING scope, window_start, count`,
 );
 const sweepQuery = precompile((db, $) => db.deleteFrom('rate_windows').where('window_end', '<=', $(0)));
 
+/** The hits of one key and window waiting for this turn's statement, in arrival order. */
+interface Waiting {
+  scope: string;
+  start: number;
+  hits: { nowMs: number; resolve: (r: WindowResult) => void; reject: (err: unknown) => void }[];
+}
+
 /**
  * PostgreSQL: one row per key and window. Refused requests are counted too (the count passes the
- * limit; the answer is the same). Each process sweeps ended windows once per window it sees,
- * without waiting for it.
+ * limit; the answer is the same). The hits that arrive in one event-loop turn go to the database
+ * together, one upsert for all of them (a row's count goes up by its number of hits), and the
+ * n hits of one row read the counts n sequential upserts would have returned: the row's new count
+ * less n, plus 1, 2, … n in arrival order. Each process sweeps ended windows once per window it
+ * sees, without waiting for it.
  */
 class DatabaseWindows implements RateWindows {
   private lastSweep = 0;
+  private waiting = new Map<string, Waiting>();
 
   constructor(
     private readonly db: Db,
     private readonly options: RateWindowOptions,
   ) {}
 
-  async hit(key: string, nowMs: number): Promise<WindowResult> {
-    const { scope, limit, windowMs } = this.options;
+  hit(key: string, nowMs: number): Promise<WindowResult> {
+    const { scope, windowMs } = this.options;
     const start = Math.floor(nowMs / windowMs) * windowMs;
     if (start !== this.lastSweep) {
       this.lastSweep = start;
       sweepQuery.run(this.db, [start]).catch((err: unknown) => this.options.onSweepError?.(err));
     }
-    const { rows } = await hitQuery.run(this.db, [`${scope}:${key}`, start, start + windowMs]);
-    const count = rows[0]!.count;
-    return result(limit, count <= limit, count, start + windowMs, nowMs);
+    const row = `${scope}:${key}`;
+    const rowKey = `${start}\u0000${row}`;
+    if (this.waiting.size === 0) setImmediate(() => void this.flush());
+    let w = this.waiting.get(rowKey);
+    if (!w) this.waiting.set(rowKey, (w = { scope: row, start, hits: [] }));
+    const hits = w.hits;
+    return new Promise((resolve, reject) => hits.push({ nowMs, resolve, reject }));
+  }
+
+  private async flush(): Promise<void> {
+    const batch = [...this.waiting.values()];
+    this.waiting = new Map();
+    const { limit, windowMs } = this.options;
+    try {
+      const { rows } = await hitQuery.run(this.db, [
+        batch.map((w) => w.scope),
+        batch.map((w) => w.start),
+        batch.map((w) => w.start + windowMs),
+        batch.map((w) => w.hits.length),
+      ]);
+      const counts = new Map(rows.map((r) => [`${Number(r.window_start)}\u0000${r.scope}`, Number(r.count)]));
+      for (const w of batch) {
+        const last = counts.get(`${w.start}\u0000${w.scope}`)!;
+        w.hits.forEach((h, i) => {
+          const count = last - w.hits.length + i + 1;
+          h.resolve(result(limit, count <= limit, count, w.start + windowMs, h.nowMs));
+        });
+      }
+    } catch (err) {
+      for (const w of batch) for (const h of w.hits) h.reject(err);
+    }
   }
 }

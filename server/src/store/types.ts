@@ -46,6 +46,16 @@ export interface Store {
    * Never call it from inside a `work`.
    */
   lockingTx<T>(work: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * lockingTx that may share its transaction with the other groupTx calls of the moment: the
+   * creates. SQLite: store.tx (already a group commit). PostgreSQL: pgGroupCommit.ts — one
+   * transaction, one INSERT per table and one COMMIT for the group, each result settled after the
+   * commit; a member that fails after writing sends every member back to run alone. Besides
+   * lockingTx's rule, a `work` here takes no SKIP LOCKED claims and must not mind seeing the rows
+   * the other members of its group wrote. `key` (the account) orders the members, so groups take
+   * the accounts' locks in one order. Never call it from inside a `work`.
+   */
+  groupTx<T>(work: (trx: Db) => Promise<T>, key?: string): Promise<T>;
   close(): Promise<void>;
 }
 

@@ -78,8 +78,9 @@ export const signatureRequestRoutes = [
       checkLiveGates(ctx, auth);
       for (const [feature, param] of featuresUsed(body)) checkFeature(ctx, auth, feature, param);
       const accessCodeHashes = await hashAccessCodes(body.signers.map((s) => s.access_code));
-      // READ COMMITTED with row locks on PostgreSQL (store/types.ts lockingTx): a create writes by
-      // atomic counter upserts, a guarded charge after locking the balance, and new rows only.
+      // READ COMMITTED with row locks on PostgreSQL (store/types.ts lockingTx, groupTx): a create
+      // writes by atomic counter upserts, a guarded charge after locking the balance, and new rows
+      // only, so the creates of a moment share one transaction (store/pgGroupCommit.ts).
       await commitWrite(
         ctx,
         req,
@@ -88,7 +89,7 @@ export const signatureRequestRoutes = [
           const created = await createSignatureRequest(ctx, trx, auth, body, { accessCodeHashes });
           return { status: 201, body: present(ctx, req, created, true) };
         },
-        { locking: true },
+        { grouped: true },
       );
     },
   }),
