@@ -71,10 +71,21 @@ describe('the second factor', () => {
     assertError(await old.call('POST', '/sign_in/two_factor', { body: { code: codeAt(s.clock.nowMs()) } }), 'console_session_required');
   });
 
-  test('a code of the previous 30-second step is still taken; one two steps old is not', async () => {
+  test('a code of the step before or after is still taken, one two steps away is not; each code is taken once', async () => {
+    s.clock.advanceSeconds(5 * 60);
     const c = await passwordStep();
     assertError(await c.call('POST', '/sign_in/two_factor', { body: { code: codeAt(s.clock.nowMs() - 60_000) } }), 'two_factor_failed');
-    assert.equal((await c.call('POST', '/sign_in/two_factor', { body: { code: codeAt(s.clock.nowMs() - 30_000) } })).status, 200);
+    assertError(await c.call('POST', '/sign_in/two_factor', { body: { code: codeAt(s.clock.nowMs() + 60_000) } }), 'two_factor_failed');
+    const previous = codeAt(s.clock.nowMs() - 30_000);
+    assert.equal((await c.call('POST', '/sign_in/two_factor', { body: { code: previous } })).status, 200);
+    // The same code again (a replay, or a shoulder-surfer racing the user) is refused, as is an older step.
+    const replay = await passwordStep();
+    assertError(await replay.call('POST', '/sign_in/two_factor', { body: { code: previous } }), 'two_factor_failed');
+    assert.equal(
+      (await replay.call('POST', '/sign_in/two_factor', { body: { code: codeAt(s.clock.nowMs() + 30_000) } })).status,
+      200,
+      'the next step',
+    );
   });
 
   test('a recovery code signs in once; the same code again is refused', async () => {

@@ -19,7 +19,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { Secret, TOTP } from 'otpauth';
+import { enableTwoFactor } from '../../server/src/services/consoleUsers.js';
 import { runCli } from '../support/cli.js';
+import { ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { createTestDatabase, dropTestDatabase, onPostgres } from '../support/database.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startS3Peer } from '../support/s3Peer.js';
@@ -33,6 +36,12 @@ const PRIVATE_HOOKS = { TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true' };
 /** Both servers name the same public address: the leaf certificates' AIA URLs (and so the leaves) stay as they are. */
 const PUBLIC_URL = { TAWQI_PUBLIC_URL: 'https://sign.example.com' };
 const OWNER = 'owner@example.com';
+const CONSOLE_EMAIL = 'console@example.com';
+const totpSecret = randomBytes(20);
+const totpCode = (ms: number) =>
+  new TOTP({ secret: new Secret({ buffer: new Uint8Array(totpSecret).buffer }), algorithm: 'SHA1', digits: 6, period: 30 }).generate({
+    timestamp: ms,
+  });
 const MIGRATOR_TABLES = ['kysely_migration', 'kysely_migration_lock'];
 
 async function postgresCounts(url: string): Promise<Map<string, number>> {
@@ -101,6 +110,26 @@ describe('postgres only: tawqi db copy, a SQLite installation into PostgreSQL', 
       });
       assert.equal(open.status, 201, open.text);
     }
+    // A console user with two-factor (a sealed TOTP secret, recovery codes) who signed in once (a
+    // session, audit entries), and one waiting for a set-password link (a console token).
+    const consoleAccount = await source.account();
+    const user = await consoleUser(source, consoleAccount.id, CONSOLE_EMAIL, 'owner');
+    const codes = await enableTwoFactor(source.ctx.store, source.clock, source.ctx.secrets.consoleKey, user, totpSecret, null);
+    const c = new ConsoleClient(source.url);
+    assert.equal((await c.signIn(CONSOLE_EMAIL, TEST_PASSWORD)).body.two_factor_required, true);
+    assert.equal((await c.call('POST', '/sign_in/two_factor', { body: { recovery_code: codes[0] } })).status, 200);
+    const noPassword = await runCli(
+      { DATA_DIR: source.dataDir, ...ON_SQLITE },
+      'user',
+      'create',
+      '--account',
+      consoleAccount.id,
+      '--email',
+      'later@example.com',
+      '--role',
+      'viewer',
+    );
+    assert.equal(noPassword.code, 0, noPassword.stderr);
     before_ = await observe(source, key, sealed.id, sealed.reference);
     assert.equal(before_.verification.integrity, 'intact');
     await source.stop();
@@ -143,6 +172,9 @@ describe('postgres only: tawqi db copy, a SQLite installation into PostgreSQL', 
     for (const table of ['accounts', 'api_keys', 'signature_requests', 'signers', 'events', 'jobs', 'messages']) {
       assert.ok(liteCounts.get(table)! > 0, `the installation has rows in ${table}`);
     }
+    for (const table of ['console_users', 'console_sessions', 'console_recovery_codes', 'console_tokens', 'audit_log']) {
+      assert.ok(liteCounts.get(table)! > 0, `the installation has rows in ${table}`);
+    }
     for (const table of ['webhook_endpoints', 'webhook_deliveries', 'sealed_documents', 'evidence_records', 'templates']) {
       assert.ok(liteCounts.get(table)! > 0, `the installation has rows in ${table}`);
     }
@@ -175,6 +207,12 @@ describe('postgres only: tawqi db copy, a SQLite installation into PostgreSQL', 
       'the evidence record verifies with the evidence key in use',
     );
     assert.equal(existsSync(path.join(targetDir, 'pki')), false, 'the keys come from the database, not files');
+    // The console key came too: the TOTP secret opens, the recovery codes match, the user signs in.
+    const c = new ConsoleClient(target.url);
+    assert.equal((await c.signIn(CONSOLE_EMAIL, TEST_PASSWORD)).body.two_factor_required, true);
+    const code = await c.call('POST', '/sign_in/two_factor', { body: { code: totpCode(target.clock.nowMs()) } });
+    assert.equal(code.status, 200, code.text);
+    assert.ok((await c.call('GET', '/audit_log?limit=100')).body.data.some((e: { action: string }) => e.action === 'two_factor.enabled'));
   });
 
   test('the copy carries on: new requests are created, signed and sealed; a second copy into it is refused', async () => {

@@ -51,6 +51,14 @@ export function serverSecrets(ctx: Ctx): Promise<ServerSecrets> {
   return keyMaterialFor(ctx.config, masterKeyFor(ctx.config), ctx.store, clock).secrets();
 }
 
+/** The address the server is reached at, as the server itself would give it (for links). */
+export function serverUrl(config: Config): string {
+  if (config.TAWQI_PUBLIC_URL) return config.TAWQI_PUBLIC_URL.replace(/\/+$/, '');
+  const wildcard = config.HOST === '0.0.0.0' || config.HOST === '::';
+  const host = wildcard ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${config.PORT}`;
+}
+
 /** Print exactly one JSON object (--json) or the readable text lines. */
 export function emit(opts: JsonFlag, data: object, text: () => string[]): void {
   if (opts.json) process.stdout.write(JSON.stringify(data, null, 2) + '\n');

@@ -1,10 +1,9 @@
 /** `tawqi mail …`: the outgoing messages kept in the database, rendered as they are sent. */
 import type { Command } from 'commander';
-import type { Config } from '../config.js';
 import { renderMessage } from '../delivery/deliverMessage.js';
 import { OperatorError } from '../services/accounts.js';
 import type { MessageRow } from '../store/messages.js';
-import { command, emit, parsePositive, requireAccount, run, serverSecrets, time, withStore, type JsonFlag } from './kit.js';
+import { command, emit, parsePositive, requireAccount, run, serverSecrets, serverUrl, time, withStore, type JsonFlag } from './kit.js';
 
 function presentMessageSummary(m: MessageRow) {
   return {
@@ -35,14 +34,6 @@ async function mailList(o: JsonFlag & { account?: string; limit: number }): Prom
             `${String(m.id).padStart(6)}  ${time(m.created_at)}  ${m.channel.padEnd(8)} ${m.state.padEnd(6)} ${m.kind.padEnd(10)} ${m.recipient}  ${m.subject}`,
         ),
   );
-}
-
-/** The address the server is reached at, as the server itself would give it (for links). */
-function serverUrl(config: Config): string {
-  if (config.TAWQI_PUBLIC_URL) return config.TAWQI_PUBLIC_URL.replace(/\/+$/, '');
-  const wildcard = config.HOST === '0.0.0.0' || config.HOST === '::';
-  const host = wildcard ? '127.0.0.1' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
-  return `${config.TAWQI_TLS_CERT ? 'https' : 'http'}://${host}:${config.PORT}`;
 }
 
 async function mailShow(idText: string, o: JsonFlag & { html?: boolean }): Promise<void> {

@@ -6,6 +6,7 @@ import { eventCommands } from './events.js';
 import { keyCommands } from './keys.js';
 import { mailCommands } from './mail.js';
 import { secretsCommands } from './secrets.js';
+import { userCommands } from './users.js';
 import { webhookCommands } from './webhooks.js';
 import { workflowCommands } from './workflows.js';
 import { listenCommand } from './remote/listen.js';
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)');
   accountCommands(program);
   keyCommands(program);
+  userCommands(program);
   mailCommands(program);
   workflowCommands(program);
   webhookCommands(program);

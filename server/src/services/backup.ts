@@ -4,7 +4,7 @@
  * moving it into place). What a SQLite installation is made of, and the order it is copied in:
  *
  *   tawqi.sqlite   SQLite's online backup: one consistent state of the database, first;
- *   secrets.json   the link and document keys (mode 0600);
+ *   secrets.json   the link, document and console keys (mode 0600);
  *   pki/           the CA, seal, TSA, OCSP and evidence keys, issued certificates, revocations;
  *   documents/     every stored file (sealed PDFs), after the database: every file a row of the
  *                  copied database names was written before it (a PDF sealed later is an extra file,

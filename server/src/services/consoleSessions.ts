@@ -40,7 +40,7 @@ export interface NewSession {
   session: ConsoleSession;
 }
 
-/** Start a session (in the caller's transaction), sweeping the ended ones so the table stays small. */
+/** Start a session in the caller's transaction. */
 export async function startSession(
   trx: Tx,
   times: SessionTimes,
@@ -49,7 +49,6 @@ export async function startSession(
   stage: ConsoleSession['stage'],
   client: { ip: string; userAgent: string },
 ): Promise<NewSession> {
-  await deleteEndedSessions(trx, now, times.idleSeconds);
   const { token, id } = newSecretToken();
   const lifetime = stage === 'full' ? times.absoluteSeconds : Math.min(times.absoluteSeconds, SECOND_FACTOR_SECONDS);
   const session: ConsoleSession = {
@@ -90,4 +89,21 @@ export async function findLiveSession(ctx: ServiceContext, token: string): Promi
     session.last_seen_at = now;
   }
   return { session, user };
+}
+
+const SWEEP_SECONDS = 60;
+let lastSweep = 0;
+
+/**
+ * Delete ended sessions so the table stays small: after a sign-in, at most once a minute per
+ * process, in a transaction of its own (on PostgreSQL a scan of the table inside the sign-in's
+ * SERIALIZABLE transaction would make concurrent sign-ins conflict). A failure only waits for the next.
+ */
+export function sweepEndedSessions(ctx: ServiceContext): void {
+  const now = nowSeconds(ctx.clock);
+  if (now - lastSweep < SWEEP_SECONDS && now >= lastSweep) return;
+  lastSweep = now;
+  ctx.store
+    .tx((trx) => deleteEndedSessions(trx, now, sessionTimes(ctx.config).idleSeconds))
+    .catch((err: unknown) => ctx.log.warn({ err }, 'sweeping ended console sessions failed; the next sign-in sweeps again'));
 }

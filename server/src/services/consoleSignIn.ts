@@ -13,12 +13,12 @@ import type { ServiceContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { countUnusedRecoveryCodes, useRecoveryCode } from '../store/consoleSecrets.js';
 import { deleteConsoleSession, deleteUserSessions, type ConsoleSession } from '../store/consoleSessions.js';
-import { findConsoleUserByEmail, updateConsoleUser, type ConsoleUser } from '../store/consoleUsers.js';
+import { findConsoleUserByEmail, takeTotpStep, updateConsoleUser, type ConsoleUser } from '../store/consoleUsers.js';
 import type { Tx } from '../store/types.js';
 import { recordAudit, type AuditActor } from './consoleAudit.js';
 import { openTotpSecret, recoveryCodeHash } from './consoleCrypto.js';
 import { decoyHash, hashPassword, needsRehash, verifyPassword } from './consolePasswords.js';
-import { sessionTimes, startSession, type NewSession } from './consoleSessions.js';
+import { sessionTimes, startSession, sweepEndedSessions, type NewSession } from './consoleSessions.js';
 import type { SignInThrottle } from './consoleThrottle.js';
 
 export interface Client {
@@ -60,7 +60,7 @@ export async function signIn(
         {
           action: 'console.sign_in_failed',
           target: user?.id ?? null,
-          detail: { stage: 'password', reason: !user ? 'unknown_email' : !usable ? `user_${user.status}` : 'wrong_password' },
+          detail: { stage: 'password', reason: failureReason(user) },
         },
       ),
     );
@@ -74,7 +74,15 @@ export async function signIn(
     if (twoFactor) return startSession(trx, sessionTimes(ctx.config), now, user, 'password', client);
     return completeSignIn(trx, ctx, user, client, { two_factor: 'none' });
   });
+  sweepEndedSessions(ctx);
   return { ...started, user };
+}
+
+/** Why a password step failed, for the audit log (never for the answer). */
+function failureReason(user: ConsoleUser | undefined): string {
+  if (!user) return 'unknown_email';
+  if (user.status !== 'active') return `user_${user.status}`;
+  return user.password_hash === null ? 'no_password' : 'wrong_password';
 }
 
 /** The full session of a sign-in that passed every step, its audit entry and the user's last sign-in. */
@@ -92,6 +100,8 @@ async function completeSignIn(
   return started;
 }
 
+const TOTP_PERIOD = 30;
+
 export type SecondFactor = { code: string } | { recovery_code: string };
 
 /** The second step: a TOTP code (±30 s) or an unused recovery code; a new session id replaces the waiting one. */
@@ -105,7 +115,8 @@ export async function signInSecondFactor(
   const { user } = pending;
   await throttle.attempt(user.email, client.ip, ctx.clock);
   const outcome = await ctx.store.tx(async (trx) => {
-    const ok = 'code' in factor ? totpMatches(ctx, user, factor.code) : await spendRecoveryCode(trx, ctx, user, factor.recovery_code);
+    const ok =
+      'code' in factor ? await takeTotpCode(trx, ctx, user, factor.code) : await spendRecoveryCode(trx, ctx, user, factor.recovery_code);
     if (!ok) {
       await recordAudit(trx, ctx.clock, actorOf(user, client.ip), {
         action: 'console.sign_in_failed',
@@ -120,14 +131,21 @@ export async function signInSecondFactor(
     return completeSignIn(trx, ctx, user, client, detail);
   });
   if (!outcome) throw new ApiError('two_factor_failed');
+  sweepEndedSessions(ctx);
   return { ...outcome, user };
 }
 
-function totpMatches(ctx: ServiceContext, user: ConsoleUser, code: string): boolean {
-  if (!user.totp_secret || user.totp_enabled_at === null || !/^\d{6}$/.test(code.replace(/\s/g, ''))) return false;
+/** A code of the current 30-second step or one either side, newer than the last code taken, is taken. */
+async function takeTotpCode(trx: Tx, ctx: ServiceContext, user: ConsoleUser, typed: string): Promise<boolean> {
+  const code = typed.replace(/\s/g, '');
+  if (!user.totp_secret || user.totp_enabled_at === null || !/^\d{6}$/.test(code)) return false;
   const secret = new Secret({ buffer: new Uint8Array(openTotpSecret(ctx.secrets.consoleKey, user.id, user.totp_secret)).buffer });
-  const totp = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 });
-  return totp.validate({ token: code.replace(/\s/g, ''), timestamp: ctx.clock.nowMs(), window: 1 }) !== null;
+  const totp = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD });
+  const nowMs = ctx.clock.nowMs();
+  // One step either side: the phone's clock may drift, and a code is typed some seconds after it shows.
+  const delta = totp.validate({ token: code, timestamp: nowMs, window: 1 });
+  if (delta === null) return false;
+  return takeTotpStep(trx, user.id, Math.floor(nowMs / 1000 / TOTP_PERIOD) + delta);
 }
 
 function spendRecoveryCode(trx: Tx, ctx: ServiceContext, user: ConsoleUser, code: string): Promise<boolean> {

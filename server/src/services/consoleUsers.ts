@@ -61,6 +61,7 @@ export async function createActiveUser(
       password_hash: input.passwordHash ?? null,
       totp_secret: null,
       totp_enabled_at: null,
+      totp_last_step: null,
       created_at: now,
       updated_at: now,
       last_sign_in_at: null,

@@ -26,3 +26,17 @@ export async function listConsoleUsers(tx: Tx, accountId: string): Promise<Conso
 export async function updateConsoleUser(tx: Tx, id: string, changes: ConsoleUserChanges): Promise<void> {
   await tx.updateTable('console_users').set(changes).where('id', '=', id).execute();
 }
+
+/**
+ * Take the TOTP step `step` for the user: true when it is newer than the last one taken (one
+ * guarded statement, so two requests with the same code cannot both pass).
+ */
+export async function takeTotpStep(tx: Tx, id: string, step: number): Promise<boolean> {
+  const r = await tx
+    .updateTable('console_users')
+    .set({ totp_last_step: step })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

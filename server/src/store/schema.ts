@@ -444,9 +444,14 @@ export interface ConsoleUsersTable {
   status: 'invited' | 'active' | 'disabled';
   /** scrypt (services/consolePasswords.ts); null until the user sets one. */
   password_hash: string | null;
-  /** The TOTP secret sealed with the console key (services/consoleCrypto.ts); null when two-factor is off or not confirmed. */
+  /**
+   * The TOTP secret sealed with the console key (services/consoleCrypto.ts); null when two-factor is
+   * off. Two-factor is on once totp_enabled_at is set (a secret without it is an enrolment in progress).
+   */
   totp_secret: Uint8Array | null;
   totp_enabled_at: number | null;
+  /** The 30-second step of the last TOTP code accepted: each code is taken once (RFC 6238 §5.2). */
+  totp_last_step: number | null;
   created_at: number;
   updated_at: number;
   last_sign_in_at: number | null;
