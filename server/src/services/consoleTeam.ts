@@ -1,12 +1,11 @@
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import { ApiError } from '../errors.js';
-import { newId } from '../ids.js';
 import { hasPermission, mayManage, type ConsoleRole } from '../domain/consoleRoles.js';
 import { queueConsoleEmail, teamInvitationMessage } from '../delivery/consoleMessages.js';
 import { recordAudit } from './consoleAudit.js';
 import { actorOf } from './consoleSignIn.js';
-import { joinTeamEmails } from './consoleUsers.js';
+import { joinTeamEmails, newConsoleUser } from './consoleUsers.js';
 import { presentConsoleUser, type ConsoleUserView } from '../presenters/console.js';
 import { auditActorOf, issueLink, newPasswordHash, openLink, spendLink, type ConsoleActing } from './consoleLinks.js';
 import { getAccount, updateAccount } from '../store/accounts.js';
@@ -84,22 +83,7 @@ export async function inviteUser(
       await updateConsoleUser(trx, existing.id, { role: input.role, updated_at: now });
       invited = { ...existing, role: input.role, updated_at: now };
     } else {
-      invited = {
-        id: newId('consoleUser', ctx.clock),
-        account_id: accountId,
-        operator: 0,
-        email,
-        name: '',
-        role: input.role,
-        status: 'invited',
-        password_hash: null,
-        totp_secret: null,
-        totp_enabled_at: null,
-        totp_last_step: null,
-        created_at: now,
-        updated_at: now,
-        last_sign_in_at: null,
-      };
+      invited = newConsoleUser(ctx.clock, { accountId, email, role: input.role, status: 'invited' });
       await insertConsoleUser(trx, invited);
     }
     const url = await issueLink(ctx, trx, 'invitation', invited.id);

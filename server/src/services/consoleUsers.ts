@@ -39,6 +39,30 @@ export async function joinTeamEmails(trx: Tx, accountId: string, email: string):
  * Create an active user (the operator's CLI): with a password hash, or with a one-time
  * password_reset link token to set one. The audit entry names the operator as actor.
  */
+/** A new user row: no second factor, never signed in; an operator exactly when it has no account. */
+export function newConsoleUser(
+  clock: Clock,
+  input: Pick<ConsoleUser, 'email' | 'role' | 'status'> & { accountId: string | null; name?: string; passwordHash?: string | null },
+): ConsoleUser {
+  const now = nowSeconds(clock);
+  return {
+    id: newId('consoleUser', clock),
+    account_id: input.accountId,
+    operator: input.accountId === null ? 1 : 0,
+    email: input.email,
+    name: input.name ?? '',
+    role: input.role,
+    status: input.status,
+    password_hash: input.passwordHash ?? null,
+    totp_secret: null,
+    totp_enabled_at: null,
+    totp_last_step: null,
+    created_at: now,
+    updated_at: now,
+    last_sign_in_at: null,
+  };
+}
+
 export async function createActiveUser(
   store: Store,
   clock: Clock,
@@ -50,22 +74,7 @@ export async function createActiveUser(
   return store.tx(async (trx) => {
     if (input.accountId !== null && !(await getAccount(trx, input.accountId))) throw new OperatorError(`No account ${input.accountId}`);
     if (await findConsoleUserByEmail(trx, email)) throw new OperatorError(`A console user with the email ${email} exists already`);
-    const user: ConsoleUser = {
-      id: newId('consoleUser', clock),
-      account_id: input.accountId,
-      operator: input.accountId === null ? 1 : 0,
-      email,
-      name: input.name ?? '',
-      role: input.role,
-      status: 'active',
-      password_hash: input.passwordHash ?? null,
-      totp_secret: null,
-      totp_enabled_at: null,
-      totp_last_step: null,
-      created_at: now,
-      updated_at: now,
-      last_sign_in_at: null,
-    };
+    const user = newConsoleUser(clock, { ...input, email, status: 'active' });
     await insertConsoleUser(trx, user);
     if (input.accountId !== null) await joinTeamEmails(trx, input.accountId, email);
     let setPasswordToken: string | null = null;
