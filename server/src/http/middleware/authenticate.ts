@@ -27,51 +27,48 @@ export function authenticate(ctx: AppContext) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const header = req.headers.authorization;
     if (!header) throw new ApiError('api_key_missing');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const token = match?.[1];
-    if (token && looksLikeConsoleCredential(token)) {
-      const auth = await consoleCredentialAuth(ctx, token);
-      if (auth.key.read_only && !isRead(req.method)) throw new ApiError('forbidden');
-      req.tawqi.auth = auth;
-      if (req.headers['svc-version'] === undefined && auth.account.version_pin) applyVersion(req, res, auth.account.version_pin);
-      return next();
-    }
-    if (!token || !looksLikeKey(token)) throw new ApiError('invalid_api_key');
-    const now = nowSeconds(ctx.clock);
-    const key = await findKeyByHash(ctx.store.db, hashSecret(token));
-    if (!key || key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) {
-      throw new ApiError('invalid_api_key');
-    }
-    const account = await getAccount(ctx.store.db, key.account_id);
-    if (!account) throw new ApiError('invalid_api_key');
-    const publishable = key.kind === 'publishable';
-
-    if (!publishable && !ipAllowed(req.tawqi.clientIp, key.allowed_ips)) {
-      await logRefusedRequest(ctx.store.db, {
-        account_id: account.id,
-        key_id: key.id,
-        request_id: req.tawqi.requestId,
-        method: req.method,
-        path: req.originalUrl.split('?')[0]!,
-        status: 403,
-        code: 'ip_not_allowed',
-        ip: req.tawqi.clientIp,
-        created_at: now,
-      });
-      ctx.log.warn({ request_id: req.tawqi.requestId, key_id: key.id, ip: req.tawqi.clientIp }, 'request refused: ip_not_allowed');
-      throw new ApiError('ip_not_allowed');
-    }
-
-    if (publishable) {
-      // Before the key rules, so a browser on an allowed origin can read a refusal too.
-      exposeToOrigin(req, res, key.allowed_origins);
-      checkPublishable(req, key.allowed_origins);
-    } else if (key.read_only && !isRead(req.method)) throw new ApiError('forbidden');
-
-    req.tawqi.auth = { key, account, livemode: key.mode === 'live', publishable };
-    if (req.headers['svc-version'] === undefined && account.version_pin) applyVersion(req, res, account.version_pin);
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    const auth = token && looksLikeConsoleCredential(token) ? await consoleCredentialAuth(ctx, token) : await keyAuth(ctx, req, res, token);
+    if (!auth.publishable && auth.key.read_only && !isRead(req.method)) throw new ApiError('forbidden');
+    req.tawqi.auth = auth;
+    if (req.headers['svc-version'] === undefined && auth.account.version_pin) applyVersion(req, res, auth.account.version_pin);
     next();
   };
+}
+
+/** An account key: found by its hash, alive, then its IP allowlist (refusals logged) or the publishable-key rules. */
+async function keyAuth(ctx: AppContext, req: Request, res: Response, token: string | undefined): Promise<AuthState> {
+  if (!token || !looksLikeKey(token)) throw new ApiError('invalid_api_key');
+  const now = nowSeconds(ctx.clock);
+  const key = await findKeyByHash(ctx.store.db, hashSecret(token));
+  if (!key || key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) {
+    throw new ApiError('invalid_api_key');
+  }
+  const account = await getAccount(ctx.store.db, key.account_id);
+  if (!account) throw new ApiError('invalid_api_key');
+  const publishable = key.kind === 'publishable';
+
+  if (!publishable && !ipAllowed(req.tawqi.clientIp, key.allowed_ips)) {
+    await logRefusedRequest(ctx.store.db, {
+      account_id: account.id,
+      key_id: key.id,
+      request_id: req.tawqi.requestId,
+      method: req.method,
+      path: req.originalUrl.split('?')[0]!,
+      status: 403,
+      code: 'ip_not_allowed',
+      ip: req.tawqi.clientIp,
+      created_at: now,
+    });
+    ctx.log.warn({ request_id: req.tawqi.requestId, key_id: key.id, ip: req.tawqi.clientIp }, 'request refused: ip_not_allowed');
+    throw new ApiError('ip_not_allowed');
+  }
+  if (publishable) {
+    // Before the key rules, so a browser on an allowed origin can read a refusal too.
+    exposeToOrigin(req, res, key.allowed_origins);
+    checkPublishable(req, key.allowed_origins);
+  }
+  return { key, account, livemode: key.mode === 'live', publishable };
 }
 
 /**
