@@ -76,6 +76,27 @@ describe('GET /console/api/audit_log', () => {
     assert.equal(bad.body.error.param, 'starting_after');
   });
 
+  test('?action= keeps one action, still newest first and in pages; a malformed action is 400 parameter_invalid', async () => {
+    const owner = clients['owner@a.example']!;
+    const r = await owner.call('GET', '/audit_log?action=console.signed_in&limit=3');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(
+      r.body.data.map((e: { actor: string }) => e.actor),
+      ['viewer@a.example', 'developer@a.example', 'admin@a.example'],
+    );
+    assert.ok(r.body.data.every((e: { action: string }) => e.action === 'console.signed_in'));
+    const rest = await owner.call('GET', `/audit_log?action=console.signed_in&starting_after=${r.body.next_cursor}`);
+    assert.deepEqual(
+      rest.body.data.map((e: { actor: string }) => e.actor),
+      ['owner@a.example'],
+    );
+    assert.equal(rest.body.has_more, false);
+    assert.deepEqual((await owner.call('GET', '/audit_log?action=key.created')).body.data, []);
+    const bad = await owner.call('GET', '/audit_log?action=DROP%20TABLE');
+    assertError(bad, 'parameter_invalid');
+    assert.equal(bad.body.error.param, 'action');
+  });
+
   test('an admin reads it too; a developer and a viewer get 403 forbidden (Arabic by default, English on request)', async () => {
     assert.equal((await clients['admin@a.example']!.call('GET', '/audit_log')).status, 200);
     assertError(await clients['developer@a.example']!.call('GET', '/audit_log'), 'forbidden');

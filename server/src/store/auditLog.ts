@@ -12,17 +12,22 @@ export async function insertAuditEntry(tx: Tx, entry: AuditEntry): Promise<void>
     .execute();
 }
 
-/** One page of an account's entries, newest first, after the cursor `startingAfter` (an entry id); `only` reads that one entry. */
-export async function listAuditEntries(
-  tx: Tx,
-  accountId: string,
-  limit: number,
-  startingAfter?: string,
-  only?: string,
-): Promise<AuditEntry[]> {
-  let q = tx.selectFrom('audit_log').selectAll().where('account_id', '=', accountId);
-  if (startingAfter) q = q.where('id', '<', startingAfter);
-  if (only) q = q.where('id', '=', only);
-  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+export interface AuditQuery {
+  limit: number;
+  /** The cursor: entries older than this id. */
+  startingAfter?: string;
+  /** Only this one entry (the cursor check). */
+  only?: string;
+  /** Only entries of this action (the console's filter). */
+  action?: string;
+}
+
+/** One page of an account's entries, newest first. */
+export async function listAuditEntries(tx: Tx, accountId: string, q: AuditQuery): Promise<AuditEntry[]> {
+  let sel = tx.selectFrom('audit_log').selectAll().where('account_id', '=', accountId);
+  if (q.startingAfter) sel = sel.where('id', '<', q.startingAfter);
+  if (q.only) sel = sel.where('id', '=', q.only);
+  if (q.action) sel = sel.where('action', '=', q.action);
+  const rows = await sel.orderBy('id', 'desc').limit(q.limit).execute();
   return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
 }
