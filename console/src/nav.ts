@@ -2,6 +2,8 @@
 import type { IconName } from '@tawqi/signing-page/kit';
 import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
+import { auditLogScreen } from './audit/log.js';
+import { identityReviewScreen } from './identity/review.js';
 import { homeScreen, sectionScreen } from './views/home.js';
 import { requestDetailScreen, requestListScreen, requestNewScreen } from './requests/screens.js';
 import { inviteScreen } from './views/invite.js';
@@ -64,6 +66,8 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/requests', access: 'signed-in', screen: requestListScreen },
   { path: '/requests/new', access: 'signed-in', screen: requestNewScreen },
   { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
+  { path: '/identity-review', access: 'signed-in', screen: identityReviewScreen },
+  { path: '/audit-log', access: 'signed-in', screen: auditLogScreen },
   // Each section's own screen replaces its placeholder as the later parts of the console land.
   ...links
     .filter((l) => l.path !== '')

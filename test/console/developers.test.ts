@@ -7,12 +7,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { applyIdentityResult, simulateIdentityDecision, startIdentityVerification } from '../../server/src/services/identity.js';
-import { applySignerMove } from '../../server/src/services/signerActions.js';
-import { latestVerificationOf } from '../../server/src/store/identityVerifications.js';
 import { assertError } from '../support/envelope.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
-import { NDA_FIELDS } from '../support/ndaFields.js';
+import { aesRequest, holdOnNameMatch, putInReview } from '../support/identityReview.js';
 import type { TestServer } from '../support/server.js';
 import { makeTestCa, startWebhookTestServer, WebhookReceiver, type Received, type TestCa } from '../support/webhookReceiver.js';
 
@@ -279,28 +276,12 @@ describe('the version pin', () => {
 describe('the identity review queue', () => {
   test('a held name mismatch (both names, document type, last four) and a check in review; decided through the API', async () => {
     const token = await credential(owner, false);
-    const create = (title: string) =>
-      s.call('POST', '/signature_requests', {
-        key: token,
-        body: {
-          title,
-          legal_level: 'aes',
-          source: { type: 'template', template_id: 'tpl_nda_ar' },
-          signers: [{ name: 'Amira Saleh', email: OWNER, fields: NDA_FIELDS }],
-        },
-      });
-    const held = await create('Held');
-    const reviewed = await create('Reviewed');
-    assert.equal(held.status, 201, held.text);
-    const heldSigner = held.body.signers[0].id;
-    const reviewedSigner = reviewed.body.signers[0].id;
-    for (const id of [heldSigner, reviewedSigner]) {
-      await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, id, 'otp_verified', { ip: '203.0.113.1', user_agent: 'test' }));
-      await startIdentityVerification(s.ctx, id);
-    }
-    await simulateIdentityDecision(s.ctx, heldSigner, 'approve', { documentName: 'أميرة صالح' });
-    const v = (await latestVerificationOf(s.ctx.store.db, reviewedSigner))!;
-    await s.ctx.store.tx((trx) => applyIdentityResult(s.ctx, trx, v, { status: 'in_review' }));
+    const held = await aesRequest(s, token, 'Held', { name: 'Amira Saleh', email: OWNER });
+    const reviewed = await aesRequest(s, token, 'Reviewed', { name: 'Amira Saleh', email: OWNER });
+    const heldSigner = held.signerId;
+    const reviewedSigner = reviewed.signerId;
+    await holdOnNameMatch(s, heldSigner, 'أميرة صالح');
+    await putInReview(s, reviewedSigner);
 
     const queue = await viewer.call('GET', '/identity_reviews?livemode=false');
     assert.equal(queue.status, 200, queue.text);
@@ -333,7 +314,7 @@ describe('the identity review queue', () => {
       after.body.data.map((r: { signer: { id: string } }) => r.signer.id),
       [reviewedSigner],
     );
-    const events = await s.call('GET', `/events?signature_request=${held.body.id}&type=signer.identity_match_decided`, { key: token });
+    const events = await s.call('GET', `/events?signature_request=${held.id}&type=signer.identity_match_decided`, { key: token });
     assert.equal(events.body.data.length, 1);
   });
 });
