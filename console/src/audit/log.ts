@@ -98,7 +98,8 @@ function table(s: Strings, rows: AuditEntry[]): HTMLElement {
   const mono = (text: string | null) => (text ? h('code', { attrs: { dir: 'ltr' } }, text) : '—');
   return h(
     'div',
-    { class: 'table-wrap' },
+    // Wider than the page on a narrow screen: a focusable region, so the keyboard can scroll it.
+    { class: 'table-wrap', attrs: { tabindex: '0', role: 'region', 'aria-label': s.t('auditCaption') } },
     h(
       'table',
       { class: 'data-table audit-table' },
@@ -121,10 +122,10 @@ function table(s: Strings, rows: AuditEntry[]): HTMLElement {
               h('time', { attrs: { datetime: new Date(e.created_at * 1000).toISOString() } }, when(s, e.created_at)),
             ),
             h('td', { class: 'contact', attrs: { dir: 'ltr' } }, e.actor),
-            h('th', { attrs: { scope: 'row' } }, auditSentence(s, e.action, e.detail)),
+            // The details go under the sentence (not in a column of their own), so the table fits the page.
+            h('th', { attrs: { scope: 'row' } }, auditSentence(s, e.action, e.detail), details(s, e.detail)),
             h('td', null, mono(e.target)),
             h('td', null, mono(e.ip)),
-            h('td', { class: 'audit-detail' }, details(e.detail)),
           ),
         ),
       ),
@@ -132,13 +133,14 @@ function table(s: Strings, rows: AuditEntry[]): HTMLElement {
   );
 }
 
-/** The detail object as `key: value` lines, monospace (values as JSON when not text). */
-function details(detail: Record<string, unknown>): HTMLElement | string {
+/** The detail object as `key: value` pairs, small and monospace (values as JSON when not text). */
+function details(s: Strings, detail: Record<string, unknown>): HTMLElement | null {
   const entries = Object.entries(detail);
-  if (entries.length === 0) return '—';
+  if (entries.length === 0) return null;
   return h(
-    'code',
-    { attrs: { dir: 'ltr' } },
-    entries.map(([k, v], i) => [i ? h('br') : null, `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`]),
+    'span',
+    { class: 'audit-detail' },
+    h('span', { class: 'sr-only' }, `${s.t('auditDetails')}: `),
+    h('code', { attrs: { dir: 'ltr' } }, entries.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · ')),
   );
 }
