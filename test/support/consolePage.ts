@@ -41,5 +41,13 @@ export async function visitConsole(
   await useConsoleLanguage(browser, baseUrl, lang);
   await page.goto(`${baseUrl}${path}`);
   await page.locator(ready).first().waitFor();
-  await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+  await loaded(page);
+}
+
+/**
+ * Until no part of the screen is loading (`aria-busy`). A locator, not waitForFunction with a
+ * string: that is evaluated with eval in the page, which the console's CSP refuses when it polls.
+ */
+export async function loaded(page: Page): Promise<void> {
+  await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached' });
 }
