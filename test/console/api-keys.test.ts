@@ -254,14 +254,14 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
     await visit('en');
     await page.getByLabel('Version').selectOption('2026-01-01');
     await page.getByRole('button', { name: 'Pin this version' }).click();
-    await page.getByText('Pinned to 2026-01-01').waitFor();
+    await page.locator('.pin-current').filter({ hasText: 'Pinned to 2026-01-01' }).waitFor();
     assert.ok(await isFocused(page.getByLabel('Version')));
     const c = new ConsoleClient(s.url, 'en');
     await c.signIn(owner, TEST_PASSWORD);
     const made = await c.call('POST', '/keys', { body: { type: 'secret', mode: 'test', name: 'pin check' } });
     assert.equal((await api(made.body.secret)).version, '2026-01-01');
     await page.getByRole('button', { name: 'Unpin' }).click();
-    await page.getByText("Not pinned; the server's default applies: 2026-07-01").waitFor();
+    await page.locator('.pin-current').filter({ hasText: "Not pinned; the server's default applies: 2026-07-01" }).waitFor();
     assert.equal((await api(made.body.secret)).version, '2026-07-01');
     // The only failed loads are the allowlist refusals the edit test provoked.
     const unexpected = tab.watch.problems.filter((p) => !(p.text.includes('status of 400') && /\/console\/api\/keys\/key_/.test(p.url)));
@@ -286,7 +286,7 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
         .count(),
       0,
     );
-    await page.getByText("Not pinned; the server's default applies: 2026-07-01").waitFor();
+    await page.locator('.pin-current').filter({ hasText: "Not pinned; the server's default applies: 2026-07-01" }).waitFor();
     const c = new ConsoleClient(s.url, 'en');
     assert.equal((await c.signIn(viewer, TEST_PASSWORD)).status, 200);
     const refused = await c.call('POST', '/keys', { body: { type: 'secret', mode: 'test' } });
