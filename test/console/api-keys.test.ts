@@ -220,10 +220,11 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
     await page.getByLabel('Allowed IP addresses').fill('198.51.100.0/24\n2001:db8::1');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.locator('dialog').waitFor({ state: 'detached' });
-    assert.ok(await isFocused(row('CI server').getByRole('button', { name: 'Edit' })), 'the focus is back on Edit');
     await until('the allowlist in the row', async () =>
       ((await row('CI server').textContent()) ?? '').includes('IP addresses: 198.51.100.0/24, 2001:db8::1'),
     );
+    // The reload replaced the row: the focus is on the Edit button of its new row.
+    await until('the focus back on Edit', () => isFocused(row('CI server').getByRole('button', { name: 'Edit' })));
     assert.deepEqual(await api(secrets.rotated), { status: 403, code: 'ip_not_allowed', version: '2026-07-01' });
   });
 
