@@ -195,6 +195,7 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
     assert.deepEqual(await api(secrets.created), { status: 401, code: 'invalid_api_key', version: '2026-07-01' });
     assert.equal((await api(secrets.rotated)).status, 200);
     await until('one CI server row', async () => (await row('CI server').count()) === 1);
+    await until('the focus on the new key’s Rotate', () => isFocused(row('CI server').getByRole('button', { name: 'Rotate' })));
     await page.getByText('Revoked or expired keys not shown: 3.').waitFor();
   });
 

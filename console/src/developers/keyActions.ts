@@ -2,8 +2,9 @@
  * What the API keys screen does to one key, each behind a dialog: rotate (the 24-hour grace or at
  * once, the difference explained; the new secret shown once), revoke (the dialog names the key) and
  * edit a secret key's IP allowlist or a publishable key's allowed origins and daily cap (a refusal
- * from the server lands on the field it names, in the page language). Each resolves to whether the
- * key changed, so the list reloads only then.
+ * from the server lands on the field it names, in the page language). Each resolves to the id of
+ * the key the focus should go back to (the same key, or a rotation's new key), or null when nothing
+ * changed, so the list reloads only then.
  */
 import { h, nextId } from '@tawqi/signing-page/dom';
 import { button, field, icon, setFieldMessage } from '@tawqi/signing-page/kit';
@@ -16,7 +17,7 @@ import { showSecretOnce } from './shownOnce.js';
 
 const named = (k: ApiKeyView): string => `${k.name} (${k.hint})`;
 
-export async function revokeKey(ctx: ScreenContext, k: ApiKeyView): Promise<boolean> {
+export async function revokeKey(ctx: ScreenContext, k: ApiKeyView): Promise<string | null> {
   const { s } = ctx;
   const yes = await confirmDialog(s, {
     title: s.t('keysRevokeTitle', { key: named(k) }),
@@ -24,18 +25,18 @@ export async function revokeKey(ctx: ScreenContext, k: ApiKeyView): Promise<bool
     confirm: s.t('keysRevokeConfirm'),
     cancel: s.t('keysCancel'),
   });
-  if (!yes) return false;
+  if (!yes) return null;
   try {
     await ctx.api.revokeKey(k.id);
     ctx.announce(s.t('keysRevoked', { key: named(k) }));
-    return true;
+    return k.id;
   } catch (err) {
     ctx.announce(errorText(s, err));
-    return false;
+    return null;
   }
 }
 
-export async function rotateKey(ctx: ScreenContext, k: ApiKeyView): Promise<boolean> {
+export async function rotateKey(ctx: ScreenContext, k: ApiKeyView): Promise<string | null> {
   const { s } = ctx;
   const group = nextId('rot');
   const choice = (value: '24h' | 'now', label: string, hint: string, checked: boolean) => {
@@ -64,7 +65,7 @@ export async function rotateKey(ctx: ScreenContext, k: ApiKeyView): Promise<bool
     extra: options,
     tone: 'primary',
   });
-  if (!yes) return false;
+  if (!yes) return null;
   const expire = options.querySelector<HTMLInputElement>('input:checked')?.value === 'now' ? 'now' : '24h';
   try {
     const issued = await ctx.api.rotateKey(k.id, expire);
@@ -74,10 +75,10 @@ export async function rotateKey(ctx: ScreenContext, k: ApiKeyView): Promise<bool
       secret: issued.secret,
       intro: s.t(expire === 'now' ? 'keysRotatedNowIntro' : 'keysRotatedGraceIntro'),
     });
-    return true;
+    return issued.key.id;
   } catch (err) {
     ctx.announce(errorText(s, err));
-    return false;
+    return null;
   }
 }
 
@@ -118,7 +119,7 @@ function changesOf(fields: EditField[]): KeyChanges | { wrong: EditField } {
   return changes;
 }
 
-export function editKey(ctx: ScreenContext, k: ApiKeyView): Promise<boolean> {
+export function editKey(ctx: ScreenContext, k: ApiKeyView): Promise<string | null> {
   const { s } = ctx;
   const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const titleId = nextId('edit');
@@ -127,7 +128,7 @@ export function editKey(ctx: ScreenContext, k: ApiKeyView): Promise<boolean> {
   const alertBox = h('div', { class: 'notice tone-bad', attrs: { role: 'alert' } }, icon('alert'), alertText);
   alertBox.hidden = true;
   return new Promise((resolve) => {
-    let changed = false;
+    let changed: string | null = null;
     const save = button(s.t('keysSave'), 'primary', () => {}, { type: 'submit' });
     const form = h(
       'form',
@@ -151,7 +152,7 @@ export function editKey(ctx: ScreenContext, k: ApiKeyView): Promise<boolean> {
       event.preventDefault();
       void submitEdit(ctx, k, fields, alertBox, alertText).then((ok) => {
         if (!ok) return;
-        changed = true;
+        changed = k.id;
         dialog.close();
       });
     });

@@ -87,13 +87,14 @@ function keyTable(ctx: ScreenContext, keys: ApiKeyView[], reload: () => Promise<
 function keyRow(ctx: ScreenContext, k: ApiKeyView, reload: () => Promise<void>): HTMLElement {
   const { s } = ctx;
   const state = stateText(s, k);
-  // The reload replaces the row: the focus goes to the same button of the key's new row, or,
-  // when the key left the list, to the list's heading.
-  const after = (p: Promise<boolean>, label: string) =>
-    void p.then(async (changed) => {
-      if (!changed) return;
+  // The reload replaces the row: the focus goes to the same button of the key's new row (a
+  // rotation's new key), or, when there is no such button, to the list's heading.
+  const after = (p: Promise<string | null>, label: string) =>
+    void p.then(async (focusKey) => {
+      if (!focusKey) return;
       await reload();
-      const again = [...document.querySelectorAll<HTMLButtonElement>(`tr[data-key="${k.id}"] button`)].find((b) => b.textContent === label);
+      const buttons = document.querySelectorAll<HTMLButtonElement>(`tr[data-key="${focusKey}"] button`);
+      const again = [...buttons].find((b) => b.textContent === label);
       (again ?? document.getElementById('keys-list-title'))?.focus();
     });
   const row = h(
