@@ -186,7 +186,7 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
       await checkPage('rotate-dialog', lang);
       if (lang === 'ar') await page.keyboard.press('Escape');
     }
-    const dialog = page.getByRole('dialog', { name: /^Rotate CI server/ });
+    const dialog = page.getByRole('dialog', { name: /^Rotate \u2068?CI server/ });
     assert.ok(await dialog.getByLabel('In 24 hours').isChecked(), 'the grace is the default');
     await dialog.getByLabel('Now').check();
     await dialog.getByRole('button', { name: 'Rotate key' }).click();
@@ -235,7 +235,7 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
     const revoke = row('CI server').getByRole('button', { name: 'Revoke' });
     await revoke.focus();
     await page.keyboard.press('Enter');
-    const dialog = page.getByRole('dialog', { name: /^Revoke CI server \(sk_test_….{4}\)\?$/ });
+    const dialog = page.getByRole('dialog', { name: /^Revoke \u2068?CI server \(sk_test_….{4}\)\u2069?\?$/ });
     await dialog.waitFor();
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
@@ -245,7 +245,7 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
     await until('the row gone', async () => (await row('CI server').count()) === 0);
     await page
       .getByRole('status')
-      .filter({ hasText: /The key CI server .* was revoked\./ })
+      .filter({ hasText: /The key \u2068?CI server .* was revoked\./ })
       .first()
       .waitFor();
     assert.deepEqual(await api(secrets.rotated), { status: 401, code: 'invalid_api_key', version: '2026-07-01' });

@@ -15,7 +15,11 @@ import type { ScreenContext } from '../screen.js';
 import { kindOf, listOf } from './keyModel.js';
 import { showSecretOnce } from './shownOnce.js';
 
-const named = (k: ApiKeyView): string => `${k.name} (${k.hint})`;
+/**
+ * The key as a sentence names it, isolated (FSI … PDI): an English name inside an Arabic sentence
+ * (or the reverse) must not pull the punctuation around it to the wrong side.
+ */
+const named = (k: ApiKeyView): string => `\u2068${k.name} (${k.hint})\u2069`;
 
 export async function revokeKey(ctx: ScreenContext, k: ApiKeyView): Promise<string | null> {
   const { s } = ctx;
