@@ -5,6 +5,7 @@ import type { ScreenFactory } from './screen.js';
 import { auditLogScreen } from './audit/log.js';
 import { identityReviewScreen } from './identity/review.js';
 import { homeScreen, sectionScreen } from './views/home.js';
+import { apiKeysScreen } from './developers/keys.js';
 import { requestDetailScreen, requestListScreen, requestNewScreen } from './requests/screens.js';
 import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
@@ -68,6 +69,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
   { path: '/identity-review', access: 'signed-in', screen: identityReviewScreen },
   { path: '/audit-log', access: 'signed-in', screen: auditLogScreen },
+  { path: '/developers/api-keys', access: 'signed-in', screen: apiKeysScreen },
   // Each section's own screen replaces its placeholder as the later parts of the console land.
   ...links
     .filter((l) => l.path !== '')

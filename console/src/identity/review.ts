@@ -126,7 +126,7 @@ function decisions(ctx: ScreenContext, r: IdentityReview, li: HTMLLIElement, aft
       title: s.t(approve ? 'idrApproveTitle' : 'idrRejectTitle', vars),
       body: s.t(approve ? 'idrApproveBody' : 'idrRejectBody', vars),
       confirm: s.t(approve ? 'idrApprove' : 'idrReject'),
-      keep: s.t('idrKeep'),
+      cancel: s.t('idrKeep'),
       tone: approve ? 'primary' : 'danger',
     });
     if (!yes) return;
