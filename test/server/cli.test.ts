@@ -510,6 +510,7 @@ describe('tawqi CLI', () => {
     assert.deepEqual(fenced.key.allowed_ips, ['10.0.0.0/8']);
     assertError(await api('GET', '/usage', fenced.secret), 'ip_not_allowed');
 
+    await server.ctx.requestLog.flush();
     const log = await cliJson('account', 'log', id);
     assert.equal(log.requests.length, 1);
     const entry = log.requests[0];
