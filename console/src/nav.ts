@@ -4,6 +4,7 @@ import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { homeScreen, sectionScreen } from './views/home.js';
 import { requestDetailScreen, requestListScreen, requestNewScreen } from './requests/screens.js';
+import { logDetailScreen, logListScreen } from './logs/screens.js';
 import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
 import { signInScreen } from './views/signIn.js';
@@ -64,9 +65,11 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/requests', access: 'signed-in', screen: requestListScreen },
   { path: '/requests/new', access: 'signed-in', screen: requestNewScreen },
   { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
+  { path: '/developers/logs', access: 'signed-in', screen: logListScreen },
+  { path: '/developers/logs/:id', access: 'signed-in', screen: logDetailScreen, pattern: /^\/developers\/logs\/req_[A-Za-z0-9_-]+$/ },
   // Each section's own screen replaces its placeholder as the later parts of the console land.
   ...links
-    .filter((l) => l.path !== '')
+    .filter((l) => l.path !== '' && l.path !== '/developers/logs')
     .map((l): RouteDef => ({ path: l.path, access: 'signed-in', screen: sectionScreen(l.label, l.icon) })),
 ];
 
