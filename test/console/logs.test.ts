@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
 import { isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
-import { assertAccessible, consoleScreenshot, useConsoleLanguage } from '../support/console.js';
+import { checkConsolePage, useConsoleLanguage, visitConsole } from '../support/console.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { teamAccount, type TeamAccount } from '../support/teamAccount.js';
@@ -86,20 +86,8 @@ describe('the console Logs screen, in Chromium', { timeout: 300_000 }, () => {
     if (((await toggle.getAttribute('aria-checked')) === 'true') !== (mode === 'test')) await toggle.click();
   }
 
-  async function visit(path: string, lang: 'ar' | 'en', ready: string) {
-    const { page } = tab;
-    await useConsoleLanguage(browser, s.url, lang);
-    await page.goto(`${s.url}${path}`);
-    await page.locator(ready).first().waitFor();
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
-  }
-
-  async function checkPage(name: string, lang: 'ar' | 'en') {
-    const { page } = tab;
-    assert.equal(await page.evaluate('document.documentElement.dir'), lang === 'ar' ? 'rtl' : 'ltr');
-    await assertAccessible(page, `${name} (${lang})`);
-    await consoleScreenshot(page, `logs-${name}-${lang}`);
-  }
+  const visit = (path: string, lang: 'ar' | 'en', ready: string) => visitConsole(browser, tab.page, s.url, path, lang, ready);
+  const checkPage = (name: string, lang: 'ar' | 'en') => checkConsolePage(tab.page, `logs-${name}`, lang);
 
   /** Each row's text, its cells' white space made one space. */
   const rows = async () => (await tab.page.locator('.logs-table tbody tr').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());

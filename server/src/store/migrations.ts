@@ -13,6 +13,21 @@ export interface SchemaMigration {
   postgres?: string;
 }
 
+/** Migration 18's statements that read the same on both engines: the backfill of the kept refusals and the indexes. */
+const REQUEST_LOG_18_COMMON = `
+      UPDATE request_log SET
+        livemode = COALESCE((SELECT CASE WHEN k.mode = 'live' THEN 1 ELSE 0 END FROM api_keys k WHERE k.id = request_log.key_id), 0),
+        key_type = (SELECT CASE WHEN k.read_only = 1 THEN 'read_only' ELSE k.kind END FROM api_keys k WHERE k.id = request_log.key_id),
+        key_hint = (
+          SELECT (CASE WHEN k.kind = 'secret' THEN 'sk_' ELSE 'pk_' END) || (CASE WHEN k.mode = 'test' THEN 'test_' ELSE '' END) || '…' || k.last4
+          FROM api_keys k WHERE k.id = request_log.key_id
+        );
+      CREATE INDEX request_log_account ON request_log(account_id, livemode, id);
+      CREATE INDEX request_log_key ON request_log(account_id, key_id, id);
+      CREATE INDEX request_log_request ON request_log(account_id, request_id);
+      CREATE INDEX request_log_created ON request_log(created_at);
+`;
+
 export const MIGRATIONS: SchemaMigration[] = [
   {
     id: 1,
@@ -762,18 +777,7 @@ export const MIGRATIONS: SchemaMigration[] = [
       ALTER TABLE request_log ADD COLUMN user_email TEXT;
       ALTER TABLE request_log ADD COLUMN idempotency_key TEXT;
       ALTER TABLE request_log ADD COLUMN duration_ms REAL;
-      UPDATE request_log SET
-        livemode = COALESCE((SELECT CASE WHEN k.mode = 'live' THEN 1 ELSE 0 END FROM api_keys k WHERE k.id = request_log.key_id), 0),
-        key_type = (SELECT CASE WHEN k.read_only = 1 THEN 'read_only' ELSE k.kind END FROM api_keys k WHERE k.id = request_log.key_id),
-        key_hint = (
-          SELECT (CASE WHEN k.kind = 'secret' THEN 'sk_' ELSE 'pk_' END) || (CASE WHEN k.mode = 'test' THEN 'test_' ELSE '' END) || '…' || k.last4
-          FROM api_keys k WHERE k.id = request_log.key_id
-        );
-      CREATE INDEX request_log_account ON request_log(account_id, livemode, id);
-      CREATE INDEX request_log_key ON request_log(account_id, key_id, id);
-      CREATE INDEX request_log_request ON request_log(account_id, request_id);
-      CREATE INDEX request_log_created ON request_log(created_at);
-    `,
+${REQUEST_LOG_18_COMMON}    `,
     postgres: `
       ALTER TABLE request_log ADD COLUMN livemode INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE request_log ADD COLUMN key_type TEXT COLLATE "C";
@@ -782,18 +786,7 @@ export const MIGRATIONS: SchemaMigration[] = [
       ALTER TABLE request_log ADD COLUMN user_email TEXT COLLATE "C";
       ALTER TABLE request_log ADD COLUMN idempotency_key TEXT COLLATE "C";
       ALTER TABLE request_log ADD COLUMN duration_ms DOUBLE PRECISION;
-      UPDATE request_log SET
-        livemode = COALESCE((SELECT CASE WHEN k.mode = 'live' THEN 1 ELSE 0 END FROM api_keys k WHERE k.id = request_log.key_id), 0),
-        key_type = (SELECT CASE WHEN k.read_only = 1 THEN 'read_only' ELSE k.kind END FROM api_keys k WHERE k.id = request_log.key_id),
-        key_hint = (
-          SELECT (CASE WHEN k.kind = 'secret' THEN 'sk_' ELSE 'pk_' END) || (CASE WHEN k.mode = 'test' THEN 'test_' ELSE '' END) || '…' || k.last4
-          FROM api_keys k WHERE k.id = request_log.key_id
-        );
-      CREATE INDEX request_log_account ON request_log(account_id, livemode, id);
-      CREATE INDEX request_log_key ON request_log(account_id, key_id, id);
-      CREATE INDEX request_log_request ON request_log(account_id, request_id);
-      CREATE INDEX request_log_created ON request_log(created_at);
-    `,
+${REQUEST_LOG_18_COMMON}    `,
   },
 ];
 
