@@ -551,8 +551,14 @@ describe('tawqi CLI', () => {
     changed = await cliJson('key', 'set', open.key.id, '--clear-ips');
     assert.deepEqual(changed.key.allowed_ips, []);
     assert.equal((await api('GET', '/usage', open.secret)).status, 200);
+    // The request log keeps every request of the account (five here), the two refusals among them.
+    await server.ctx.requestLog.flush();
     assert.equal((await cliJson('account', 'log', id, '--limit', '1')).requests.length, 1);
-    assert.equal((await cliJson('account', 'log', id)).requests.length, 2);
+    const requests = (await cliJson('account', 'log', id)).requests as Json[];
+    assert.deepEqual(
+      requests.map((r) => `${r.status} ${r.code ?? ''}`),
+      ['200 ', '403 ip_not_allowed', '200 ', '200 ', '403 ip_not_allowed'],
+    );
 
     await cliFails(['key', 'set', open.key.id, '--allow-ip', 'nonsense'], /nonsense/);
     await cliFails(['key', 'set', open.key.id, ...Array.from({ length: 51 }, (_, i) => ['--allow-ip', `10.1.0.${i + 1}`]).flat()], /50/);
