@@ -177,6 +177,14 @@ export class ConsoleApi {
     return this.call('PUT', '/version_pin', { version_pin: version });
   }
 
+  // The request log (Developers → Logs): GET /request_log with its filters; empty values are left out.
+  requestLog<T>(query: Record<string, string | number | null | undefined>): Promise<T> {
+    const q = new URLSearchParams();
+    for (const [name, value] of Object.entries(query))
+      if (value !== null && value !== undefined && value !== '') q.set(name, String(value));
+    return this.call<T>('GET', `/request_log${q.size ? `?${q}` : ''}`);
+  }
+
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json', 'accept-language': this.language };
     if (body !== undefined) headers['content-type'] = 'application/json';

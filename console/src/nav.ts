@@ -7,6 +7,7 @@ import { identityReviewScreen } from './identity/review.js';
 import { homeScreen, sectionScreen } from './views/home.js';
 import { apiKeysScreen } from './developers/keys.js';
 import { requestDetailScreen, requestListScreen, requestNewScreen } from './requests/screens.js';
+import { logDetailScreen, logListScreen } from './logs/screens.js';
 import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
 import { signInScreen } from './views/signIn.js';
@@ -70,6 +71,8 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/identity-review', access: 'signed-in', screen: identityReviewScreen },
   { path: '/audit-log', access: 'signed-in', screen: auditLogScreen },
   { path: '/developers/api-keys', access: 'signed-in', screen: apiKeysScreen },
+  { path: '/developers/logs', access: 'signed-in', screen: logListScreen },
+  { path: '/developers/logs/:id', access: 'signed-in', screen: logDetailScreen, pattern: /^\/developers\/logs\/req_[A-Za-z0-9_-]+$/ },
   // Each section's own screen replaces its placeholder as the later parts of the console land.
   ...links
     .filter((l) => l.path !== '')

@@ -122,6 +122,20 @@ export const configSchema = z.object({
     .max(3600)
     .default(60)
     .describe('PostgreSQL: how long an Idempotency-Key claim holds before another process may take it over (its process died)'),
+  TAWQI_REQUEST_LOG_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(30)
+    .describe('How long the request log (the console’s Developers → Logs) keeps an entry'),
+  TAWQI_REQUEST_LOG_FLUSH_MS: z.coerce
+    .number()
+    .int()
+    .min(50)
+    .max(60_000)
+    .default(1000)
+    .describe('How often the buffered request log entries are written to the database'),
   TAWQI_PUBLISHABLE_HOURLY_QUOTA: z.coerce.number().int().min(1).default(5),
   TAWQI_PUBLISHABLE_DAILY_CAP: z.coerce.number().int().min(1).default(200).describe('Default daily cap of a publishable key'),
   TAWQI_TEST_DAILY_REQUESTS: z.coerce

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { ServerSecrets } from './secrets.js';
 import type { FileStorage } from './store/files/index.js';
+import type { RequestLogBuffer } from './store/requestLogBuffer.js';
 import type { Store } from './store/types.js';
 import type { MessageTransport } from './transport.js';
 import type { Pki } from './sealing/pki/pki.js';
@@ -24,6 +25,8 @@ export interface ServiceContext {
   publicUrl: string;
   /** Called after a write transaction commits, to wake the job runner. */
   afterCommit: () => void;
+  /** The request log's in-memory buffer: each /api/v1 request adds its entry, written in batches. */
+  requestLog: RequestLogBuffer;
   /** Outbound messages; absent when no transport is configured (messages are then held). */
   transport?: MessageTransport;
   /** Local CA, seal, TSA, OCSP/CRL and the evidence key (server/src/sealing/pki). */

@@ -24,6 +24,8 @@ import { transportFromConfig } from './delivery/index.js';
 import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { RequestLogBuffer } from './store/requestLogBuffer.js';
+import { requestLogRetention } from './services/requestLogRetention.js';
 import { loadOrCreatePki, Pkcs12Error, pkiOptionsFromConfig, type Pki, type PkiStorage } from './sealing/pki/index.js';
 
 export interface RunningServer {
@@ -44,6 +46,9 @@ export interface RunningServer {
   /** Stop at once (tests): open connections are cut, background work finishes its current attempt. */
   close(): Promise<void>;
 }
+
+/** Request log entries kept in memory at most (a database away for a while): about 10 MB. */
+const REQUEST_LOG_MAX_WAITING = 20_000;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -162,13 +167,18 @@ async function startOnStore(
     publicUrl: config.TAWQI_PUBLIC_URL ?? '',
     afterCommit: () => {},
     pki,
+    requestLog: new RequestLogBuffer(store, {
+      intervalMs: config.TAWQI_REQUEST_LOG_FLUSH_MS,
+      maxEntries: REQUEST_LOG_MAX_WAITING,
+      onError: (err, dropped) => log.warn({ err, dropped }, 'writing the request log failed; its entries wait for the next flush'),
+    }),
   };
   // SMTP when configured; otherwise undefined, and outgoing messages are kept as 'held' (tawqi mail list).
   ctx.transport = transportFromConfig(config);
   const { jobs, webhooks } = await startWorkers(ctx, options);
   const lifecycle = new Lifecycle();
   const { server, url } = await listen(config, createApp(ctx, lifecycle)).catch(async (err: unknown) => {
-    await Promise.all([jobs.stop(), webhooks.stop()]);
+    await Promise.all([jobs.stop(), webhooks.stop(), ctx.requestLog.stop()]);
     throw err;
   });
   if (!ctx.publicUrl) ctx.publicUrl = url;
@@ -185,6 +195,8 @@ async function startOnStore(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await Promise.all([closed, jobs.stop(), webhooks.stop()]);
+      // After the last response: every request's entry is written before the store closes.
+      await ctx.requestLog.stop();
       await ctx.transport?.close?.();
       await store.close();
       await files.close();
@@ -195,6 +207,7 @@ async function startOnStore(
       await ctx.transport?.close?.();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await ctx.requestLog.stop();
       await store.close();
       await files.close();
     },
@@ -206,7 +219,7 @@ async function startWorkers(ctx: AppContext, options: StartOptions): Promise<{ j
   const { config } = ctx;
   // One lease owner for the process: its job runner, outbox and webhook dispatcher.
   const leases = new Leases(config.TAWQI_LEASE_SECONDS);
-  const jobs = new JobRunner(ctx, JOB_HANDLERS, leases, [messageOutbox]);
+  const jobs = new JobRunner(ctx, JOB_HANDLERS, leases, [messageOutbox, requestLogRetention()]);
   const webhooks = new WebhookDispatcher(ctx, {
     timeoutMs: config.TAWQI_WEBHOOK_TIMEOUT_MS,
     concurrency: config.TAWQI_WEBHOOK_CONCURRENCY,
@@ -224,6 +237,8 @@ async function startWorkers(ctx: AppContext, options: StartOptions): Promise<{ j
     };
     jobs.start();
     webhooks.start();
+    // Tests (manualJobs) write the buffered request log themselves: ctx.requestLog.flush().
+    ctx.requestLog.start();
   }
   return { jobs, webhooks };
 }

@@ -159,7 +159,8 @@ describe('API keys', () => {
     assertError(refused, 'ip_not_allowed');
     assert.equal((await s.call('GET', '/', { key: made.secret, headers: { 'x-forwarded-for': '198.51.100.20' } })).status, 200);
 
-    const log = await owner.call('GET', '/request_log?limit=1');
+    await s.ctx.requestLog.flush();
+    const log = await owner.call('GET', '/request_log?limit=1&status=403');
     assert.equal(log.status, 200, log.text);
     assert.deepEqual(
       { code: log.body.data[0].code, status: log.body.data[0].status, ip: log.body.data[0].ip, key: log.body.data[0].key },

@@ -15,7 +15,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
 import { isFocused, launchBrowser, until, type PageWatch, type TestBrowser } from '../support/browser.js';
-import { assertAccessible, consoleScreenshot, useConsoleLanguage } from '../support/console.js';
+import { assertAccessible, checkConsolePage, consoleScreenshot } from '../support/console.js';
+import { loaded, signInPage, visitConsole } from '../support/consolePage.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { teamAccount, type TeamAccount } from '../support/teamAccount.js';
@@ -73,33 +74,10 @@ describe('the console Requests pages, in Chromium', { timeout: 300_000 }, () => 
     await s?.close();
   });
 
-  async function signIn(email: string) {
-    const { page } = tab;
-    await useConsoleLanguage(browser, s.url, 'en');
-    await page.goto(`${s.url}/console/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('.console-main').waitFor();
-    // Test mode: the layout's switch (kept in localStorage for the next loads).
-    const mode = page.getByRole('switch');
-    if ((await mode.getAttribute('aria-checked')) !== 'true') await mode.click();
-  }
+  const signIn = (email: string) => signInPage(browser, tab.page, s.url, email, 'test');
 
-  async function visit(path: string, lang: 'ar' | 'en', ready: string) {
-    const { page } = tab;
-    await useConsoleLanguage(browser, s.url, lang);
-    await page.goto(`${s.url}${path}`);
-    await page.locator(ready).first().waitFor();
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
-  }
-
-  async function checkPage(name: string, lang: 'ar' | 'en') {
-    const { page } = tab;
-    assert.equal(await page.evaluate('document.documentElement.dir'), lang === 'ar' ? 'rtl' : 'ltr');
-    await assertAccessible(page, `${name} (${lang})`);
-    await consoleScreenshot(page, `requests-${name}-${lang}`);
-  }
+  const visit = (path: string, lang: 'ar' | 'en', ready: string) => visitConsole(browser, tab.page, s.url, path, lang, ready);
+  const checkPage = (name: string, lang: 'ar' | 'en') => checkConsolePage(tab.page, `requests-${name}`, lang);
 
   test('the list shows the requests made through the API, newest first; the text filter narrows it', async () => {
     await signIn(owner);
@@ -130,7 +108,7 @@ describe('the console Requests pages, in Chromium', { timeout: 300_000 }, () => 
     await visit('/console/requests', 'en', '.data-table');
     await page.getByRole('link', { name: 'Supply Beta' }).click();
     await page.getByRole('heading', { name: 'Supply Beta', level: 1 }).waitFor();
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    await loaded(page);
     assert.ok(await isFocused(page.getByRole('heading', { level: 1 })), 'focus on the heading');
     const events = await s.call('GET', `/events?signature_request=${ids.beta}`, { key: a.keys.secret_test });
     const types = (events.body.data as { type: string }[]).map((e) => e.type).reverse();

@@ -47,3 +47,10 @@ export async function useConsoleLanguage(browser: TestBrowser, baseUrl: string, 
   const domain = new URL(baseUrl).hostname;
   await browser.context.addCookies([{ name: 'tawqi_console_lang', value: lang, domain, path: '/console', sameSite: 'Lax' }]);
 }
+
+/** The page reads in `lang`'s direction, axe-core finds nothing serious on it, and it is kept as `<name>-<lang>.png`. */
+export async function checkConsolePage(page: Page, name: string, lang: 'ar' | 'en'): Promise<void> {
+  assert.equal(await page.evaluate('document.documentElement.dir'), lang === 'ar' ? 'rtl' : 'ltr');
+  await assertAccessible(page, `${name} (${lang})`);
+  await consoleScreenshot(page, `${name}-${lang}`);
+}

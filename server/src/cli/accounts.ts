@@ -309,14 +309,14 @@ async function accountNotices(id: string, o: JsonFlag): Promise<void> {
 async function accountLog(id: string, o: JsonFlag & { limit: number }): Promise<void> {
   const requests = await withStore(async ({ store }) => {
     await requireAccount(store.db, id);
-    return listRequestLog(store.db, id, o.limit);
+    return listRequestLog(store.db, id, { limit: o.limit });
   });
   emit(o, { requests }, () =>
     requests.length === 0
-      ? ['No refused requests.']
+      ? ['No requests logged.']
       : requests.map(
           (r) =>
-            `${time(r.created_at)}  ${r.status} ${r.code ?? ''}  ${r.method} ${r.path}  from ${r.ip}  key ${r.key_id ?? '—'}  ${r.request_id}`,
+            `${time(r.created_at)}  ${r.livemode ? 'live' : 'test'}  ${r.status} ${r.code ?? ''}  ${r.method} ${r.path}  from ${r.ip}  key ${r.key_id ?? '—'}  ${r.request_id}`,
         ),
   );
 }
@@ -379,7 +379,7 @@ export function accountCommands(program: Command): void {
   brandingCommand(account);
 
   command(account, 'notices <id>', "the account owner's notices (e.g. publishable key daily cap warnings)").action(run(accountNotices));
-  command(account, 'log <id>', 'requests refused by key policy (IP allowlist), newest first')
+  command(account, 'log <id>', 'the request log: the account’s API requests and their refusals (ip_not_allowed…), newest first')
     .option('--limit <n>', 'at most this many entries', parsePositive, 100)
     .action(run(accountLog));
 }

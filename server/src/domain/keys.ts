@@ -15,6 +15,11 @@ export function generateKey(kind: KeyKind, mode: KeyMode): string {
   return prefix + randomBytes(20).toString('hex');
 }
 
+/** How a key is named where its secret may not be shown (the key lists, the request log): sk_test_…1a2b. */
+export function keyHint(k: { kind: KeyKind; mode: KeyMode; last4: string }): string {
+  return `${k.kind === 'secret' ? 'sk' : 'pk'}_${k.mode === 'test' ? 'test_' : ''}…${k.last4}`;
+}
+
 const KEY_PATTERN = /^(sk|pk)_(test_)?[0-9a-f]{40}$/;
 
 export function looksLikeKey(text: string): boolean {

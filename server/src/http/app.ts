@@ -8,6 +8,7 @@ import { corsPreflight } from './middleware/cors.js';
 import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/jsonBody.js';
 import { requestContext } from './middleware/requestContext.js';
+import { recordRequests } from './middleware/requestLog.js';
 import { buildOpenApi } from './openapi.js';
 import { platformRoutes } from './routes/platform.js';
 import { mountRoutes, pathMatcher, type AnyRoute } from './routes/registry.js';
@@ -73,6 +74,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   );
 
   const api = express.Router({ strict: false });
+  api.use(recordRequests(ctx));
   api.use(ipRateLimit(ctx, 'api'));
   api.use(corsPreflight(ctx));
   api.use(publicRouter);

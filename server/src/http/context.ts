@@ -34,6 +34,11 @@ export interface RequestState {
   secure: boolean;
   startedAt: number;
   auth?: AuthState;
+  /**
+   * Whom the request is attributed to in the request log: set as soon as the key (or console
+   * credential) and its account are known, so a refusal after that point is logged too.
+   */
+  caller?: AuthState;
   idempotency?: IdempotencyClaim;
   console?: ConsoleState;
 }

@@ -16,6 +16,8 @@ export function sendError(req: Request, res: Response, err: ApiError): void {
       ...err.extra,
     },
   };
+  // For the request log (middleware/requestLog.ts), which reads the response, not the body.
+  res.locals.errorCode = err.code;
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
   res.status(def.status).json(body);
 }

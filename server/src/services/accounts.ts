@@ -2,6 +2,7 @@ import { nowSeconds, type Clock } from '../clock.js';
 import {
   generateKey,
   hashSecret,
+  keyHint,
   MAX_ALLOWED_IPS,
   normaliseIpEntry,
   ROTATION_GRACE_SECONDS,
@@ -263,7 +264,7 @@ export function describeKey(k: ApiKey, now: number) {
     name: k.name,
     type: k.kind,
     mode: k.mode,
-    hint: `${k.kind === 'secret' ? 'sk' : 'pk'}_${k.mode === 'test' ? 'test_' : ''}…${k.last4}`,
+    hint: keyHint(k),
     read_only: k.read_only,
     allowed_ips: k.allowed_ips,
     allowed_origins: k.allowed_origins,

@@ -13,6 +13,21 @@ export interface SchemaMigration {
   postgres?: string;
 }
 
+/** Migration 18's statements that read the same on both engines: the backfill of the kept refusals and the indexes. */
+const REQUEST_LOG_18_COMMON = `
+      UPDATE request_log SET
+        livemode = COALESCE((SELECT CASE WHEN k.mode = 'live' THEN 1 ELSE 0 END FROM api_keys k WHERE k.id = request_log.key_id), 0),
+        key_type = (SELECT CASE WHEN k.read_only = 1 THEN 'read_only' ELSE k.kind END FROM api_keys k WHERE k.id = request_log.key_id),
+        key_hint = (
+          SELECT (CASE WHEN k.kind = 'secret' THEN 'sk_' ELSE 'pk_' END) || (CASE WHEN k.mode = 'test' THEN 'test_' ELSE '' END) || '…' || k.last4
+          FROM api_keys k WHERE k.id = request_log.key_id
+        );
+      CREATE INDEX request_log_account ON request_log(account_id, livemode, id);
+      CREATE INDEX request_log_key ON request_log(account_id, key_id, id);
+      CREATE INDEX request_log_request ON request_log(account_id, request_id);
+      CREATE INDEX request_log_created ON request_log(created_at);
+`;
+
 export const MIGRATIONS: SchemaMigration[] = [
   {
     id: 1,
@@ -747,6 +762,31 @@ export const MIGRATIONS: SchemaMigration[] = [
         WHERE status = 'in_review' OR (status = 'approved' AND name_match LIKE '%"mode":"hold"%"decision":null%');
       CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
     `,
+  },
+  {
+    id: 18,
+    name: 'the request log: every public API request of an account, not only refusals',
+    // Id 18: 17 is another part of the console. The entries already kept (ip_not_allowed refusals)
+    // take their mode and key type from their key. Indexes: the console's list (an account's mode,
+    // newest first, by id), a key's entries, one request id, and the retention's sweep by time.
+    sql: `
+      ALTER TABLE request_log ADD COLUMN livemode INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE request_log ADD COLUMN key_type TEXT;
+      ALTER TABLE request_log ADD COLUMN key_hint TEXT;
+      ALTER TABLE request_log ADD COLUMN user_id TEXT;
+      ALTER TABLE request_log ADD COLUMN user_email TEXT;
+      ALTER TABLE request_log ADD COLUMN idempotency_key TEXT;
+      ALTER TABLE request_log ADD COLUMN duration_ms REAL;
+${REQUEST_LOG_18_COMMON}    `,
+    postgres: `
+      ALTER TABLE request_log ADD COLUMN livemode INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE request_log ADD COLUMN key_type TEXT COLLATE "C";
+      ALTER TABLE request_log ADD COLUMN key_hint TEXT COLLATE "C";
+      ALTER TABLE request_log ADD COLUMN user_id TEXT COLLATE "C";
+      ALTER TABLE request_log ADD COLUMN user_email TEXT COLLATE "C";
+      ALTER TABLE request_log ADD COLUMN idempotency_key TEXT COLLATE "C";
+      ALTER TABLE request_log ADD COLUMN duration_ms DOUBLE PRECISION;
+${REQUEST_LOG_18_COMMON}    `,
   },
 ];
 

@@ -1,21 +1,72 @@
+import { sql, type Insertable } from 'kysely';
 import type { Tx } from './db.js';
 import type { RequestLogTable } from './schema.js';
-import type { Insertable } from 'kysely';
 
-/** Requests refused by a key's policy (IP allowlist, revoked key) are kept for the operator and the console. */
-export async function logRefusedRequest(tx: Tx, entry: Insertable<RequestLogTable>): Promise<void> {
-  await tx.insertInto('request_log').values(entry).execute();
+export type NewRequestLogEntry = Insertable<RequestLogTable>;
+
+/**
+ * Rows per INSERT: SQLite binds at most 32,766 parameters per statement and PostgreSQL 65,535; at
+ * 17 columns a row, 500 rows stay well under both.
+ */
+const ROWS_PER_INSERT = 500;
+
+/** A batch of entries (the in-memory buffer's, requestLogBuffer.ts): one multi-row INSERT per 500 rows. */
+export async function insertRequestLog(tx: Tx, entries: readonly NewRequestLogEntry[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
+    await tx
+      .insertInto('request_log')
+      .values(entries.slice(i, i + ROWS_PER_INSERT))
+      .execute();
+  }
+}
+
+/** What the console's log screen narrows by (all optional; every one is an equality or a prefix on an indexed range). */
+export interface RequestLogFilter {
+  livemode?: boolean;
+  /** An exact status (404), or a class: 200 for 2xx, 400 for 4xx, 500 for 5xx. */
+  status?: { exact: number } | { class: 200 | 300 | 400 | 500 };
+  method?: string;
+  /** The start of the path as requested ("/api/v1/signature_requests"). */
+  pathPrefix?: string;
+  keyId?: string;
+  requestId?: string;
+  code?: string;
 }
 
 /** An account's entries, newest first; `before` (an entry id) continues a previous page. */
-export async function listRequestLog(tx: Tx, accountId: string, limit = 100, before?: number) {
+export async function listRequestLog(
+  tx: Tx,
+  accountId: string,
+  options: { filter?: RequestLogFilter; limit?: number; before?: number } = {},
+) {
+  const f = options.filter ?? {};
   let q = tx.selectFrom('request_log').selectAll().where('account_id', '=', accountId);
-  if (before !== undefined) q = q.where('id', '<', before);
-  return q.orderBy('id', 'desc').limit(limit).execute();
+  if (f.livemode !== undefined) q = q.where('livemode', '=', f.livemode ? 1 : 0);
+  if (f.status && 'exact' in f.status) q = q.where('status', '=', f.status.exact);
+  if (f.status && 'class' in f.status) q = q.where('status', '>=', f.status.class).where('status', '<', f.status.class + 100);
+  if (f.method !== undefined) q = q.where('method', '=', f.method);
+  // substr rather than LIKE: no wildcard escaping, and the same case-sensitive match on both engines.
+  if (f.pathPrefix !== undefined) q = q.where(sql<string>`substr(path, 1, ${f.pathPrefix.length})`, '=', f.pathPrefix);
+  if (f.keyId !== undefined) q = q.where('key_id', '=', f.keyId);
+  if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
+  if (f.code !== undefined) q = q.where('code', '=', f.code);
+  if (options.before !== undefined) q = q.where('id', '<', options.before);
+  return q
+    .orderBy('id', 'desc')
+    .limit(options.limit ?? 100)
+    .execute();
 }
+
+export type RequestLogRow = Awaited<ReturnType<typeof listRequestLog>>[number];
 
 /** Whether entry `id` is the account's (a cursor check). */
 export async function requestLogEntryOf(tx: Tx, accountId: string, id: number): Promise<boolean> {
   const row = await tx.selectFrom('request_log').select('id').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   return row !== undefined;
+}
+
+/** Retention: entries recorded before `before` (Unix seconds) go. Returns how many. */
+export async function pruneRequestLog(tx: Tx, before: number): Promise<number> {
+  const result = await tx.deleteFrom('request_log').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

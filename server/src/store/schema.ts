@@ -108,6 +108,15 @@ export interface RequestLogTable {
   code: string | null;
   ip: string;
   created_at: number;
+  /** Migration 18: every request, not only refusals. */
+  livemode: Generated<number>;
+  /** 'secret' | 'publishable' | 'read_only' | 'console' (a signed-in user's internal credential). */
+  key_type: string | null;
+  key_hint: string | null;
+  user_id: string | null;
+  user_email: string | null;
+  idempotency_key: string | null;
+  duration_ms: number | null;
 }
 
 export interface SignatureRequestsTable {

@@ -5,7 +5,6 @@ import { hashSecret, ipAllowed, looksLikeKey } from '../../domain/keys.js';
 import { resolveConsoleCredential, type LiveCredential } from '../../services/consoleCredentials.js';
 import { getAccount } from '../../store/accounts.js';
 import { findKeyByHash, type ApiKey } from '../../store/apiKeys.js';
-import { logRefusedRequest } from '../../store/requestLog.js';
 import { ApiError } from '../../errors.js';
 import type { AppContext, AuthState } from '../context.js';
 import { exposeToOrigin } from './cors.js';
@@ -19,7 +18,7 @@ const under = (path: string, root: string): boolean => path === root || path.sta
 
 /**
  * Bearer key → account. Then, before anything counts against limits: the secret key's IP allowlist
- * (refusals are logged), the eight publishable-key rules (with the CORS headers of a publishable
+ * (refusals are logged: middleware/requestLog.ts), the eight publishable-key rules (with the CORS headers of a publishable
  * key's allowed origin: middleware/cors.ts), and read-only keys. A console user's internal
  * credential (ck_…) is the account's secret key under the same rules, without an allowlist.
  */
@@ -28,7 +27,8 @@ export function authenticate(ctx: AppContext) {
     const header = req.headers.authorization;
     if (!header) throw new ApiError('api_key_missing');
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    const auth = token && looksLikeConsoleCredential(token) ? await consoleCredentialAuth(ctx, token) : await keyAuth(ctx, req, res, token);
+    const auth =
+      token && looksLikeConsoleCredential(token) ? await consoleCredentialAuth(ctx, req, token) : await keyAuth(ctx, req, res, token);
     if (!auth.publishable && auth.key.read_only && !isRead(req.method)) throw new ApiError('forbidden');
     req.tawqi.auth = auth;
     if (req.headers['svc-version'] === undefined && auth.account.version_pin) applyVersion(req, res, auth.account.version_pin);
@@ -47,19 +47,11 @@ async function keyAuth(ctx: AppContext, req: Request, res: Response, token: stri
   const account = await getAccount(ctx.store.db, key.account_id);
   if (!account) throw new ApiError('invalid_api_key');
   const publishable = key.kind === 'publishable';
+  const auth: AuthState = { key, account, livemode: key.mode === 'live', publishable };
+  // From here on the request is the account's: its refusals show in the account's request log.
+  req.tawqi.caller = auth;
 
   if (!publishable && !ipAllowed(req.tawqi.clientIp, key.allowed_ips)) {
-    await logRefusedRequest(ctx.store.db, {
-      account_id: account.id,
-      key_id: key.id,
-      request_id: req.tawqi.requestId,
-      method: req.method,
-      path: req.originalUrl.split('?')[0]!,
-      status: 403,
-      code: 'ip_not_allowed',
-      ip: req.tawqi.clientIp,
-      created_at: now,
-    });
     ctx.log.warn({ request_id: req.tawqi.requestId, key_id: key.id, ip: req.tawqi.clientIp }, 'request refused: ip_not_allowed');
     throw new ApiError('ip_not_allowed');
   }
@@ -68,7 +60,7 @@ async function keyAuth(ctx: AppContext, req: Request, res: Response, token: stri
     exposeToOrigin(req, res, key.allowed_origins);
     checkPublishable(req, key.allowed_origins);
   }
-  return { key, account, livemode: key.mode === 'live', publishable };
+  return auth;
 }
 
 /**
@@ -76,11 +68,13 @@ async function keyAuth(ctx: AppContext, req: Request, res: Response, token: stri
  * route is concerned (read-only for a viewer), but never under an IP allowlist (it is not a
  * customer's key) and carrying the user, so the request is attributable to them.
  */
-async function consoleCredentialAuth(ctx: AppContext, token: string): Promise<AuthState> {
+async function consoleCredentialAuth(ctx: AppContext, req: Request, token: string): Promise<AuthState> {
   const live = await resolveConsoleCredential(ctx, token);
   const account = live && (await getAccount(ctx.store.db, live.credential.account_id));
   if (!live || !account) throw new ApiError('invalid_api_key');
-  return { key: credentialAsKey(live), account, livemode: live.credential.livemode, publishable: false, user: credentialUser(live) };
+  const auth = { key: credentialAsKey(live), account, livemode: live.credential.livemode, publishable: false, user: credentialUser(live) };
+  req.tawqi.caller = auth;
+  return auth;
 }
 
 /** The key-shaped view the limits, idempotency and access log read (key_id is the credential's id). */
