@@ -10,6 +10,7 @@ import { sendError } from '../envelope.js';
 import { ipRateLimit } from '../middleware/limits.js';
 import { jsonBody } from '../middleware/jsonBody.js';
 import { auditLogRouter } from './api/auditLog.js';
+import { billingRouter } from './api/billing.js';
 import { brandingLogoRouter, brandingRouter } from './api/branding.js';
 import { authRouter } from './api/auth.js';
 import { passwordsRouter } from './api/passwords.js';
@@ -48,6 +49,7 @@ export function consoleApiRouter(ctx: AppContext): express.Router {
   api.use(versionPinRouter(ctx));
   api.use(identityReviewsRouter(ctx));
   api.use(brandingRouter(ctx));
+  api.use(billingRouter(ctx));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   return api;
 }
