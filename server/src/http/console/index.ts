@@ -9,6 +9,7 @@ import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
 import { ipRateLimit } from '../middleware/limits.js';
 import { jsonBody } from '../middleware/jsonBody.js';
+import { adminStatusRouter } from './api/adminStatus.js';
 import { auditLogRouter } from './api/auditLog.js';
 import { billingRouter } from './api/billing.js';
 import { brandingLogoRouter, brandingRouter } from './api/branding.js';
@@ -50,6 +51,7 @@ export function consoleApiRouter(ctx: AppContext): express.Router {
   api.use(identityReviewsRouter(ctx));
   api.use(brandingRouter(ctx));
   api.use(billingRouter(ctx));
+  api.use(adminStatusRouter(ctx));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   return api;
 }
