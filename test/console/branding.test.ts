@@ -195,6 +195,9 @@ describe('console branding', () => {
     assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), PNG);
     assert.equal((await owner.call('GET', '/branding')).body.branding.logo_url, png.body.logo_url);
+    const audit = (await owner.call('GET', '/audit_log?limit=1')).body.data[0];
+    assert.equal(audit.action, 'branding.updated');
+    assert.equal(audit.detail.changes.logo_url.to, png.body.logo_url, 'the upload is audited');
 
     assert.equal((await upload(owner, JPEG, 'image/jpeg')).body.content_type, 'image/jpeg');
     const svg = await upload(owner, Buffer.from(SAFE_SVG), 'image/svg+xml');
@@ -238,7 +241,13 @@ describe('console branding', () => {
     const png = await upload(owner, PNG, 'image/png');
     const current = (await owner.call('GET', '/branding')).body.branding;
     const put = await owner.call('PUT', '/branding', {
-      body: { ...current, brand_name: 'Acme Signing', sign_button_color: '#1a237e', sign_welcome_en: 'Hello from Acme' },
+      body: {
+        ...current,
+        brand_name: 'Acme Signing',
+        hide_powered: true,
+        sign_button_color: '#1a237e',
+        sign_welcome_en: 'Hello from Acme',
+      },
     });
     assert.equal(put.status, 200, put.text);
     const created = await s.call('POST', '/signature_requests', {
