@@ -167,6 +167,25 @@ export const configSchema = z.object({
     .max(3600)
     .default(900)
     .describe("Life of a console user's internal credential for the public API (the console asks for a new one before it ends)"),
+  TAWQI_BRANDING_LOGO_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(5 * 1024 * 1024)
+    .default(256 * 1024)
+    .describe('Largest logo the console accepts (PNG, JPEG or script-free SVG)'),
+  TAWQI_DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      v
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : undefined,
+    )
+    .describe("DNS servers (ip or ip:port, comma-separated) for the custom-domain check; the system's when unset"),
   // Webhooks (server/src/webhooks).
   TAWQI_WEBHOOK_ALLOW_PRIVATE: bool
     .default(false)

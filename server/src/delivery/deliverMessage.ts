@@ -1,6 +1,6 @@
 import type { Language } from '@tawqi/shared';
 import { nowSeconds } from '../clock.js';
-import { brandingOf } from '../domain/branding.js';
+import { absoluteLogoUrl, brandingOf } from '../domain/branding.js';
 import type { ServiceContext } from '../context.js';
 import { brandName, fillMessage, LINK_PLACEHOLDER, messageHtml } from './messages.js';
 import { signingUrl } from '../domain/signingLinks.js';
@@ -55,6 +55,8 @@ export async function renderMessage(db: Tx, message: MessageRow, publicUrl: stri
   }
   const account = await db.selectFrom('accounts').select(['name', 'branding']).where('id', '=', message.account_id).executeTakeFirst();
   const branding = brandingOf(account ? (JSON.parse(account.branding) as unknown) : {});
+  const logo = absoluteLogoUrl(branding.logo_url, publicUrl);
+  if (logo) branding.logo_url = logo;
   const values = {
     language: (message.language === 'en' ? 'en' : 'ar') as Language,
     signingUrl: link,

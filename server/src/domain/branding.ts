@@ -18,6 +18,10 @@ export const WHITE = '#ffffff';
 
 const HEX = /^#[0-9a-fA-F]{6}$/;
 
+/** The rules a branding value can break; brandingProblems.ts words each in Arabic and English. */
+export type BrandingRule =
+  'empty' | 'too_long' | 'plain_text' | 'one_line' | 'https' | 'hex' | 'too_light' | 'hostname' | 'email' | 'type' | 'unknown_field';
+
 /** Relative luminance of an sRGB colour `#rrggbb` (WCAG 2.x definition). */
 export function relativeLuminance(hex: string): number {
   if (!HEX.test(hex)) throw new Error(`not a #rrggbb colour: ${hex}`);
@@ -58,42 +62,75 @@ const hexColor = z
 
 /** Why a button colour is refused, with its ratio (to 2 places, or 3 where 2 would round up to a pass). */
 export function tooLight(hex: string): string {
-  const ratio = contrastRatio(WHITE, hex);
-  const shown = Number(ratio.toFixed(2)) >= MIN_BUTTON_CONTRAST ? (Math.floor(ratio * 1000) / 1000).toFixed(3) : ratio.toFixed(2);
-  return `is too light: white text on ${hex} has a contrast ratio of ${shown}:1; WCAG AA needs at least ${MIN_BUTTON_CONTRAST}:1 (choose a darker colour)`;
+  return `is too light: white text on ${hex} has a contrast ratio of ${shownRatio(contrastRatio(WHITE, hex))}:1; WCAG AA needs at least ${MIN_BUTTON_CONTRAST}:1 (choose a darker colour)`;
 }
+
+/** A ratio as a refusal shows it: 2 places, or 3 where 2 would round up to a pass (4.497 stays 4.497, not 4.50). */
+export function shownRatio(ratio: number): string {
+  return Number(ratio.toFixed(2)) >= MIN_BUTTON_CONTRAST ? (Math.floor(ratio * 1000) / 1000).toFixed(3) : ratio.toFixed(2);
+}
+
+/** A refinement whose issue names its rule, so brandingProblems can word it in Arabic and English. */
+const rule = (name: BrandingRule, message: string, extra: Record<string, unknown> = {}) => ({ message, params: { rule: name, ...extra } });
 
 const welcome = z
   .string()
   .trim()
   .min(1, 'must not be empty')
-  .refine((v) => chars(v) <= WELCOME_MAX_CHARS, `must be at most ${WELCOME_MAX_CHARS} characters`)
-  .refine((v) => !CONTROL.test(v), 'must be plain text without control characters');
+  .refine(
+    (v) => chars(v) <= WELCOME_MAX_CHARS,
+    rule('too_long', `must be at most ${WELCOME_MAX_CHARS} characters`, { max: WELCOME_MAX_CHARS }),
+  )
+  .refine((v) => !CONTROL.test(v), rule('plain_text', 'must be plain text without control characters'));
+
+/**
+ * Where an uploaded logo is served (services/brandingLogo.ts): a path on this server, so the signing
+ * page loads it from its own origin (a custom domain included); emails make it absolute.
+ */
+export const LOGO_PATH_PREFIX = '/branding/logos/';
+const LOGO_PATH = /^\/branding\/logos\/[A-Za-z0-9_]+-[0-9a-f]{64}\.(png|jpg|svg)$/;
+export const isLogoPath = (v: string): boolean => LOGO_PATH.test(v);
+/** The logo's address for a page or email outside this server's origin: an uploaded logo's path made absolute. */
+export function absoluteLogoUrl(logoUrl: string | undefined | null, publicUrl: string): string | null {
+  if (!logoUrl) return null;
+  return isLogoPath(logoUrl) ? `${publicUrl.replace(/\/+$/, '')}${logoUrl}` : logoUrl;
+}
+const isHttpsUrl = (v: string): boolean => URL.canParse(v) && new URL(v).protocol === 'https:' && !/\s/.test(v);
 
 export const brandingSchema = z.strictObject({
   brand_name: z
     .string()
     .trim()
     .min(1, 'must not be empty')
-    .refine((v) => chars(v) <= BRAND_NAME_MAX_CHARS, `must be at most ${BRAND_NAME_MAX_CHARS} characters`)
-    .refine((v) => !CONTROL.test(v) && !LINE_BREAK.test(v), 'must be one line of plain text')
+    .refine(
+      (v) => chars(v) <= BRAND_NAME_MAX_CHARS,
+      rule('too_long', `must be at most ${BRAND_NAME_MAX_CHARS} characters`, { max: BRAND_NAME_MAX_CHARS }),
+    )
+    .refine((v) => !CONTROL.test(v) && !LINE_BREAK.test(v), rule('one_line', 'must be one line of plain text'))
     .optional()
     .describe('Shown instead of the account name on the signing page and in emails'),
   logo_url: z
-    .url({ protocol: /^https$/, message: 'must be an https URL' })
+    .string()
     .max(2000)
+    .refine((v) => isHttpsUrl(v) || isLogoPath(v), rule('https', 'must be an https URL'))
     .optional()
-    .describe('https address of the logo image'),
+    .describe('https address of the logo image, or the path of an uploaded logo'),
   brand_color: hexColor.optional().describe('Accent colour, #rrggbb'),
   sign_button_color: hexColor
-    .refine(whiteTextReadable, { error: (issue) => tooLight(String(issue.input)) })
+    .refine(whiteTextReadable, {
+      error: (issue) => tooLight(String(issue.input)),
+      params: { rule: 'too_light', minimum: MIN_BUTTON_CONTRAST },
+    })
     .optional()
     .describe('Background of the sign button, #rrggbb; its text is white, so it must reach WCAG AA contrast'),
   custom_domain: z
     .string()
     .trim()
     .toLowerCase()
-    .refine((v) => HOSTNAME.test(v) && !/^\d+$/.test(v.slice(v.lastIndexOf('.') + 1)), 'must be a host name such as sign.example.com')
+    .refine(
+      (v) => HOSTNAME.test(v) && !/^\d+$/.test(v.slice(v.lastIndexOf('.') + 1)),
+      rule('hostname', 'must be a host name such as sign.example.com'),
+    )
     .optional()
     .describe('Host name the signing page is served at for this account'),
   from_email: z.email().max(254).toLowerCase().optional().describe('Reply address of emails (the From address when the server allows it)'),
@@ -128,12 +165,25 @@ export function brandingOf(stored: unknown): Branding {
  * even for test keys (spec part 5); the rest of branding is a Business plan feature (spec 2.9).
  */
 export function brandingPlanProblem(branding: Branding, plan: PlanName): string | null {
+  const need = brandingPlanNeed(branding, plan);
+  if (!need) return null;
+  const what = need.feature === 'custom_domain' ? 'A custom domain' : 'Branding';
+  return `${what} needs the ${need.required_plan} plan or above (the account is on ${plan})`;
+}
+
+/** The plan this branding needs and the feature that needs it, when `plan` is below it; else null. */
+export function brandingPlanNeed(
+  branding: Branding,
+  plan: PlanName,
+): { feature: 'branding' | 'custom_domain'; required_plan: PlanName } | null {
   if (branding.custom_domain !== undefined) {
     const needed = missingPlanFor('custom_domain', plan, true);
-    if (needed) return `A custom domain needs the ${needed} plan or above (the account is on ${plan})`;
+    if (needed) return { feature: 'custom_domain', required_plan: needed };
   }
-  if (Object.keys(branding).length > 0 && PLANS[plan].rank < PLANS[BRANDING_PLAN].rank) {
-    return `Branding needs the ${BRANDING_PLAN} plan or above (the account is on ${plan})`;
-  }
+  if (Object.keys(branding).length > 0 && !brandingAvailable(plan)) return { feature: 'branding', required_plan: BRANDING_PLAN };
   return null;
+}
+
+export function brandingAvailable(plan: PlanName): boolean {
+  return PLANS[plan].rank >= PLANS[BRANDING_PLAN].rank;
 }

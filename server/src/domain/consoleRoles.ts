@@ -12,6 +12,8 @@ export const CONSOLE_PERMISSIONS = [
   'users.read',
   'users.manage',
   'audit.read',
+  'branding.manage',
+  'billing.read',
 ] as const;
 export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 
@@ -23,6 +25,8 @@ export const PERMISSION_SCOPE: Record<ConsolePermission, string> = {
   'users.read': 'the team list',
   'users.manage': 'invite, change role, remove; an admin cannot touch the owner or make an owner',
   'audit.read': 'the audit log',
+  'branding.manage': 'the signing page and email branding, logo, custom domain (Business plan and above)',
+  'billing.read': 'plan, balances, wallet ledger, usage per month, prices, daily-cap notices',
 };
 
 export const ROLE_PERMISSIONS: Record<ConsoleRole, readonly ConsolePermission[]> = {

@@ -11,7 +11,7 @@
  */
 
 /** Top-level folders files are kept in; a new kind of file adds its own. */
-export const FILE_COLLECTIONS = ['documents'] as const;
+export const FILE_COLLECTIONS = ['documents', 'branding'] as const;
 export type FileCollection = (typeof FILE_COLLECTIONS)[number];
 
 export const MAX_FILE_KEY_LENGTH = 512;
@@ -32,4 +32,9 @@ export function isFileKey(key: string): boolean {
 /** The final (sealed) PDF of a request: DATA_DIR/documents/<id>.pdf in the folder backend, as ever. */
 export function sealedPdfKey(requestId: string): string {
   return `documents/${requestId}.pdf`;
+}
+
+/** An uploaded branding logo, named by its account and the SHA-256 of its bytes (so a new logo is a new address). */
+export function brandingLogoKey(fileName: string): string {
+  return `branding/${fileName}`;
 }

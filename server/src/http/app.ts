@@ -30,6 +30,7 @@ import { sessionRoutes } from './routes/sessions.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { testHelperRoutes } from './routes/testHelpers.js';
 import { pkiRouter } from './pkiRouter.js';
+import { brandingLogosRouter } from './brandingLogos.js';
 import { consoleRouter } from './console/index.js';
 import { healthEndpoints, Lifecycle, metricsEndpoint, trackRequests } from './operations.js';
 
@@ -97,6 +98,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.use(docsRouter(ctx, openapi));
   app.use(identityRouter(ctx));
   app.use(pkiRouter(ctx));
+  app.use(brandingLogosRouter(ctx));
   app.use(consoleRouter(ctx));
   app.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   app.use(errorHandler(ctx));

@@ -5,6 +5,7 @@
  * in-browser file check. Every value from a person (title, masked names) is escaped and isolated
  * (<bdi>), so an Arabic name cannot be reordered by the text around it.
  */
+import { isLogoPath } from '../../domain/branding.js';
 import type { Language } from '@tawqi/shared';
 import type { Verification } from '@tawqi/shared/api';
 import { escapeHtml as esc } from '../../sealing/html.js';
@@ -51,6 +52,7 @@ function when(t: number | null, lang: Language, none: string): string {
 function safeLogo(url: string | null): string | null {
   if (!url) return null;
   if (/^data:image\/(png|jpeg|gif|webp|avif);base64,[a-z0-9+/=]+$/i.test(url)) return url;
+  if (isLogoPath(url)) return url; // an uploaded logo, served by this server (img-src 'self')
   return URL.canParse(url) && new URL(url).protocol === 'https:' ? url : null;
 }
 
