@@ -4,12 +4,13 @@
  * by cursor. The filters and the cursor trail live in the address, so Back, Forward and a reload
  * keep the place.
  */
-import { bdi, h } from '@tawqi/signing-page/dom';
+import { bdi, h, replace } from '@tawqi/signing-page/dom';
 import { button } from '@tawqi/signing-page/kit';
 import type { Key } from '../i18n.js';
 import type { ListPage } from '../publicApi.js';
 import { at } from '../router.js';
 import type { Screen, ScreenContext } from '../screen.js';
+import { cursorOf, cursorPager, requestPagerTexts } from '../views/pager.js';
 import { emptyState, linkButton, pageScreen } from '../views/parts.js';
 import { canWrite, REQUEST_STATUSES, statusTone, when, type SignatureRequest } from './model.js';
 import { errorText, statusBadge } from './parts.js';
@@ -27,8 +28,7 @@ export function requestListScreen(ctx: ScreenContext): Screen {
     results,
   );
   if (create) screen.root.querySelector('.page-head')?.append(h('div', { class: 'page-actions' }, create));
-  const trail = (q.get('trail') ?? '').split(',').filter(Boolean);
-  const after = q.get('after');
+  const { after } = cursorOf(place);
   void ctx.publicApi
     .get<ListPage<SignatureRequest>>(ctx.livemode, '/signature_requests', {
       status: q.get('status'),
@@ -39,7 +39,7 @@ export function requestListScreen(ctx: ScreenContext): Screen {
       limit: PAGE_SIZE,
     })
     .then((page) => {
-      results.replaceChildren(table(ctx, page.data), ...[pager(ctx, page, trail, after)].filter((x) => x !== null));
+      replace(results, table(ctx, page.data), cursorPager(place, '/requests', page, requestPagerTexts(s)));
       results.removeAttribute('aria-busy');
       ctx.announce(s.t('reqCount', { count: page.data.length }));
     })
@@ -120,25 +120,4 @@ function table(ctx: ScreenContext, rows: SignatureRequest[]): HTMLElement {
       ),
     ),
   );
-}
-
-function pager(ctx: ScreenContext, page: ListPage<SignatureRequest>, trail: string[], after: string | null): HTMLElement | null {
-  const { s, place } = ctx;
-  if (!after && !page.has_more) return null;
-  const link = (cursor: string | null, nextTrail: string[]) => {
-    const q = new URLSearchParams(place.query);
-    q.delete('after');
-    q.delete('trail');
-    if (cursor) q.set('after', cursor);
-    if (nextTrail.length) q.set('trail', nextTrail.join(','));
-    return `${at('/requests')}${q.size ? `?${q}` : ''}`;
-  };
-  const prev = after
-    ? h('a', { class: 'btn btn-secondary', attrs: { href: link(trail.at(-1) ?? null, trail.slice(0, -1)) } }, s.t('reqPrev'))
-    : null;
-  const next =
-    page.has_more && page.next_cursor
-      ? h('a', { class: 'btn btn-secondary', attrs: { href: link(page.next_cursor, after ? [...trail, after] : trail) } }, s.t('reqNext'))
-      : null;
-  return h('nav', { class: 'pager', attrs: { 'aria-label': s.t('reqPages') } }, prev, next);
 }
