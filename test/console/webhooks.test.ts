@@ -18,6 +18,7 @@ import { isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowse
 import { assertAccessible, consoleScreenshot, useConsoleLanguage } from '../support/console.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import type { TestServer } from '../support/server.js';
+import { teamAccount } from '../support/teamAccount.js';
 import { makeTestCa, startWebhookTestServer, WebhookReceiver, type Received, type TestCa } from '../support/webhookReceiver.js';
 
 /** A receiver's check of spec part 5, written apart from the server: t and every v1, HMAC-SHA256 hex, constant-time, 300 s tolerance. */
@@ -36,6 +37,13 @@ function holding(secret: string, nowSeconds: () => number): (r: Received) => boo
   };
 }
 
+const TEMPLATE = {
+  title: 'Supply',
+  language: 'en',
+  body: 'Supply for {{client}}.',
+  fields: [{ key: 'client', label: 'Client', required: true }],
+};
+
 const v1Count = (r: Received) =>
   String(r.headers['svc-signature'])
     .split(',')
@@ -48,6 +56,9 @@ describe('the console Webhooks and Events pages, in Chromium', { timeout: 420_00
   let browser: TestBrowser;
   let tab: { page: Page; watch: PageWatch };
   let accountId: string;
+  let testKey: string;
+  let team: string[];
+  let templateId: string;
   const owner = 'owner.hooks@acme.test';
   const viewer = 'viewer.hooks@acme.test';
   /** The secrets the receiver holds: it answers which of them verified the delivery. */
@@ -66,8 +77,11 @@ describe('the console Webhooks and Events pages, in Chromium', { timeout: 420_00
       const by = [...held].filter(([, check]) => check(r)).map(([name]) => name);
       return by.length ? { status: 200, body: `verified ${id} with ${by.join('+')}` } : { status: 400, body: 'bad signature' };
     };
-    const a = await s.account({ name: 'Hooks Co', ownerEmail: owner });
+    const a = await teamAccount(s, TEMPLATE, { overrides: { name: 'Hooks Co' } });
     accountId = a.id;
+    testKey = a.keys.secret_test;
+    team = a.team;
+    templateId = a.templateId;
     await consoleUser(s, accountId, owner, 'owner');
     await consoleUser(s, accountId, viewer, 'viewer');
     browser = await launchBrowser();
@@ -294,6 +308,24 @@ describe('the console Webhooks and Events pages, in Chromium', { timeout: 420_00
       await visit(`/console/developers/events/${ids[1]}`, lang, 'pre.payload');
       await checkPage('event', lang);
     }
+
+    // A request's event links to the request's page.
+    const made = await s.call('POST', '/signature_requests', {
+      key: testKey,
+      body: {
+        title: 'Supply Epsilon',
+        source: { type: 'template', template_id: templateId },
+        signers: [{ name: 'Member', email: team[1], fields: { client: 'Nile' } }],
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    await visit('/console/developers/events?type=signature_request.*', 'en', '.data-table');
+    const types = await page.locator('.data-table tbody th').allTextContents();
+    assert.ok(types.includes('signature_request.sent') && types.every((t) => t.startsWith('signature_request.')), types.join());
+    await page.getByRole('link', { name: 'signature_request.sent' }).click();
+    await page.getByRole('heading', { name: 'signature_request.sent', level: 1 }).waitFor();
+    await page.getByRole('link', { name: made.body.id }).click();
+    await page.getByRole('heading', { name: 'Supply Epsilon', level: 1 }).waitFor();
     // An API error in the page's language.
     await visit('/console/developers/events/evt_missing', 'ar', '.notice.tone-bad');
     assert.match((await page.locator('.notice.tone-bad').textContent()) ?? '', /[\u0600-\u06FF]/, 'Arabic message');

@@ -35,7 +35,7 @@ export function rotateDialog(s: Strings, url: string): Promise<number | null> {
     });
     const dialog = h(
       'dialog',
-      { class: 'confirm-dialog', attrs: { 'aria-labelledby': titleId, 'aria-describedby': bodyId } },
+      { class: ['confirm-dialog', 'hook-dialog'], attrs: { 'aria-labelledby': titleId, 'aria-describedby': bodyId } },
       h('h2', { id: titleId, class: 'subtitle' }, s.t('hooksRotateTitle')),
       h('div', { id: bodyId }, h('p', null, s.t('hooksRotateBody', { url })), h('p', null, s.t('hooksRotateOverlapBody'))),
       h('div', { class: 'field' }, h('label', { class: 'label', attrs: { for: selectId } }, s.t('hooksOverlap')), select),
