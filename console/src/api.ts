@@ -75,6 +75,50 @@ export interface Invitation {
   role: Role;
 }
 
+/** An API key as the console lists it (server/src/services/consoleKeys.ts presentKey): never its secret. */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  type: 'secret' | 'publishable';
+  mode: 'live' | 'test';
+  hint: string;
+  read_only: boolean;
+  allowed_ips: string[];
+  allowed_origins: string[];
+  daily_cap: number | null;
+  state: 'active' | 'expiring' | 'expired' | 'revoked';
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  replaced_by: string | null;
+}
+
+/** A new key (created or rotated): its secret is in this answer only. */
+export interface IssuedKey {
+  key: ApiKeyView;
+  secret: string;
+  previous?: ApiKeyView;
+}
+
+export interface NewKey {
+  type: 'secret' | 'publishable';
+  mode: 'live' | 'test';
+  name?: string;
+  read_only?: boolean;
+}
+
+export interface KeyChanges {
+  allowed_ips?: string[];
+  allowed_origins?: string[];
+  daily_cap?: number | null;
+}
+
+export interface VersionPin {
+  version_pin: string | null;
+  default_version: string;
+  versions: { date: string; sunset: string | null }[];
+}
+
 interface ErrorBody {
   error?: { code?: unknown; message?: unknown; param?: unknown };
 }
@@ -125,6 +169,27 @@ export class ConsoleApi {
     const q = new URLSearchParams({ limit: String(limit) });
     if (startingAfter) q.set('starting_after', startingAfter);
     return this.call('GET', `/webhook_endpoints/${encodeURIComponent(id)}/deliveries?${q}`);
+  }
+  keys(): Promise<{ data: ApiKeyView[] }> {
+    return this.call('GET', '/keys');
+  }
+  createKey(body: NewKey): Promise<IssuedKey> {
+    return this.call('POST', '/keys', body);
+  }
+  rotateKey(id: string, expire: '24h' | 'now'): Promise<IssuedKey> {
+    return this.call('POST', `/keys/${encodeURIComponent(id)}/rotate`, { expire });
+  }
+  revokeKey(id: string): Promise<ApiKeyView> {
+    return this.call('POST', `/keys/${encodeURIComponent(id)}/revoke`, {});
+  }
+  updateKey(id: string, changes: KeyChanges): Promise<ApiKeyView> {
+    return this.call('PATCH', `/keys/${encodeURIComponent(id)}`, changes);
+  }
+  versionPin(): Promise<VersionPin> {
+    return this.call('GET', '/version_pin');
+  }
+  setVersionPin(version: string | null): Promise<VersionPin> {
+    return this.call('PUT', '/version_pin', { version_pin: version });
   }
 
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {

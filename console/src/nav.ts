@@ -3,6 +3,7 @@ import type { IconName } from '@tawqi/signing-page/kit';
 import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { homeScreen, sectionScreen } from './views/home.js';
+import { apiKeysScreen } from './developers/keys.js';
 import { requestDetailScreen, requestListScreen, requestNewScreen } from './requests/screens.js';
 import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
@@ -65,6 +66,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/requests', access: 'signed-in', screen: requestListScreen },
   { path: '/requests/new', access: 'signed-in', screen: requestNewScreen },
   { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
+  { path: '/developers/api-keys', access: 'signed-in', screen: apiKeysScreen },
   { path: '/developers/webhooks', access: 'signed-in', screen: webhookListScreen },
   { path: '/developers/webhooks/new', access: 'signed-in', screen: webhookNewScreen },
   {

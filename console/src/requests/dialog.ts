@@ -2,18 +2,30 @@
  * A confirm dialog on the native <dialog> (showModal: the rest of the page is inert, Escape
  * closes, the focus stays inside); the focus goes back to what opened it when it closes.
  */
-import { h, nextId } from '@tawqi/signing-page/dom';
+import { h, nextId, type Child } from '@tawqi/signing-page/dom';
 import { button } from '@tawqi/signing-page/kit';
 import type { Strings } from '../i18n.js';
 
-export function confirmDialog(s: Strings, o: { title: string; body: string; confirm: string }): Promise<boolean> {
+export interface ConfirmOptions {
+  title: string;
+  body: string;
+  confirm: string;
+  /** The safe answer's label (default: "Keep"). */
+  cancel?: string;
+  /** More content between the body and the buttons (e.g. a choice the caller reads after a yes). */
+  extra?: Child;
+  /** The confirm button's look: destructive actions are 'danger' (the default). */
+  tone?: 'danger' | 'primary';
+}
+
+export function confirmDialog(s: Strings, o: ConfirmOptions): Promise<boolean> {
   const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const titleId = nextId('dlg');
   const bodyId = nextId('dlg');
   return new Promise((resolve) => {
     let answer = false;
-    const keep = button(s.t('reqKeep'), 'secondary', () => dialog.close());
-    const yes = button(o.confirm, 'danger', () => {
+    const keep = button(o.cancel ?? s.t('reqKeep'), 'secondary', () => dialog.close());
+    const yes = button(o.confirm, o.tone ?? 'danger', () => {
       answer = true;
       dialog.close();
     });
@@ -22,6 +34,7 @@ export function confirmDialog(s: Strings, o: { title: string; body: string; conf
       { class: 'confirm-dialog', attrs: { 'aria-labelledby': titleId, 'aria-describedby': bodyId } },
       h('h2', { id: titleId, class: 'subtitle' }, o.title),
       h('p', { id: bodyId }, o.body),
+      o.extra,
       h('div', { class: 'actions' }, keep, yes),
     );
     dialog.addEventListener('close', () => {
