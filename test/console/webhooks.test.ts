@@ -49,6 +49,9 @@ const v1Count = (r: Received) =>
     .split(',')
     .filter((p) => p.startsWith('v1=')).length;
 
+/** Nothing on the page is loading (polled from the test: the page's CSP forbids the evaluated predicate of waitForFunction). */
+const settled = (page: Page) => until('the page loaded', async () => (await page.locator('[aria-busy="true"]').count()) === 0);
+
 describe('the console Webhooks and Events pages, in Chromium', { timeout: 420_000 }, () => {
   let ca: TestCa;
   let s: TestServer;
@@ -111,7 +114,7 @@ describe('the console Webhooks and Events pages, in Chromium', { timeout: 420_00
     await useConsoleLanguage(browser, s.url, lang);
     await page.goto(`${s.url}${path}`);
     await page.locator(ready).first().waitFor();
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    await settled(page);
   }
 
   /** The owner, signed in through the console API (for the audit log and a credential). */
@@ -150,7 +153,7 @@ describe('the console Webhooks and Events pages, in Chromium', { timeout: 420_00
     assert.ok((await s.webhooks.runDue()) >= 1, 'a delivery was due');
     await page.getByRole('button', { name: 'Refresh' }).click();
     await until(`${count} deliveries in the log`, async () => (await page.locator('.hook-delivery').count()) === count);
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    await settled(page);
   }
 
   test('an endpoint created by keyboard; its secret shown once; a test event verified by the receiver and logged with its answer', async () => {
@@ -295,12 +298,12 @@ describe('the console Webhooks and Events pages, in Chromium', { timeout: 420_00
     await page.getByLabel('Event type').selectOption('webhook_endpoint.test');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await until('the filtered list', async () => page.url().includes('type=webhook_endpoint.test'));
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    await settled(page);
     const ids = rx.received.slice(0, 2).map((r) => (JSON.parse(r.rawBody) as { id: string }).id);
     assert.deepEqual(await page.locator('.data-table tbody td:nth-child(2)').allTextContents(), [...ids].reverse(), 'newest first');
     await page.getByRole('link', { name: 'webhook_endpoint.test' }).first().click();
     await page.getByRole('heading', { name: 'webhook_endpoint.test', level: 1 }).waitFor();
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    await settled(page);
     const payload = JSON.parse((await page.locator('pre.payload').textContent()) ?? '') as { id: string; data: { object: { id: string } } };
     assert.equal(payload.id, ids[1]);
     assert.equal(payload.data.object.id, endpointId);
