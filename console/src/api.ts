@@ -155,6 +155,21 @@ export class ConsoleApi {
     return this.call('POST', '/invitations/accept', { token, name, password });
   }
 
+  // Webhook endpoints: what the public API has no route for (server/src/http/console/api/webhooks.ts).
+  rotateWebhookSecret(
+    id: string,
+    overlapHours: number,
+  ): Promise<{ endpoint: { previous_secret_signs_until: number | null }; secret: string }> {
+    return this.call('POST', `/webhook_endpoints/${encodeURIComponent(id)}/rotate_secret`, { overlap_hours: overlapHours });
+  }
+  sendWebhookTest(id: string): Promise<{ event: { id: string }; delivery: { id: string } }> {
+    return this.call('POST', `/webhook_endpoints/${encodeURIComponent(id)}/test`, {});
+  }
+  webhookDeliveries<T>(id: string, startingAfter: string | null, limit: number): Promise<T> {
+    const q = new URLSearchParams({ limit: String(limit) });
+    if (startingAfter) q.set('starting_after', startingAfter);
+    return this.call('GET', `/webhook_endpoints/${encodeURIComponent(id)}/deliveries?${q}`);
+  }
   keys(): Promise<{ data: ApiKeyView[] }> {
     return this.call('GET', '/keys');
   }

@@ -12,6 +12,7 @@ import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
 import { signInScreen } from './views/signIn.js';
 import { twoFactorScreen } from './views/twoFactor.js';
+import { eventDetailScreen, eventListScreen, webhookDetailScreen, webhookListScreen, webhookNewScreen } from './webhooks/screens.js';
 
 export interface NavLink {
   path: string;
@@ -73,6 +74,16 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/developers/api-keys', access: 'signed-in', screen: apiKeysScreen },
   { path: '/developers/logs', access: 'signed-in', screen: logListScreen },
   { path: '/developers/logs/:id', access: 'signed-in', screen: logDetailScreen, pattern: /^\/developers\/logs\/req_[A-Za-z0-9_-]+$/ },
+  { path: '/developers/webhooks', access: 'signed-in', screen: webhookListScreen },
+  { path: '/developers/webhooks/new', access: 'signed-in', screen: webhookNewScreen },
+  {
+    path: '/developers/webhooks/:id',
+    access: 'signed-in',
+    screen: webhookDetailScreen,
+    pattern: /^\/developers\/webhooks\/we_[A-Za-z0-9_]+$/,
+  },
+  { path: '/developers/events', access: 'signed-in', screen: eventListScreen },
+  { path: '/developers/events/:id', access: 'signed-in', screen: eventDetailScreen, pattern: /^\/developers\/events\/evt_[A-Za-z0-9_]+$/ },
   // Each section's own screen replaces its placeholder as the later parts of the console land.
   ...links
     .filter((l) => l.path !== '')

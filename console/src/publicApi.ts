@@ -54,6 +54,10 @@ export class PublicApi {
     return this.json<T>(livemode, 'POST', path, body, opts.idempotent ? crypto.randomUUID() : undefined);
   }
 
+  delete<T>(livemode: boolean, path: string): Promise<T> {
+    return this.json<T>(livemode, 'DELETE', path);
+  }
+
   async download(livemode: boolean, path: string, fallbackName: string): Promise<Download> {
     const res = await this.send(livemode, 'GET', path);
     if (!res.ok) throw await refusal(res);

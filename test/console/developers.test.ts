@@ -205,6 +205,7 @@ describe('webhook endpoints', () => {
     assert.equal(log.body.data[0].id, sent.body.delivery.id);
     assert.equal(log.body.data[0].status, 'succeeded');
     assert.equal(log.body.data[0].attempts[0].response_status, 200);
+    assert.equal(log.body.data[0].attempts[0].response_excerpt, 'ok', "the receiver's answer");
     assert.equal(log.body.data[0].attempts[0].created_at, now());
     assert.equal((await viewer.call('GET', `/webhook_endpoints/${made.body.id}/deliveries`)).status, 200, 'requests.read');
     assert.ok((await auditActions(owner)).some((e) => e.action === 'webhook_endpoint.tested' && e.target === made.body.id));

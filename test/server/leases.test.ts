@@ -311,7 +311,7 @@ describe(
       let open!: () => void;
       const gate = new Promise<void>((resolve) => (open = resolve));
       const before = rx.received.length;
-      rx.answer = (n) => (n === before ? { status: 500, after: gate } : { status: 200 });
+      rx.answer = (n) => (n === before ? { status: 500, after: gate, body: 'late' } : { status: 200 });
       await requests(1, 0);
       const slow = first.webhooks.runDue();
       await rx.waitFor(before + 1);
@@ -331,8 +331,11 @@ describe(
       assert.equal(delivery.status, 'succeeded');
       assert.equal(delivery.attempt_count, 1, 'the late 500 is not recorded over the success');
       assert.deepEqual(
-        (JSON.parse(delivery.attempts) as { response_status: number }[]).map((a) => a.response_status),
-        [200],
+        (JSON.parse(delivery.attempts) as { response_status: number; response_excerpt: string }[]).map((a) => [
+          a.response_status,
+          a.response_excerpt,
+        ]),
+        [[200, 'ok']],
       );
       assert.equal(rx.eventIds().filter((e) => e === gated).length, 2, 'sent by both: at least once');
       sentTwice.add(gated);

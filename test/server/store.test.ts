@@ -21,6 +21,7 @@ import { MIGRATIONS, POSTGRES_BASELINE } from '../../server/src/store/migrations
 import { incrementCounter, incrementCounters, incrementCounterWithin } from '../../server/src/store/counters.js';
 import { rateWindows } from '../../server/src/store/rateWindows.js';
 import { DUE_MESSAGES_SQL, dueMessages, recordMessageOutcomes } from '../../server/src/store/messages.js';
+import { recordAttempts } from '../../server/src/store/webhooks.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startTestServer } from '../support/server.js';
@@ -824,6 +825,75 @@ describe("message outcomes in a batch, on the run's engine", () => {
           { state: 'held', sent_at: null, body: 'b', lease_owner: null },
         ],
       );
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("migration 17 and webhook attempts, on the run's engine", () => {
+  test('attempts recorded before it gain response_excerpt: null before next_retry_at, laid out as new attempts are written', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-attempts-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      // Attempts as the code before migration 17 wrote them; the error quotes the key text, which must stay as it is.
+      const error = 'answered 500: {"a":1,"next_retry_at":1}';
+      const before = [
+        { attempt: 1, created_at: 10, response_status: 500, duration_ms: 4, error, next_retry_at: 70 },
+        { attempt: 2, created_at: 70, response_status: null, duration_ms: 9, error: 'timed out', next_retry_at: null },
+      ];
+      const row = (id: string, attempts: unknown[], lease: string | null) => ({
+        id,
+        event_id: 'evt_1',
+        endpoint_id: 'we_1',
+        trigger: 'event' as const,
+        status: 'pending' as const,
+        attempt_count: attempts.length,
+        next_attempt_at: 100,
+        leased_until: lease ? 100 : null,
+        lease_owner: lease,
+        attempts: JSON.stringify(attempts),
+        created_at: 1,
+        updated_at: 1,
+      });
+      await store.db
+        .insertInto('webhook_deliveries')
+        .values([row('whd_old', before, 'p#1'), row('whd_none', [], null)])
+        .execute();
+      const m17 = MIGRATIONS.find((m) => m.id === 17)!;
+      await sql.raw(store.dialect === 'postgres' ? m17.postgres! : m17.sql).execute(store.db);
+
+      const attempts = async (id: string) =>
+        (await store.db.selectFrom('webhook_deliveries').select('attempts').where('id', '=', id).executeTakeFirstOrThrow()).attempts;
+      const migrated = before.map(({ next_retry_at, ...a }) => ({ ...a, response_excerpt: null, next_retry_at }));
+      assert.equal(await attempts('whd_old'), JSON.stringify(migrated));
+      assert.equal(await attempts('whd_none'), '[]');
+
+      // A new attempt is appended with the same layout, its excerpt kept as given.
+      const recorded = await store.tx((trx) =>
+        recordAttempts(trx, [
+          {
+            deliveryId: 'whd_old',
+            lease: 'p#1',
+            entry: { attempt: 3, created_at: 200, response_status: 200, duration_ms: 3, error: null, response_excerpt: 'مقبول\n"ok"' },
+            outcome: { status: 'succeeded' },
+            now: 200,
+          },
+        ]),
+      );
+      assert.deepEqual([...recorded], ['whd_old']);
+      const third = {
+        attempt: 3,
+        created_at: 200,
+        response_status: 200,
+        duration_ms: 3,
+        error: null,
+        response_excerpt: 'مقبول\n"ok"',
+        next_retry_at: null,
+      };
+      assert.equal(await attempts('whd_old'), JSON.stringify([...migrated, third]));
     } finally {
       await store.close();
       await dropDatabaseOf(dir);

@@ -181,7 +181,7 @@ describe('tawqi webhook and events commands', () => {
     rx.answer = (_n, r) => {
       const status = r.path === '/show' && first ? 500 : 200;
       first = false;
-      return { status };
+      return { status, body: status === 500 ? 'try\r\nlater' : 'ok' };
     };
     const e = await emit(a.id, true);
     await s.webhooks.runDue();
@@ -198,13 +198,16 @@ describe('tawqi webhook and events commands', () => {
     assert.equal(d.endpoint, added.endpoint.id);
     assert.equal(d.status, 'succeeded');
     assert.deepEqual(
-      d.attempts.map((x: Json) => x.response_status),
-      [500, 200],
+      d.attempts.map((x: Json) => [x.response_status, x.response_excerpt]),
+      [
+        [500, 'try\nlater'],
+        [200, 'ok'],
+      ],
     );
     const text = await cli(['events', 'show', e.id]);
     assert.equal(text.code, 0);
     assert.match(text.stdout, new RegExp(`${d.id}  ${added.endpoint.id}  succeeded  2 attempt\\(s\\)`));
-    assert.match(text.stdout, /#1 .* 500 .*answered 500 .*retry/);
+    assert.match(text.stdout, /#1 .* 500 .*answered 500 .*retry.*\n {8}answered: try⏎later\n/);
     assert.match(text.stdout, /#2 .* 200 /);
     const missing = await cli(['events', 'show', 'evt_nope']);
     assert.equal(missing.code, 1);

@@ -218,7 +218,7 @@ describe('webhook delivery', () => {
     assert.equal(d[0].attempts.length, 1);
     assert.deepEqual(
       { ...d[0].attempts[0], duration_ms: 0 },
-      { attempt: 1, created_at: now(), response_status: 200, duration_ms: 0, error: null, next_retry_at: null },
+      { attempt: 1, created_at: now(), response_status: 200, duration_ms: 0, error: null, response_excerpt: 'ok', next_retry_at: null },
     );
     assert.ok(Number.isInteger(d[0].attempts[0].duration_ms) && d[0].attempts[0].duration_ms >= 0);
     assert.equal(await s.webhooks.runDue(), 0, 'a succeeded delivery is not sent again');
@@ -374,7 +374,7 @@ describe('webhook delivery', () => {
     const a = await account();
     const k = a.keys.secret_test;
     const rx = await receiver();
-    rx.answer = (i) => ({ status: i === 0 ? 500 : 200 });
+    rx.answer = (i) => (i === 0 ? { status: 500, body: '{"error":"database down"}' } : { status: 200, body: '' });
     const ep = await endpoint(k, rx.url());
     const e = await emit(a, false);
     const t0 = now();
@@ -386,6 +386,7 @@ describe('webhook delivery', () => {
     assert.equal(d.next_attempt_at, t0 + RETRY_SCHEDULE_SECONDS[0]!);
     assert.equal(d.attempts[0].response_status, 500);
     assert.equal(d.attempts[0].error, 'answered 500');
+    assert.equal(d.attempts[0].response_excerpt, '{"error":"database down"}', "the failure's answer is kept for the delivery log");
     assert.equal(d.attempts[0].next_retry_at, t0 + 60);
 
     s.clock.advanceSeconds(59);
@@ -397,10 +398,10 @@ describe('webhook delivery', () => {
     [d] = await deliveries(k, e.id);
     assert.equal(d.status, 'succeeded');
     assert.deepEqual(
-      d.attempts.map((x: Json) => [x.attempt, x.created_at, x.response_status, x.next_retry_at]),
+      d.attempts.map((x: Json) => [x.attempt, x.created_at, x.response_status, x.response_excerpt, x.next_retry_at]),
       [
-        [1, t0, 500, t0 + 60],
-        [2, t0 + 60, 200, null],
+        [1, t0, 500, '{"error":"database down"}', t0 + 60],
+        [2, t0 + 60, 200, '', null],
       ],
     );
     // Both carried the same event, each signed at its own time.
@@ -423,6 +424,7 @@ describe('webhook delivery', () => {
     let [d] = await deliveries(k, e.id);
     assert.equal(d.status, 'pending');
     assert.equal(d.attempts[0].response_status, null);
+    assert.equal(d.attempts[0].response_excerpt, null, 'no answer: no excerpt');
     assert.match(d.attempts[0].error, new RegExp(`timed out: no answer within ${TIMEOUT_MS} ms`));
     assert.ok(d.attempts[0].duration_ms >= TIMEOUT_MS - 20);
     s.clock.advanceSeconds(60);
@@ -430,6 +432,37 @@ describe('webhook delivery', () => {
     [d] = await deliveries(k, e.id);
     assert.equal(d.status, 'succeeded', 'any 2xx is success');
     assert.equal(d.attempts[1].response_status, 204);
+    assert.equal(d.attempts[1].response_excerpt, '', 'a 204 has no body: an empty excerpt');
+  });
+
+  test('each attempt keeps the first 500 bytes of the answer, cut on a UTF-8 boundary, controls replaced; nothing past them is read', async () => {
+    const a = await account();
+    const k = a.keys.secret_test;
+    const rx = await receiver();
+    // 4 bytes (x, BEL, CRLF), then 3-byte characters: byte 499 starts the 166th €, which the cap would cut in two.
+    const head = Buffer.from('x\u0007\r\n', 'utf8');
+    const huge = Buffer.concat([head, Buffer.alloc(32 * 1024 * 1024, '€')]);
+    const short = 'مرحبا\tبك\n';
+    rx.answer = (i) =>
+      i === 0 ? { status: 200, body: huge } : { status: 422, body: Buffer.concat([Buffer.from(short), Buffer.from([0xc3])]) };
+    await endpoint(k, rx.url());
+    const e = await emit(a, false);
+    assert.equal(await s.webhooks.runDue(), 1);
+    let [d] = await deliveries(k, e.id);
+    const excerpt: string = d.attempts[0].response_excerpt;
+    assert.equal(excerpt, `x\uFFFD\n${'€'.repeat(165)}`);
+    assert.equal(Buffer.byteLength(excerpt.replace('\uFFFD', '\u0007').replace('\n', '\r\n')), 499, 'the cap less the cut character');
+    assert.equal(d.status, 'succeeded');
+    const taken = await rx.received[0]!.bodyWritten!;
+    assert.ok(taken < huge.length / 2, `the sender stopped reading at the cap: the socket took ${taken} of ${huge.length} bytes`);
+
+    // A short body is kept whole; a broken byte at its very end is shown as U+FFFD (the body ended there: not a cut).
+    await s.call('POST', `/events/${e.id}/redeliver`, { key: k, body: {} });
+    assert.equal(await s.webhooks.runDue(), 1);
+    [d] = await deliveries(k, e.id);
+    assert.equal(d.attempts[0].response_status, 422);
+    assert.equal(d.attempts[0].response_excerpt, `${short}\uFFFD`);
+    assert.equal(await rx.received[1]!.bodyWritten, Buffer.byteLength(short) + 1);
   });
 
   test('nine retries over about 46 hours, then failed; a 3xx or a refused connection is a failure too', async () => {

@@ -183,6 +183,7 @@ describe('webhook deliveries survive kill -9', () => {
       assert.equal(d.body.data.length, 1, id);
       assert.equal(d.body.data[0].status, 'succeeded', id);
       assert.equal(d.body.data[0].attempts.at(-1).response_status, 200);
+      assert.equal(d.body.data[0].attempts.at(-1).response_excerpt, 'ok', "the receiver's answer, read by the server process");
     }
     const exitedCleanly = new Promise((resolve) => server.proc.once('exit', (code) => resolve(code)));
     server.proc.kill('SIGTERM');

@@ -89,6 +89,8 @@ export interface Answer {
   /** Answer only once this settles (a test opens the gate). */
   after?: Promise<unknown>;
   hang?: boolean;
+  /** The answer's body (default `ok`): bytes as given, so a test can answer invalid or cut UTF-8. */
+  body?: string | Buffer;
 }
 
 export interface Received {
@@ -102,6 +104,12 @@ export interface Received {
   answered?: number;
   /** Wall-clock ms of the answer. */
   answeredAtMs?: number;
+  /**
+   * How many bytes of the answer's body the socket took, once the body was all written or the
+   * connection closed. The body goes out in 64 KiB writes, each after the previous one drained, so
+   * a sender that stops reading stops the writes once the kernel's buffers are full.
+   */
+  bodyWritten?: Promise<number>;
 }
 
 export class WebhookReceiver {
@@ -147,7 +155,8 @@ export class WebhookReceiver {
     const send = () => {
       r.answered = a.status ?? 200;
       r.answeredAtMs = Date.now();
-      res.writeHead(r.answered, { 'content-type': 'text/plain' }).end('ok');
+      res.writeHead(r.answered, { 'content-type': 'text/plain; charset=utf-8' });
+      r.bodyWritten = writeSlowly(res, Buffer.from(a.body ?? 'ok'));
     };
     if (a.after) {
       this.hanging.add(res);
@@ -185,6 +194,33 @@ export class WebhookReceiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+const WRITE_CHUNK = 64 * 1024;
+
+/** Write `body` chunk by chunk, each after the last drained; resolves with the bytes the socket took. */
+function writeSlowly(res: ServerResponse, body: Buffer): Promise<number> {
+  return new Promise((resolve) => {
+    let taken = 0;
+    let offset = 0;
+    const done = () => resolve(taken);
+    res.on('close', done);
+    const next = () => {
+      while (offset < body.length && !res.destroyed) {
+        const chunk = body.subarray(offset, offset + WRITE_CHUNK);
+        offset += chunk.length;
+        const more = res.write(chunk, (err) => {
+          if (!err) taken += chunk.length;
+        });
+        if (!more) {
+          res.once('drain', next);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end(done);
+    };
+    next();
+  });
 }
 
 /**

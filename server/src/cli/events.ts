@@ -10,13 +10,20 @@ import { command, emit, run, time, withStore, type JsonFlag } from './kit.js';
 /** Deliveries shown by `events show`: an event has one per endpoint and redelivery. */
 const SHOWN_DELIVERIES = 100;
 
+/** The excerpt on one terminal line: line ends shown as ⏎, cut at EXCERPT_LINE characters (the JSON output has it whole). */
+const EXCERPT_LINE = 100;
+function oneLine(text: string): string {
+  const flat = text.replace(/\n/g, '⏎').replace(/\t/g, ' ');
+  return flat.length > EXCERPT_LINE ? `${flat.slice(0, EXCERPT_LINE)}…` : flat;
+}
+
 function deliveryLines(d: ReturnType<typeof presentDelivery>): string[] {
   const head = `  ${d.id}  ${d.endpoint}  ${d.status}${d.trigger === 'redeliver' ? ' (redelivery)' : ''}  ${d.attempt_count} attempt(s)`;
   const next = d.next_attempt_at !== null ? [`    next attempt   ${time(d.next_attempt_at)}`] : [];
-  const attempts = (d.attempts as WebhookDelivery['attempts']).map(
-    (a) =>
-      `    #${a.attempt}  ${time(a.created_at)}  ${a.response_status ?? 'no answer'}  ${a.duration_ms} ms${a.error ? `  ${a.error}` : ''}${a.next_retry_at !== null ? `  retry ${time(a.next_retry_at)}` : ''}`,
-  );
+  const attempts = (d.attempts as WebhookDelivery['attempts']).flatMap((a) => [
+    `    #${a.attempt}  ${time(a.created_at)}  ${a.response_status ?? 'no answer'}  ${a.duration_ms} ms${a.error ? `  ${a.error}` : ''}${a.next_retry_at !== null ? `  retry ${time(a.next_retry_at)}` : ''}`,
+    ...(a.response_excerpt ? [`        answered: ${oneLine(a.response_excerpt)}`] : []),
+  ]);
   return [head, ...attempts, ...next];
 }
 

@@ -1,31 +1,10 @@
 /**
- * The event types of spec 6.3: what `enabled_events` may name. `*` subscribes to every type,
- * including types added later (new event types are a non-breaking change, spec part 9).
+ * The rules of event types (spec 6.3; the list is in @tawqi/shared/events, which the console reads
+ * too): what `enabled_events` may name. `*` subscribes to every type, including types added later.
  */
-export const EVENT_TYPES = [
-  'signature_request.created',
-  'signature_request.sent',
-  'signature_request.viewed',
-  'signature_request.partially_signed',
-  'signature_request.completed',
-  'signature_request.declined',
-  'signature_request.expired',
-  'signature_request.canceled',
-  'signer.sent',
-  'signer.viewed',
-  'signer.otp_verified',
-  'signer.identity_verified',
-  'signer.identity_in_review',
-  'signer.identity_resubmission_requested',
-  'signer.identity_declined',
-  'signer.identity_match_hold',
-  'signer.identity_match_decided',
-  'signer.signed',
-  'signer.declined',
-  'document.sealed',
-  'verification.created',
-  'audit.whatsapp_simulated',
-] as const;
+import { EVENT_TYPES } from '@tawqi/shared/events';
+
+export { EVENT_TYPES };
 
 export const ALL_EVENTS = '*';
 

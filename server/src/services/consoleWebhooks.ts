@@ -6,6 +6,7 @@
  * Creating, changing, disabling and deleting endpoints, redelivering and the event log go through
  * the public API with the console's credential.
  */
+import { TEST_EVENT_TYPE } from '@tawqi/shared/events';
 import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -16,9 +17,6 @@ import type { Db } from '../store/db.js';
 import { deliveryOf, getEndpoint, listDeliveries, type WebhookEndpoint } from '../store/webhooks.js';
 import { rotateEndpointSecret } from '../webhooks/endpoints.js';
 import { recordAudit, type AuditActor } from './consoleAudit.js';
-
-/** The type of the event "send a test event" records: not in the catalogue, so no endpoint subscribes to it; it goes to the one named. */
-export const TEST_EVENT_TYPE = 'webhook_endpoint.test';
 
 type AccountActor = AuditActor & { account_id: string };
 

@@ -764,6 +764,24 @@ export const MIGRATIONS: SchemaMigration[] = [
     `,
   },
   {
+    id: 17,
+    name: "webhook attempts: the start of the receiver's answer (response_excerpt) on every attempt",
+    // Attempts are JSON text on their delivery (webhooks.ts), so there is no column to add: every
+    // attempt recorded before this one gains "response_excerpt":null, just before next_retry_at
+    // (the key that stays last, as recordAttempts writes it). Inside JSON strings a quote is always
+    // escaped, so the key text below matches keys only. Same text on both engines.
+    sql: `
+      UPDATE webhook_deliveries
+        SET attempts = replace(attempts, ',"next_retry_at":', ',"response_excerpt":null,"next_retry_at":')
+        WHERE attempt_count > 0;
+    `,
+    postgres: `
+      UPDATE webhook_deliveries
+        SET attempts = replace(attempts, ',"next_retry_at":', ',"response_excerpt":null,"next_retry_at":')
+        WHERE attempt_count > 0;
+    `,
+  },
+  {
     id: 18,
     name: 'the request log: every public API request of an account, not only refusals',
     // Id 18: 17 is another part of the console. The entries already kept (ip_not_allowed refusals)

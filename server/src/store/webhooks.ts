@@ -55,6 +55,8 @@ export interface DeliveryAttempt {
   response_status: number | null;
   duration_ms: number;
   error: string | null;
+  /** The start of the receiver's answer (RESPONSE_EXCERPT_BYTES at most, controls replaced); null when it gave none. */
+  response_excerpt: string | null;
   /** When the delivery is tried again after this attempt; null when it succeeded, gave up or was canceled. */
   next_retry_at: number | null;
 }

@@ -309,7 +309,14 @@ export class WebhookDispatcher {
       this.pendingResults.push({
         deliveryId: d.id,
         lease: d.lease,
-        entry: { attempt, created_at: startedAt, response_status: o.status, duration_ms: o.durationMs, error: o.error },
+        entry: {
+          attempt,
+          created_at: startedAt,
+          response_status: o.status,
+          duration_ms: o.durationMs,
+          error: o.error,
+          response_excerpt: o.excerpt,
+        },
         outcome,
         now,
         written,

@@ -1,12 +1,17 @@
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { RESPONSE_EXCERPT_BYTES, readExcerpt } from './excerpt.js';
 import { bareHost, checkedLookup, resolveTarget, type Resolver } from './reachability.js';
 
-/** What one POST to a receiver came to: the status (null when there was no answer), how long it took, and why it failed. */
+/**
+ * What one POST to a receiver came to: the status (null when there was no answer), how long the
+ * answer took (to its status line), why it failed, and the start of its body (null when there was no answer).
+ */
 export interface SendOutcome {
   status: number | null;
   durationMs: number;
   error: string | null;
+  excerpt: string | null;
 }
 
 export interface SendRequest {
@@ -46,7 +51,8 @@ const MAX_ERROR_LENGTH = 300;
  * POST a signed event. A 2xx status within the deadline is success; anything else, a network error
  * or no answer in time is a failure (spec 6.1). The connection goes only to addresses the
  * reachability rules accept: literals are checked here, names by the lookup the socket uses.
- * Redirects are not followed (a 3xx is a failure).
+ * Redirects are not followed (a 3xx is a failure). The first RESPONSE_EXCERPT_BYTES of the answer's
+ * body are kept as its excerpt (for the delivery log); nothing past them is read.
  */
 export async function postWebhook(r: SendRequest): Promise<SendOutcome> {
   const started = performance.now();
@@ -57,17 +63,20 @@ export async function postWebhook(r: SendRequest): Promise<SendOutcome> {
     try {
       await resolveTarget(host, r.allowPrivate, r.resolve);
     } catch (err) {
-      return { status: null, durationMs: elapsed(), error: (err as Error).message.slice(0, MAX_ERROR_LENGTH) };
+      return { status: null, durationMs: elapsed(), error: (err as Error).message.slice(0, MAX_ERROR_LENGTH), excerpt: null };
     }
   }
   const deadline = started + r.timeoutMs;
   const once = (mayRetryStale: boolean): Promise<SendOutcome> =>
     new Promise((resolve) => {
       let settled = false;
-      const settle = (status: number | null, error: string | null) => {
+      // Set at the status line: the attempt has its answer, whatever happens to the body after it.
+      let answered = false;
+      const settle = (o: Omit<SendOutcome, 'durationMs'>, durationMs = elapsed()) => {
         if (settled) return;
         settled = true;
-        resolve({ status, durationMs: elapsed(), error: error === null ? null : error.slice(0, MAX_ERROR_LENGTH) });
+        clearTimeout(timer);
+        resolve({ ...o, durationMs, error: o.error === null ? null : o.error.slice(0, MAX_ERROR_LENGTH) });
       };
       const req = https.request({
         method: 'POST',
@@ -78,6 +87,7 @@ export async function postWebhook(r: SendRequest): Promise<SendOutcome> {
         agent: r.agent,
         lookup: checkedLookup(r.allowPrivate, r.resolve),
       });
+      // The deadline covers the excerpt too: a body still trickling in then is cut where it is.
       const timer = setTimeout(
         () => {
           req.destroy(new Error(`timed out: no answer within ${r.timeoutMs} ms`));
@@ -85,22 +95,22 @@ export async function postWebhook(r: SendRequest): Promise<SendOutcome> {
         Math.max(1, deadline - performance.now()),
       );
       req.on('response', (res) => {
+        answered = true;
         const status = res.statusCode ?? 0;
-        settle(status, isSuccess(status) ? null : `answered ${status}`);
-        res.on('error', () => {});
-        res.on('close', () => clearTimeout(timer));
-        res.resume();
+        const durationMs = elapsed();
+        const error = isSuccess(status) ? null : `answered ${status}`;
+        readExcerpt(res, RESPONSE_EXCERPT_BYTES, (excerpt) => settle({ status, error, excerpt }, durationMs));
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
+        if (settled || answered) return;
         clearTimeout(timer);
-        if (settled) return;
         // A kept-alive socket the receiver closed while idle: nothing reached it; try once on a fresh socket.
         if (mayRetryStale && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && performance.now() < deadline) {
           settled = true;
           resolve(once(false));
           return;
         }
-        settle(null, err.message || err.code || 'request failed');
+        settle({ status: null, error: err.message || err.code || 'request failed', excerpt: null });
       });
       req.end(r.body);
     });

@@ -435,6 +435,12 @@ export const webhookAttemptSchema = z
     response_status: z.number().int().nullable().describe('null when there was no answer'),
     duration_ms: z.number().int(),
     error: z.string().nullable(),
+    response_excerpt: z
+      .string()
+      .nullable()
+      .describe(
+        'The first 500 bytes of the receiver’s response body at most, as UTF-8 text cut on a character boundary (CRLF as LF; other control characters but tab and newline replaced by U+FFFD); empty for an empty body, null when there was no answer',
+      ),
     next_retry_at: nullableTime,
   })
   .meta({ id: 'WebhookAttempt' });

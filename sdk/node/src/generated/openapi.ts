@@ -281,7 +281,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The webhook deliveries of an event, newest first: endpoint, status (pending, succeeded, failed, canceled), next_attempt_at, and every attempt with its response_status (null when there was no answer), duration_ms, error and next_retry_at */
+    /** The webhook deliveries of an event, newest first: endpoint, status (pending, succeeded, failed, canceled), next_attempt_at, and every attempt with its response_status (null when there was no answer), duration_ms, error, response_excerpt (the first 500 bytes of the answer’s body at most) and next_retry_at */
     get: operations['getEventsIdDeliveries'];
     put?: never;
     post?: never;
@@ -1143,6 +1143,8 @@ export interface components {
       response_status: number | null;
       duration_ms: number;
       error: string | null;
+      /** @description The first 500 bytes of the receiver’s response body at most, as UTF-8 text cut on a character boundary (CRLF as LF; other control characters but tab and newline replaced by U+FFFD); empty for an empty body, null when there was no answer */
+      response_excerpt: string | null;
       next_retry_at: number | null;
     };
     WebhookDelivery: {

@@ -128,7 +128,7 @@ export const OPERATIONS = {
     status: 200,
     contentType: 'application/json',
     summary:
-      'The webhook deliveries of an event, newest first: endpoint, status (pending, succeeded, failed, canceled), next_attempt_at, and every attempt with its response_status (null when there was no answer), duration_ms, error and next_retry_at',
+      'The webhook deliveries of an event, newest first: endpoint, status (pending, succeeded, failed, canceled), next_attempt_at, and every attempt with its response_status (null when there was no answer), duration_ms, error, response_excerpt (the first 500 bytes of the answer’s body at most) and next_retry_at',
   },
   getSignatureRequestsIdDownload: {
     method: 'GET',
