@@ -126,7 +126,15 @@ describe('invitations', () => {
     );
     const accepted = await anon.call('POST', '/invitations/accept', { body: { token, name: 'Dina', password: MEMBER_PASSWORD } });
     assert.equal(accepted.status, 200, accepted.text);
-    assert.deepEqual(accepted.body, { email });
+    // Accepting signs the new member in: a full session (no second factor yet), its cookie and CSRF token.
+    assert.equal(accepted.body.user.email, email);
+    assert.equal(accepted.body.user.status, 'active');
+    assert.equal(accepted.body.two_factor_required, false);
+    assert.equal(typeof accepted.body.csrf_token, 'string');
+    const session = await anon.call('GET', '/session');
+    assert.equal(session.status, 200, session.text);
+    assert.equal(session.body.user.name, 'Dina');
+    assert.equal(session.body.user.last_sign_in_at, Math.floor(s.clock.nowMs() / 1000));
     assertError(
       await anon.call('POST', '/invitations/accept', { body: { token, name: 'Dina', password: MEMBER_PASSWORD } }),
       'console_link_invalid',
