@@ -6,6 +6,8 @@ import { homeScreen, sectionScreen } from './views/home.js';
 import { requestDetailScreen, requestListScreen, requestNewScreen } from './requests/screens.js';
 import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
+import { securityScreen } from './security/screen.js';
+import { teamScreen } from './team/screen.js';
 import { signInScreen } from './views/signIn.js';
 import { twoFactorScreen } from './views/twoFactor.js';
 
@@ -64,6 +66,9 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/requests', access: 'signed-in', screen: requestListScreen },
   { path: '/requests/new', access: 'signed-in', screen: requestNewScreen },
   { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
+  // Found before their placeholders below: the first route that matches a path wins.
+  { path: '/team', access: 'signed-in', screen: teamScreen },
+  { path: '/security', access: 'signed-in', screen: securityScreen },
   // Each section's own screen replaces its placeholder as the later parts of the console land.
   ...links
     .filter((l) => l.path !== '')

@@ -6,13 +6,13 @@ import { h, nextId } from '@tawqi/signing-page/dom';
 import { button } from '@tawqi/signing-page/kit';
 import type { Strings } from '../i18n.js';
 
-export function confirmDialog(s: Strings, o: { title: string; body: string; confirm: string }): Promise<boolean> {
+export function confirmDialog(s: Strings, o: { title: string; body: string; confirm: string; keep?: string }): Promise<boolean> {
   const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
   const titleId = nextId('dlg');
   const bodyId = nextId('dlg');
   return new Promise((resolve) => {
     let answer = false;
-    const keep = button(s.t('reqKeep'), 'secondary', () => dialog.close());
+    const keep = button(o.keep ?? s.t('reqKeep'), 'secondary', () => dialog.close());
     const yes = button(o.confirm, 'danger', () => {
       answer = true;
       dialog.close();
