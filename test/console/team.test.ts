@@ -1,7 +1,7 @@
 /**
  * The team (issue 15, points 1 and 7): invitations by email (the link from the mail as it arrived
- * at a real SMTP peer, a week, single use), accepting (a password, then sign-in), the new member a
- * valid test-mode recipient at once (a test request to them is created), role changes and removal
+ * at a real SMTP peer, a week, single use), accepting (a password; the member is signed in at once),
+ * the new member a valid test-mode recipient at once (a test request to them is created), role changes and removal
  * with their rules, and authorization route by route: a developer or viewer cannot manage users,
  * another account's users are not found. Real HTTP, the configured engine, the server's clock.
  */
