@@ -5,39 +5,28 @@
  * (POST /sign_out_everywhere after a confirm dialog; the sign-in screen says what happened).
  */
 import { h } from '@tawqi/signing-page/dom';
-import { button, icon, p } from '@tawqi/signing-page/kit';
+import { button, p } from '@tawqi/signing-page/kit';
 import { Form } from '../form.js';
 import { confirmDialog } from '../requests/dialog.js';
 import { errorText } from '../requests/parts.js';
 import type { Screen, ScreenContext } from '../screen.js';
+import { messageSlot } from '../views/notice.js';
 import { pageScreen } from '../views/parts.js';
 import { newPasswordFields } from '../views/password.js';
-import { twoFactorSection, type Section } from './twoFactor.js';
+import { currentPasswordField, twoFactorSection, type Section } from './twoFactor.js';
 
 export function securityScreen(ctx: ScreenContext): Screen {
   const { s } = ctx;
   const part = (id: string, title: string, ...children: (Node | null)[]): Section => {
-    const messages = h('div', { class: 'page-messages' });
+    const messages = messageSlot();
     const root = h(
       'section',
       { class: 'sec-part', attrs: { 'aria-labelledby': id } },
       h('h2', { id, class: 'subtitle' }, title),
-      messages,
+      messages.slot,
       ...children,
     );
-    return {
-      root,
-      say: (text, tone) => {
-        const box = h(
-          'div',
-          { class: ['notice', `tone-${tone}`], attrs: { role: tone === 'bad' ? 'alert' : 'status', tabindex: -1 } },
-          icon(tone === 'bad' ? 'alert' : 'check'),
-          h('p', null, text),
-        );
-        messages.replaceChildren(box);
-        box.focus();
-      },
-    };
+    return { root, say: messages.say };
   };
   const twoFactor = part(
     'sec-tf',
@@ -59,13 +48,7 @@ function passwordForm(ctx: ScreenContext, section: Section): HTMLFormElement {
   const form = new Form(
     s,
     [
-      {
-        name: 'current_password',
-        label: s.t('secCurrentPassword'),
-        type: 'password',
-        autocomplete: 'current-password',
-        check: (v) => (v === '' ? s.t('passwordRequired') : null),
-      },
+      currentPasswordField(s, 'current_password', s.t('secCurrentPassword')),
       { ...fresh!, name: 'new_password' },
       { ...confirm!, check: (v, all) => (v === '' ? s.t('confirmRequired') : v !== all.new_password ? s.t('confirmMismatch') : null) },
     ],

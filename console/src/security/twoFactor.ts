@@ -11,9 +11,10 @@
 import { h } from '@tawqi/signing-page/dom';
 import { button, icon, p } from '@tawqi/signing-page/kit';
 import type { TwoFactorSetup } from '../api.js';
-import { Form } from '../form.js';
+import { Form, type FieldSpec } from '../form.js';
 import type { Strings } from '../i18n.js';
 import { errorText } from '../requests/parts.js';
+import { codeField, digits } from '../views/twoFactor.js';
 import type { ScreenContext } from '../screen.js';
 import { copyButton, downloadButton } from './copy.js';
 
@@ -21,6 +22,15 @@ export interface Section {
   root: HTMLElement;
   say(text: string, tone: 'ok' | 'bad'): void;
 }
+
+/** The user's password again, before a security change. */
+export const currentPasswordField = (s: Strings, name: string, label: string): FieldSpec => ({
+  name,
+  label,
+  type: 'password',
+  autocomplete: 'current-password',
+  check: (v) => (v === '' ? s.t('passwordRequired') : null),
+});
 
 export function twoFactorSection(ctx: ScreenContext, section: Section): void {
   void new TwoFactorPart(ctx, section).load();
@@ -83,20 +93,8 @@ class TwoFactorPart {
 
   private enrol(setup: TwoFactorSetup): void {
     const { s, ctx } = this;
-    const form = new Form(
-      s,
-      [
-        {
-          name: 'code',
-          label: s.t('codeLabel'),
-          autocomplete: 'one-time-code',
-          inputmode: 'numeric',
-          hint: s.t('codeHint'),
-          check: (v) => (/^\d{6}$/.test(v.replace(/\s/g, '')) ? null : s.t('codeInvalid')),
-        },
-      ],
-      s.t('secTfConfirm'),
-      async ({ code }) => this.codes((await ctx.api.twoFactorConfirm(code!.replace(/\s/g, ''))).recovery_codes),
+    const form = new Form(s, [codeField(s)], s.t('secTfConfirm'), async ({ code }) =>
+      this.codes((await ctx.api.twoFactorConfirm(digits(code!))).recovery_codes),
     );
     form.submit.classList.remove('btn-block');
     const manual = h('code', { class: 'secret-text', attrs: { dir: 'ltr' } }, grouped(setup.secret));
@@ -150,24 +148,11 @@ class TwoFactorPart {
 
   private on(remaining: number): HTMLElement {
     const { s } = this;
-    const form = new Form(
-      s,
-      [
-        {
-          name: 'password',
-          label: s.t('password'),
-          type: 'password',
-          autocomplete: 'current-password',
-          check: (v) => (v === '' ? s.t('passwordRequired') : null),
-        },
-      ],
-      s.t('secTfDisable'),
-      async ({ password }) => {
-        await this.ctx.api.twoFactorDisable(password!);
-        this.section.say(s.t('secTfDisabled'), 'ok');
-        await this.load(true);
-      },
-    );
+    const form = new Form(s, [currentPasswordField(s, 'password', s.t('password'))], s.t('secTfDisable'), async ({ password }) => {
+      await this.ctx.api.twoFactorDisable(password!);
+      this.section.say(s.t('secTfDisabled'), 'ok');
+      await this.load(true);
+    });
     form.submit.className = 'btn btn-danger';
     return this.show(
       s.t('secTfOnTitle'),

@@ -11,6 +11,7 @@ import type { TeamMember } from '../api.js';
 import { checks, Form } from '../form.js';
 import { errorText } from '../requests/parts.js';
 import type { Screen, ScreenContext } from '../screen.js';
+import { messageSlot } from '../views/notice.js';
 import { pageScreen } from '../views/parts.js';
 import { rolePicker } from './rolePicker.js';
 import { rolesTable } from './rolesTable.js';
@@ -20,27 +21,12 @@ import { teamTable, type TeamView } from './table.js';
 export function teamScreen(ctx: ScreenContext): Screen {
   const { s } = ctx;
   const manage = ctx.session?.permissions.includes('users.manage') ?? false;
-  const messages = h('div', { class: 'page-messages' });
+  const messages = messageSlot();
   const list = h('div', { class: 'results', attrs: { 'aria-busy': 'true' } }, p('muted', s.t('loading')));
-  const view: TeamView = {
-    ctx,
-    manage,
-    reload: () => load(),
-    say: (text, tone) => {
-      const box = h(
-        'div',
-        { class: ['notice', `tone-${tone}`], attrs: { role: tone === 'bad' ? 'alert' : 'status', tabindex: -1 } },
-        icon(tone === 'bad' ? 'alert' : 'check'),
-        h('p', null, text),
-      );
-      messages.replaceChildren(box);
-      // The button that acted may be gone with the old table: the message takes the focus instead.
-      box.focus();
-    },
-  };
+  const view: TeamView = { ctx, manage, reload: () => load(), say: messages.say };
   const screen = pageScreen(
     { title: s.t('navTeam'), intro: s.t(manage ? 'teamIntro' : 'teamIntroReadOnly') },
-    messages,
+    messages.slot,
     manage ? inviteSection(view) : null,
     h(
       'section',
