@@ -119,6 +119,25 @@ export interface VersionPin {
   versions: { date: string; sunset: string | null }[];
 }
 
+/** A member of the account's team (GET /users). */
+export interface TeamMember {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  status: 'invited' | 'active' | 'disabled';
+  two_factor_enabled: boolean;
+  created_at: number;
+  last_sign_in_at: number | null;
+}
+
+export interface TwoFactorSetup {
+  secret: string;
+  otpauth_url: string;
+  /** An SVG document (paths only): shown as an image, never put into the page as markup. */
+  qr_svg: string;
+}
+
 interface ErrorBody {
   error?: { code?: unknown; message?: unknown; param?: unknown };
 }
@@ -198,6 +217,45 @@ export class ConsoleApi {
     for (const [name, value] of Object.entries(query))
       if (value !== null && value !== undefined && value !== '') q.set(name, String(value));
     return this.call<T>('GET', `/request_log${q.size ? `?${q}` : ''}`);
+  }
+
+  // The team (Team screen).
+  team(): Promise<{ data: TeamMember[] }> {
+    return this.call('GET', '/users');
+  }
+  /** Invite, or invite again (a pending invitation is renewed: a new link, the old one void). */
+  invite(email: string, role: Role): Promise<TeamMember> {
+    return this.call('POST', '/users/invitations', { email, role });
+  }
+  changeRole(id: string, role: Role): Promise<TeamMember> {
+    return this.call('PATCH', `/users/${encodeURIComponent(id)}`, { role });
+  }
+  /** Remove a member, or withdraw a pending invitation. */
+  removeMember(id: string): Promise<unknown> {
+    return this.call('DELETE', `/users/${encodeURIComponent(id)}`);
+  }
+
+  // The user's own security (Security screen).
+  twoFactorStatus(): Promise<{ enabled: boolean; recovery_codes_remaining: number }> {
+    return this.call('GET', '/two_factor');
+  }
+  twoFactorSetup(): Promise<TwoFactorSetup> {
+    return this.call('POST', '/two_factor/setup');
+  }
+  twoFactorConfirm(code: string): Promise<{ recovery_codes: string[] }> {
+    return this.call('POST', '/two_factor/confirm', { code });
+  }
+  twoFactorDisable(password: string): Promise<unknown> {
+    return this.call('POST', '/two_factor/disable', { password });
+  }
+  newRecoveryCodes(password: string): Promise<{ recovery_codes: string[] }> {
+    return this.call('POST', '/two_factor/recovery_codes', { password });
+  }
+  changePassword(currentPassword: string, newPassword: string): Promise<unknown> {
+    return this.call('POST', '/password', { current_password: currentPassword, new_password: newPassword });
+  }
+  signOutEverywhere(): Promise<{ sessions_ended: number }> {
+    return this.call('POST', '/sign_out_everywhere');
   }
 
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -119,6 +119,7 @@ export class App {
         this.session = await this.api.session();
         this.router.go(this.nextHref(place), { replace: true });
       },
+      signedOut: (message) => this.leave(message),
     };
   }
 
@@ -139,10 +140,15 @@ export class App {
     } catch {
       // Signed out already (an ended session) or unreachable: the screen leaves the console either way.
     }
+    this.leave(this.s.t('signedOut'));
+  }
+
+  /** Forget the session and its credential, and go to the sign-in screen with `message`. */
+  private leave(message: string): void {
     this.session = null;
     this.api.csrfToken = null;
     this.publicApi.clear();
-    this.pendingFlash = this.s.t('signedOut');
+    this.pendingFlash = message;
     this.router.go(at('/sign-in'), { replace: true });
   }
 

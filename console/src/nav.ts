@@ -4,12 +4,14 @@ import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { auditLogScreen } from './audit/log.js';
 import { identityReviewScreen } from './identity/review.js';
-import { homeScreen, sectionScreen } from './views/home.js';
+import { homeScreen } from './views/home.js';
 import { apiKeysScreen } from './developers/keys.js';
 import { requestDetailScreen, requestListScreen, requestNewScreen } from './requests/screens.js';
 import { logDetailScreen, logListScreen } from './logs/screens.js';
 import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
+import { securityScreen } from './security/screen.js';
+import { teamScreen } from './team/screen.js';
 import { signInScreen } from './views/signIn.js';
 import { twoFactorScreen } from './views/twoFactor.js';
 import { eventDetailScreen, eventListScreen, webhookDetailScreen, webhookListScreen, webhookNewScreen } from './webhooks/screens.js';
@@ -57,8 +59,6 @@ export interface RouteDef {
   pattern?: RegExp;
 }
 
-const links = NAV.flatMap((item) => ('links' in item ? item.links : [item]));
-
 export const ROUTES: readonly RouteDef[] = [
   { path: '', access: 'signed-in', screen: homeScreen },
   { path: '/sign-in', access: 'public', screen: signInScreen },
@@ -84,10 +84,8 @@ export const ROUTES: readonly RouteDef[] = [
   },
   { path: '/developers/events', access: 'signed-in', screen: eventListScreen },
   { path: '/developers/events/:id', access: 'signed-in', screen: eventDetailScreen, pattern: /^\/developers\/events\/evt_[A-Za-z0-9_]+$/ },
-  // Each section's own screen replaces its placeholder as the later parts of the console land.
-  ...links
-    .filter((l) => l.path !== '')
-    .map((l): RouteDef => ({ path: l.path, access: 'signed-in', screen: sectionScreen(l.label, l.icon) })),
+  { path: '/team', access: 'signed-in', screen: teamScreen },
+  { path: '/security', access: 'signed-in', screen: securityScreen },
 ];
 
 export const findRoute = (path: string): RouteDef | null =>

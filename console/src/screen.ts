@@ -32,6 +32,8 @@ export interface ScreenContext {
   announce(message: string): void;
   /** After a sign-in: load the session and go on to `next` (a console path) or home. */
   signedIn(): Promise<void>;
+  /** The session is over (signed out everywhere): forget it and go to the sign-in screen with `message`. */
+  signedOut(message: string): void;
 }
 
 export type ScreenFactory = (ctx: ScreenContext) => Screen;

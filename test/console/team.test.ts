@@ -1,7 +1,7 @@
 /**
  * The team (issue 15, points 1 and 7): invitations by email (the link from the mail as it arrived
- * at a real SMTP peer, a week, single use), accepting (a password, then sign-in), the new member a
- * valid test-mode recipient at once (a test request to them is created), role changes and removal
+ * at a real SMTP peer, a week, single use), accepting (a password; the member is signed in at once),
+ * the new member a valid test-mode recipient at once (a test request to them is created), role changes and removal
  * with their rules, and authorization route by route: a developer or viewer cannot manage users,
  * another account's users are not found. Real HTTP, the configured engine, the server's clock.
  */
@@ -126,7 +126,15 @@ describe('invitations', () => {
     );
     const accepted = await anon.call('POST', '/invitations/accept', { body: { token, name: 'Dina', password: MEMBER_PASSWORD } });
     assert.equal(accepted.status, 200, accepted.text);
-    assert.deepEqual(accepted.body, { email });
+    // Accepting signs the new member in: a full session (no second factor yet), its cookie and CSRF token.
+    assert.equal(accepted.body.user.email, email);
+    assert.equal(accepted.body.user.status, 'active');
+    assert.equal(accepted.body.two_factor_required, false);
+    assert.equal(typeof accepted.body.csrf_token, 'string');
+    const session = await anon.call('GET', '/session');
+    assert.equal(session.status, 200, session.text);
+    assert.equal(session.body.user.name, 'Dina');
+    assert.equal(session.body.user.last_sign_in_at, Math.floor(s.clock.nowMs() / 1000));
     assertError(
       await anon.call('POST', '/invitations/accept', { body: { token, name: 'Dina', password: MEMBER_PASSWORD } }),
       'console_link_invalid',

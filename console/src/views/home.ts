@@ -31,12 +31,6 @@ export function homeScreen(ctx: ScreenContext): Screen {
   return screen;
 }
 
-/** A section of the navigation whose screen comes in a later part: its heading and an empty state. */
-export const sectionScreen =
-  (title: Key, iconName: IconName) =>
-  (ctx: ScreenContext): Screen =>
-    pageScreen({ title: ctx.s.t(title) }, emptyState(iconName, ctx.s.t('sectionEmpty')));
-
 export function notFoundScreen(ctx: ScreenContext): Screen {
   const { s } = ctx;
   return pageScreen({ title: s.t('notFoundTitle') }, emptyState('alert', s.t('notFoundBody'), linkButton(s.t('goHome'), '', 'primary')));

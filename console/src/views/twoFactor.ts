@@ -4,13 +4,24 @@
  */
 import { h, replace } from '@tawqi/signing-page/dom';
 import { button, p } from '@tawqi/signing-page/kit';
-import { Form } from '../form.js';
+import { Form, type FieldSpec } from '../form.js';
+import type { Strings } from '../i18n.js';
 import type { Screen, ScreenContext } from '../screen.js';
 import { cardScreen, textLink } from './parts.js';
 
 /** Digits typed on an Arabic or Persian keyboard (٠–٩, ۰–۹) count as ASCII digits; spaces are dropped. */
-const digits = (text: string) =>
+export const digits = (text: string) =>
   text.replace(/[\u0660-\u0669\u06F0-\u06F9]/g, (d) => String((d.charCodeAt(0) & 0xf) % 10)).replace(/\s+/g, '');
+
+/** The authenticator app's 6-digit code (sign-in and enrolment alike). */
+export const codeField = (s: Strings): FieldSpec => ({
+  name: 'code',
+  label: s.t('codeLabel'),
+  autocomplete: 'one-time-code',
+  inputmode: 'numeric',
+  hint: s.t('codeHint'),
+  check: (v) => (/^\d{6}$/.test(digits(v)) ? null : s.t('codeInvalid')),
+});
 
 export function twoFactorScreen(ctx: ScreenContext): Screen {
   const { s } = ctx;
@@ -18,24 +29,10 @@ export function twoFactorScreen(ctx: ScreenContext): Screen {
   const intro = p('lead', s.t('twoFactorIntro'));
 
   const codeForm = (): HTMLFormElement => {
-    const form = new Form(
-      s,
-      [
-        {
-          name: 'code',
-          label: s.t('codeLabel'),
-          autocomplete: 'one-time-code',
-          inputmode: 'numeric',
-          hint: s.t('codeHint'),
-          check: (v) => (/^\d{6}$/.test(digits(v)) ? null : s.t('codeInvalid')),
-        },
-      ],
-      s.t('verifySubmit'),
-      async ({ code }) => {
-        await ctx.api.signInTwoFactor({ code: digits(code!) });
-        await ctx.signedIn();
-      },
-    );
+    const form = new Form(s, [codeField(s)], s.t('verifySubmit'), async ({ code }) => {
+      await ctx.api.signInTwoFactor({ code: digits(code!) });
+      await ctx.signedIn();
+    });
     form.input('code').classList.add('input-otp');
     form.input('code').maxLength = 6;
     return form.finish(

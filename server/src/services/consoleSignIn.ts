@@ -85,8 +85,8 @@ function failureReason(user: ConsoleUser | undefined): string {
   return user.password_hash === null ? 'no_password' : 'wrong_password';
 }
 
-/** The full session of a sign-in that passed every step, its audit entry and the user's last sign-in. */
-async function completeSignIn(
+/** The full session of a sign-in that passed every step (or of an accepted invitation), its audit entry and the user's last sign-in. */
+export async function completeSignIn(
   trx: Tx,
   ctx: ServiceContext,
   user: ConsoleUser,

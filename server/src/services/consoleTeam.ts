@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import { hasPermission, mayManage, type ConsoleRole } from '../domain/consoleRoles.js';
 import { queueConsoleEmail, teamInvitationMessage } from '../delivery/consoleMessages.js';
 import { recordAudit } from './consoleAudit.js';
-import { actorOf } from './consoleSignIn.js';
+import { actorOf, completeSignIn, type Client, type SignedIn } from './consoleSignIn.js';
 import { joinTeamEmails, newConsoleUser } from './consoleUsers.js';
 import { presentConsoleUser, type ConsoleUserView } from '../presenters/console.js';
 import { auditActorOf, issueLink, newPasswordHash, openLink, spendLink, type ConsoleActing } from './consoleLinks.js';
@@ -115,23 +115,34 @@ export async function describeInvitation(
   return { email: user.email, account_name: account?.name ?? '', role: user.role };
 }
 
-/** Accept: the user becomes active with a name and a password, and joins the team emails. They sign in next. */
+/**
+ * Accept: the user becomes active with a name and a password, joins the team emails, and is signed
+ * in (a full session: a new user has no second factor yet), as Stripe's dashboard does after an
+ * invitation — the password was just chosen, asking for it again proves nothing more.
+ */
 export async function acceptInvitation(
   ctx: ServiceContext,
   input: { token: string; name: string; password: string },
-  ip: string,
-): Promise<{ email: string }> {
+  client: Client,
+): Promise<SignedIn> {
   const { user } = await openLink(ctx.store.db, input.token, 'invitation', nowSeconds(ctx.clock));
   const hash = await newPasswordHash(ctx, input.password, user.email, 'password');
-  await ctx.store.tx(async (trx) => {
+  const signed = await ctx.store.tx(async (trx) => {
     const now = nowSeconds(ctx.clock);
     const { link, user: invited } = await openLink(trx, input.token, 'invitation', now);
     await spendLink(trx, link, now);
-    await updateConsoleUser(trx, invited.id, { name: input.name, password_hash: hash, status: 'active', updated_at: now });
+    const active: ConsoleUser = { ...invited, name: input.name, password_hash: hash, status: 'active', updated_at: now };
+    await updateConsoleUser(trx, invited.id, { name: active.name, password_hash: hash, status: 'active', updated_at: now });
     if (invited.account_id) await joinTeamEmails(trx, invited.account_id, invited.email);
-    await recordAudit(trx, ctx.clock, actorOf(invited, ip), { action: 'user.joined', target: invited.id, detail: { role: invited.role } });
+    await recordAudit(trx, ctx.clock, actorOf(invited, client.ip), {
+      action: 'user.joined',
+      target: invited.id,
+      detail: { role: invited.role },
+    });
+    const started = await completeSignIn(trx, ctx, active, client, { two_factor: 'none', via: 'invitation' });
+    return { ...started, user: { ...active, last_sign_in_at: now } };
   });
-  return { email: user.email };
+  return signed;
 }
 
 /**

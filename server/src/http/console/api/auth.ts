@@ -17,9 +17,10 @@ const secondFactorBody = z.union([
   z.strictObject({ recovery_code: z.string().min(1).max(40) }),
 ]);
 
-const clientOf = (req: Request) => ({ ip: req.tawqi.clientIp, userAgent: String(req.headers['user-agent'] ?? '') });
+export const clientOf = (req: Request) => ({ ip: req.tawqi.clientIp, userAgent: String(req.headers['user-agent'] ?? '') });
 
-function answerSignedIn(ctx: AppContext, req: Request, res: Response, signed: SignedIn, status = 200): void {
+/** Set the session cookie and answer with the user and the session's CSRF token. */
+export function answerSignedIn(ctx: AppContext, req: Request, res: Response, signed: SignedIn, status = 200): void {
   setSessionCookie(req, res, signed.token, signed.session, nowSeconds(ctx.clock));
   res.status(status).json({
     user: presentConsoleUser(signed.user),

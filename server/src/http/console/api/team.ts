@@ -8,6 +8,7 @@ import type { AppContext } from '../../context.js';
 import { parseWith } from '../../routes/registry.js';
 import { checkOrigin, requireConsoleUser } from '../session.js';
 import { actingOf, throttle } from './acting.js';
+import { answerSignedIn, clientOf } from './auth.js';
 import { RESET_IP_LIMIT } from './passwords.js';
 
 const role = z.enum(CONSOLE_ROLES);
@@ -51,7 +52,7 @@ export function teamRouter(ctx: AppContext): express.Router {
     checkOrigin(ctx, req);
     const body = parseWith(acceptBody, req.body ?? {});
     await throttle(perIp, req.tawqi.clientIp, ctx.clock.nowMs());
-    res.json(await acceptInvitation(ctx, body, req.tawqi.clientIp));
+    answerSignedIn(ctx, req, res, await acceptInvitation(ctx, body, clientOf(req)));
   });
 
   return router;
