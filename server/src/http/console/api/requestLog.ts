@@ -2,13 +2,12 @@
  * GET /console/api/request_log (requests.read): the account's requests refused by a key's policy
  * (ip_not_allowed), newest first, cursor pages — what `tawqi account log` shows the operator.
  */
-import express from 'express';
 import { z } from 'zod';
 import { listRequestLog, requestLogEntryOf } from '../../../store/requestLog.js';
 import type { AppContext } from '../../context.js';
 import { checkCursor, limitParam, listPage } from '../../lists.js';
 import { parseWith } from '../../routes/registry.js';
-import { requireConsoleUser } from '../session.js';
+import type { ConsoleRoutes } from './routes.js';
 
 const query = z.strictObject({
   limit: limitParam(100),
@@ -18,9 +17,8 @@ const query = z.strictObject({
     .optional(),
 });
 
-export function requestLogRouter(ctx: AppContext): express.Router {
-  const router = express.Router();
-  router.get('/request_log', requireConsoleUser(ctx, 'requests.read'), async (req, res) => {
+export function requestLogRoutes(routes: ConsoleRoutes, ctx: AppContext): void {
+  routes.add('get', '/request_log', 'requests.read', async (req, res) => {
     const q = parseWith(query, req.query);
     const accountId = req.tawqi.console!.user.account_id!;
     const cursor = q.starting_after === undefined ? undefined : Number(q.starting_after);
@@ -40,5 +38,4 @@ export function requestLogRouter(ctx: AppContext): express.Router {
     }));
     res.json(listPage(entries, q.limit));
   });
-  return router;
 }
