@@ -1,5 +1,5 @@
 /**
- * Accepting an invitation from the emailed link /console/invite?token=…: the invitation's account,
+ * Accepting an invitation from the emailed link /console/invite#token=…: the invitation's account,
  * email and role (GET /invitations/:token), then the new member's name and password
  * (POST /invitations/accept). The token leaves the address bar as on the reset screen.
  */
