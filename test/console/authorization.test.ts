@@ -60,7 +60,7 @@ const ROUTES: Record<string, Row> = {
   'POST /users/invitations': { access: 'users.manage' },
   'PATCH /users/:id': { access: 'users.manage', id: 'user', body: { role: 'viewer' } },
   'DELETE /users/:id': { access: 'users.manage', id: 'user' },
-  'GET /invitations/:token': { access: 'public' },
+  'POST /invitations/lookup': { access: 'public' },
   'POST /invitations/accept': { access: 'public' },
   'POST /credentials': { access: 'requests.read' },
   'GET /keys': { access: 'developers.manage' },

@@ -189,7 +189,7 @@ describe('the console signed out, in Chromium', { timeout: 180_000 }, () => {
       const tab = await browser.newPage();
       open.push(tab);
       const { page } = tab;
-      const invitation = screen === 'invite' ? page.waitForRequest((r) => r.url().includes('/console/api/invitations/')) : null;
+      const invitation = screen === 'invite' ? page.waitForRequest((r) => r.url().endsWith('/console/api/invitations/lookup')) : null;
       await page.goto(`${s.url}/console/${screen}${link}`);
       await until(`the clean address of ${link}`, () => page.url() === `${s.url}/console/${screen}`);
       if (screen === 'reset') {
@@ -202,7 +202,8 @@ describe('the console signed out, in Chromium', { timeout: 180_000 }, () => {
         await page.getByRole('button', { name: 'Save the new password' }).click();
         assert.equal(JSON.parse((await sent).postData() ?? '{}').token, token, link);
       } else {
-        assert.equal(new URL((await invitation!).url()).pathname, `/console/api/invitations/${token}`, link);
+        // Looked up with the token in the body: no address the server or a proxy logs carries it.
+        assert.equal(JSON.parse((await invitation!).postData() ?? '{}').token, token, link);
       }
       await page.close();
     }

@@ -1,4 +1,4 @@
-/** The team: /console/api/users, /users/invitations, /users/:id; the invitation link: /invitations/:token, /invitations/accept. */
+/** The team: /console/api/users, /users/invitations, /users/:id; the invitation link: /invitations/lookup, /invitations/accept. */
 import { z } from 'zod';
 import { CONSOLE_ROLES } from '../../../domain/consoleRoles.js';
 import { acceptInvitation, changeRole, describeInvitation, inviteUser, listTeam, removeUser } from '../../../services/consoleTeam.js';
@@ -12,6 +12,7 @@ import type { ConsoleRoutes } from './routes.js';
 const role = z.enum(CONSOLE_ROLES);
 const inviteBody = z.strictObject({ email: z.email().max(320), role });
 const roleBody = z.strictObject({ role });
+const lookupBody = z.strictObject({ token: z.string().min(1).max(200) });
 const acceptBody = z.strictObject({
   token: z.string().min(1).max(200),
   name: z.string().trim().min(1).max(100),
@@ -41,8 +42,10 @@ export function teamRoutes(routes: ConsoleRoutes, ctx: AppContext): void {
     res.json({ id: String(req.params.id), deleted: true });
   });
 
-  routes.add('get', '/invitations/:token', 'public', async (req, res) => {
-    res.json(await describeInvitation(ctx, String(req.params.token)));
+  // The token in the body, never the path: a path reaches access logs (this server's, a proxy's).
+  routes.add('post', '/invitations/lookup', 'public', async (req, res) => {
+    const { token } = parseWith(lookupBody, req.body ?? {});
+    res.json(await describeInvitation(ctx, token));
   });
 
   routes.add('post', '/invitations/accept', 'public', async (req, res) => {
