@@ -168,7 +168,8 @@ export class ConsoleApi {
     return this.call('POST', '/password_reset/confirm', { token, password });
   }
   invitation(token: string): Promise<Invitation> {
-    return this.call<Invitation>('GET', `/invitations/${encodeURIComponent(token)}`);
+    // In the body: a token in the path would reach the access logs of the server and any proxy.
+    return this.call<Invitation>('POST', '/invitations/lookup', { token });
   }
   acceptInvitation(token: string, name: string, password: string): Promise<{ csrf_token?: string }> {
     return this.call('POST', '/invitations/accept', { token, name, password });

@@ -62,7 +62,7 @@ describe('tawqi user create', () => {
   test('without a password: a one-time link (the token stored only as its SHA-256, for 7 days); no sign-in until it is used', async () => {
     const r = await runCli(env(), 'user', 'create', '--account', accountId, '--email', 'dev@acme.example', '--role', 'developer');
     assert.equal(r.code, 0, r.stderr);
-    const m = /^ {2}(https:\/\/sign\.example\.test\/console\/reset\?token=([0-9A-Za-z]+))$/m.exec(r.stdout);
+    const m = /^ {2}(https:\/\/sign\.example\.test\/console\/reset#token=([0-9A-Za-z]+))$/m.exec(r.stdout);
     assert.ok(m, r.stdout);
     const row = await s.ctx.store.db
       .selectFrom('console_tokens')

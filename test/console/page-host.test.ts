@@ -65,6 +65,16 @@ describe('the console page host', () => {
     }
   });
 
+  test('the pages an emailed token opens send no Referer anywhere (Referrer-Policy: no-referrer), links old and new', async () => {
+    // A new link's token is in the fragment, which no request carries; an older link's is in the query.
+    for (const path of ['/console/reset', '/console/invite', '/console/reset?token=abc', '/console/invite?token=abc']) {
+      const res = await get(path);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers.get('referrer-policy'), 'no-referrer', path);
+      assert.equal(res.headers.get('cache-control'), 'no-store', path);
+    }
+  });
+
   test('the language cookie of the console switch gives an English, left-to-right shell; anything else stays Arabic', async () => {
     const en = await (await get('/console/sign-in', { cookie: 'other=1; tawqi_console_lang=en' })).text();
     assert.match(en, /<html lang="en" dir="ltr">/);

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { LINK_SCRUBBED_NOTE } from '../../server/src/delivery/deliverMessage.js';
+import { PASSWORD_RESET_JOB } from '../../server/src/services/consolePasswordReset.js';
 import { assertError } from '../support/envelope.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { deliverMails, linkTokenOf, smtpEnvOf } from '../support/consoleMail.js';
@@ -62,6 +63,55 @@ describe('password reset by email', () => {
     assert.match(mail!.text!, /صالح لمدة ساعة واحدة/);
     assert.ok(!mail!.subject.includes('[TEST]'), 'not a test-mode message');
     linkTokenOf(mail!, 'reset');
+  });
+
+  test('a known and an unknown address cannot be told apart: the same status, body and headers; the request does the same work for both (one job), the link, mail and audit entry come from the job', async () => {
+    const email = await freshUser();
+    const user = await s.ctx.store.db.selectFrom('console_users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const unknown = await askReset('nobody.else@acme.test');
+    const known = await askReset(email);
+    assert.equal(known.status, 202);
+    assert.equal(known.text, unknown.text);
+    // Every header but the request's own id and the time.
+    const headers = (r: typeof known) => [...r.headers].filter(([name]) => name !== 'svc-request-id' && name !== 'date');
+    assert.deepEqual(headers(known), headers(unknown));
+
+    // What the two requests wrote: one job each, nothing else; no link, mail or audit entry yet.
+    const jobs = await s.ctx.store.db.selectFrom('jobs').select(['kind', 'payload']).where('state', '=', 'pending').execute();
+    assert.deepEqual(
+      jobs.map((j) => [j.kind, JSON.parse(j.payload).email]),
+      [
+        [PASSWORD_RESET_JOB, 'nobody.else@acme.test'],
+        [PASSWORD_RESET_JOB, email],
+      ],
+    );
+    const traces = async () => ({
+      links: (await s.ctx.store.db.selectFrom('console_tokens').select('id').where('user_id', '=', user.id).execute()).length,
+      audit: (
+        await s.ctx.store.db
+          .selectFrom('audit_log')
+          .select('id')
+          .where('target', '=', user.id)
+          .where('action', '=', 'password.reset_requested')
+          .execute()
+      ).length,
+    });
+    assert.deepEqual(await traces(), { links: 0, audit: 0 });
+    const [mail] = await deliverMails(s, peer, 1);
+    assert.deepEqual(mail!.envelopeTo, [email]);
+    assert.deepEqual(await traces(), { links: 1, audit: 1 });
+  });
+
+  test('the client address limit counts known and unknown addresses alike', async () => {
+    const email = await freshUser();
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await askReset(email)).status, 202);
+      assert.equal((await askReset(`stranger.${serial}.${i}@acme.test`)).status, 202);
+    }
+    assertError(await askReset(email), 'too_many_requests');
+    assertError(await askReset(`stranger.${serial}.x@acme.test`), 'too_many_requests');
+    // Three mails an hour to the known address; none to the others.
+    await deliverMails(s, peer, 3);
   });
 
   test('the link from the mail sets a new password: other sessions end, the old password fails, the link is spent', async () => {

@@ -1,6 +1,6 @@
 /**
- * Accepting an invitation from the emailed link /console/invite?token=…: the invitation's account,
- * email and role (GET /invitations/:token), then the new member's name and password
+ * Accepting an invitation from the emailed link /console/invite#token=…: the invitation's account,
+ * email and role (POST /invitations/lookup), then the new member's name and password
  * (POST /invitations/accept). The token leaves the address bar as on the reset screen.
  */
 import { bdi, fillNodes, h, replace } from '@tawqi/signing-page/dom';

@@ -1,7 +1,8 @@
 /**
  * Forgot password (POST /password_reset: 202 whatever the email, so the screen says the same thing
  * whether an account exists) and reset password, opened from the emailed link
- * /console/reset?token=…: the token is read once and the address replaced at once
+ * /console/reset#token=…: the token is in the fragment, which the browser never sends, so it
+ * reaches no server or proxy log; it is read once and the address replaced at once
  * (history.replaceState), so it stays out of the history, bookmarks and screenshots; the page's
  * no-referrer policy keeps it out of every Referer.
  */
@@ -58,12 +59,14 @@ export function newPasswordFields(s: Strings): FieldSpec[] {
 }
 
 /**
- * The token of an emailed link (?token=…), taken out of the address bar. A re-render (the language
- * switch) finds the address already clean, so the token read first is kept for the page's life.
+ * The token of an emailed link, taken out of the address bar at once: in the fragment (#token=…),
+ * or in the query (?token=…) of the links sent before the token moved to the fragment. A
+ * re-render (the language switch) finds the address already clean, so the token read first is
+ * kept for the page's life.
  */
 const taken = new Map<string, string>();
 export function takeToken(ctx: ScreenContext, path: string): string | null {
-  const token = ctx.place.query.get('token');
+  const token = new URLSearchParams(window.location.hash.slice(1)).get('token') || ctx.place.query.get('token');
   if (token) {
     taken.set(path, token);
     window.history.replaceState(null, '', at(path));

@@ -13,10 +13,11 @@ import { listConsoleUsers, type ConsoleUser } from '../store/consoleUsers.js';
 import { clock, command, emit, parseEmail, requireAccount, run, serverUrl, time, withStore, type JsonFlag } from './kit.js';
 
 /**
- * The console's password page, the one a reset email links to (services/consoleLinks.ts): the page
- * reads the token once and replaces the address at once; console pages send no Referer.
+ * The console's password page, the one a reset email links to (services/consoleLinks.ts), the
+ * token in the fragment (never sent to a server, so never in an access log): the page reads it once
+ * and replaces the address at once; console pages send no Referer.
  */
-export const SET_PASSWORD_PATH = '/console/reset?token=';
+export const SET_PASSWORD_PATH = '/console/reset#token=';
 const CLI_ACTOR = 'operator (tawqi CLI)';
 
 interface UserCreateOptions extends JsonFlag {

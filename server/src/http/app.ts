@@ -136,9 +136,12 @@ function errorHandler(ctx: AppContext) {
   };
 }
 
-/** The path as logged: an invitation's token (GET /console/api/invitations/:token) is a secret and is masked. */
+/**
+ * The path as logged: a token in an invitation path (the console once looked invitations up at
+ * /console/api/invitations/:token; a stale page may still call it) is a secret and is masked.
+ */
 function loggedPath(originalUrl: string): string {
-  return originalUrl.split('?')[0]!.replace(/^(\/console\/api\/invitations\/)(?!accept$)[^/]+/, '$1[token]');
+  return originalUrl.split('?')[0]!.replace(/^(\/console\/api\/invitations\/)(?!accept$|lookup$)[^/]+/, '$1[token]');
 }
 
 /** One JSON log line per request: never the key, body or query string, nor a token in the path. */

@@ -29,9 +29,10 @@ export interface WriteOptions {
  * A change made by a console user through their internal credential is written to the account's
  * audit log in the change's own transaction: who (the user), what (method, path, the object's id,
  * the status) and which request. Changes made with the account's keys are not (they are the
- * integration's own; the event log and webhooks record them).
+ * integration's own; the event log and webhooks record them). commitWrite calls it; a write route
+ * that runs its own transactions (POST /sessions) calls it in each of them.
  */
-async function auditConsoleWrite(ctx: AppContext, req: Request, trx: Db, r: WriteResult): Promise<void> {
+export async function auditConsoleWrite(ctx: AppContext, req: Request, trx: Db, r: WriteResult): Promise<void> {
   const auth = req.tawqi.auth;
   if (!auth?.user) return;
   const id = (r.body as { id?: unknown } | null)?.id;

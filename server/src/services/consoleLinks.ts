@@ -42,7 +42,11 @@ export const LINK_TTL_SECONDS: Record<ConsoleToken['kind'], number> = {
   password_reset: 3600,
 };
 
-/** The console page each link opens (console/ renders it; the token travels in the query). */
+/**
+ * The console page each link opens (console/ renders it). The token travels in the fragment
+ * (`/console/reset#token=…`): a browser never sends the fragment, so the token stays out of the
+ * server's and any proxy's access log; the page reads it and takes it out of the address bar.
+ */
 const LINK_PAGE: Record<ConsoleToken['kind'], string> = {
   invitation: '/console/invite',
   password_reset: '/console/reset',
@@ -53,7 +57,7 @@ export async function issueLink(ctx: ServiceContext, trx: Tx, kind: ConsoleToken
   const now = nowSeconds(ctx.clock);
   const { token, id } = newSecretToken();
   await insertConsoleToken(trx, { id, kind, user_id: userId, created_at: now, expires_at: now + LINK_TTL_SECONDS[kind], used_at: null });
-  return `${ctx.publicUrl}${LINK_PAGE[kind]}?token=${encodeURIComponent(token)}`;
+  return `${ctx.publicUrl}${LINK_PAGE[kind]}#token=${encodeURIComponent(token)}`;
 }
 
 const linkInvalid = (): ApiError => new ApiError('console_link_invalid', 'token');

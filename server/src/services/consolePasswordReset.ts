@@ -9,6 +9,8 @@ import { checkPasswordAgain } from './consoleTwoFactor.js';
 import { voidConsoleTokens } from '../store/consoleSecrets.js';
 import { deleteUserSessions } from '../store/consoleSessions.js';
 import { findConsoleUserByEmail, getConsoleUser, updateConsoleUser } from '../store/consoleUsers.js';
+import { scheduleJob } from '../store/jobs.js';
+import type { Tx } from '../store/types.js';
 
 /**
  * Passwords a user changes: forgotten (a one-time link by email, an hour, single use; setting the
@@ -16,28 +18,40 @@ import { findConsoleUserByEmail, getConsoleUser, updateConsoleUser } from '../st
  * sessions end, the asking one stays).
  */
 
+/** The job that sends a reset link (services/jobHandlers.ts). */
+export const PASSWORD_RESET_JOB = 'console_password_reset';
+
 /**
- * Email a reset link to an active account user with this address. Nothing tells the caller whether
- * one was sent (the route answers 202 either way): no one learns which emails have an account. A
- * new link voids the one before. Operators (no account) reset theirs with the CLI.
+ * A reset request, as the route answers it: one job written in one transaction, the same for
+ * every address — no lookup of the user, no token, no hashing — so neither the 202, nor its
+ * headers, nor the time it takes tells whether the address has an account. The job
+ * (sendPasswordReset) does the rest once the answer is out.
  */
 export async function requestPasswordReset(ctx: ServiceContext, emailInput: string, lang: Language, ip: string): Promise<void> {
-  const user = await findConsoleUserByEmail(ctx.store.db, emailInput.trim());
+  const now = nowSeconds(ctx.clock);
+  const payload = { email: emailInput.trim().toLowerCase(), lang, ip };
+  await ctx.store.tx((trx) => scheduleJob(trx, PASSWORD_RESET_JOB, now, payload, now));
+}
+
+/**
+ * The reset job: email a link to an active account user with this address (a new link voids the
+ * one before); for any other address nothing happens. Operators (no account) reset theirs with the
+ * CLI. Runs in the transaction that marks the job done, so the link and its mail are made once.
+ */
+export async function sendPasswordReset(ctx: ServiceContext, trx: Tx, payload: Record<string, unknown>): Promise<void> {
+  const lang: Language = payload.lang === 'en' ? 'en' : 'ar';
+  const user = await findConsoleUserByEmail(trx, String(payload.email));
   if (!user || user.status !== 'active' || user.account_id === null) return;
-  const accountId = user.account_id;
-  await ctx.store.tx(async (trx) => {
-    await voidConsoleTokens(trx, user.id, 'password_reset', nowSeconds(ctx.clock));
-    const url = await issueLink(ctx, trx, 'password_reset', user.id);
-    await queueConsoleEmail(ctx, trx, {
-      accountId,
-      to: user.email,
-      language: lang,
-      kind: 'password_reset',
-      content: passwordResetMessage(lang, { name: user.name, url }),
-    });
-    await recordAudit(trx, ctx.clock, actorOf(user, ip), { action: 'password.reset_requested', target: user.id });
+  await voidConsoleTokens(trx, user.id, 'password_reset', nowSeconds(ctx.clock));
+  const url = await issueLink(ctx, trx, 'password_reset', user.id);
+  await queueConsoleEmail(ctx, trx, {
+    accountId: user.account_id,
+    to: user.email,
+    language: lang,
+    kind: 'password_reset',
+    content: passwordResetMessage(lang, { name: user.name, url }),
   });
-  ctx.afterCommit();
+  await recordAudit(trx, ctx.clock, actorOf(user, String(payload.ip)), { action: 'password.reset_requested', target: user.id });
 }
 
 /** Set a new password from a reset link: every session of the user ends (whoever held one is out). */

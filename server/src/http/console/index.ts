@@ -9,49 +9,61 @@ import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
 import { ipRateLimit } from '../middleware/limits.js';
 import { jsonBody } from '../middleware/jsonBody.js';
-import { adminStatusRouter } from './api/adminStatus.js';
-import { auditLogRouter } from './api/auditLog.js';
-import { billingRouter } from './api/billing.js';
-import { brandingLogoRouter, brandingRouter } from './api/branding.js';
-import { authRouter } from './api/auth.js';
-import { passwordsRouter } from './api/passwords.js';
-import { teamRouter } from './api/team.js';
-import { twoFactorRouter } from './api/twoFactor.js';
-import { credentialsRouter } from './api/credentials.js';
-import { identityReviewsRouter } from './api/identityReviews.js';
-import { keysRouter } from './api/keys.js';
-import { requestLogRouter } from './api/requestLog.js';
-import { versionPinRouter } from './api/versionPin.js';
-import { webhooksRouter } from './api/webhooks.js';
+import { adminStatusRoutes } from './api/adminStatus.js';
+import { auditLogRoutes } from './api/auditLog.js';
+import { authRoutes } from './api/auth.js';
+import { billingRoutes } from './api/billing.js';
+import { brandingRoutes } from './api/branding.js';
+import { credentialsRoutes } from './api/credentials.js';
+import { identityReviewsRoutes } from './api/identityReviews.js';
+import { keysRoutes } from './api/keys.js';
+import { passwordsRoutes } from './api/passwords.js';
+import { requestLogRoutes } from './api/requestLog.js';
+import { ConsoleRoutes } from './api/routes.js';
+import { teamRoutes } from './api/team.js';
+import { twoFactorRoutes } from './api/twoFactor.js';
+import { versionPinRoutes } from './api/versionPin.js';
+import { webhooksRoutes } from './api/webhooks.js';
 import { consolePageRouter } from './page.js';
 
 /** Console request bodies are small forms. */
 const CONSOLE_BODY_LIMIT = 64 * 1024;
 
+/**
+ * Every route of the console API, declared with its access (api/routes.ts): the one list the
+ * router mounts and test/console/authorization.test.ts checks route by route.
+ */
+export function consoleApiRoutes(ctx: AppContext): ConsoleRoutes {
+  const routes = new ConsoleRoutes(ctx);
+  authRoutes(routes, ctx, new SignInThrottle(ctx.store, ctx.config, ctx.log));
+  auditLogRoutes(routes, ctx);
+  twoFactorRoutes(routes, ctx);
+  passwordsRoutes(routes, ctx);
+  teamRoutes(routes, ctx);
+  credentialsRoutes(routes, ctx);
+  keysRoutes(routes, ctx);
+  webhooksRoutes(routes, ctx);
+  requestLogRoutes(routes, ctx);
+  versionPinRoutes(routes, ctx);
+  identityReviewsRoutes(routes, ctx);
+  brandingRoutes(routes, ctx);
+  billingRoutes(routes, ctx);
+  adminStatusRoutes(routes, ctx);
+  return routes;
+}
+
 export function consoleApiRouter(ctx: AppContext): express.Router {
   const api = express.Router();
   api.use(ipRateLimit(ctx, 'console'));
-  api.use(brandingLogoRouter(ctx));
-  api.use(jsonBody(CONSOLE_BODY_LIMIT));
   api.use((_req, res, next) => {
     // Answers carry session data (CSRF tokens, users): never cached.
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  api.use(authRouter(ctx, new SignInThrottle(ctx.store, ctx.config, ctx.log)));
-  api.use(auditLogRouter(ctx));
-  api.use(twoFactorRouter(ctx));
-  api.use(passwordsRouter(ctx));
-  api.use(teamRouter(ctx));
-  api.use(credentialsRouter(ctx));
-  api.use(keysRouter(ctx));
-  api.use(webhooksRouter(ctx));
-  api.use(requestLogRouter(ctx));
-  api.use(versionPinRouter(ctx));
-  api.use(identityReviewsRouter(ctx));
-  api.use(brandingRouter(ctx));
-  api.use(billingRouter(ctx));
-  api.use(adminStatusRouter(ctx));
+  const routes = consoleApiRoutes(ctx);
+  api.use(routes.ownBodyRouter); // file uploads: their own body parser, before the JSON one
+  api.use(jsonBody(CONSOLE_BODY_LIMIT));
+  api.use(routes.router);
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   return api;
 }

@@ -15,6 +15,7 @@ import { completeIdempotency, replaceStoredResponse } from '../../store/idempote
 import { getSession } from '../../store/workflows.js';
 import type { AppContext } from '../context.js';
 import { checkFeature, checkLiveGates } from '../gates.js';
+import { auditConsoleWrite } from '../commitWrite.js';
 import { checkCursor, limitParam } from '../lists.js';
 import { idempotencyInProgress } from '../middleware/idempotency.js';
 import { defineRoute } from './registry.js';
@@ -98,6 +99,8 @@ export const sessionRoutes = [
       const { created, body } = await ctx.store.tx(async (trx) => {
         const c = await createSignatureRequest(ctx, trx, auth, prepared.body, { ...prepared.options, accessCodeHashes });
         const b = presentSession(c, links(ctx), currencyOf(req));
+        // Not through commitWrite (the answer waits for the delivery): the console user's write is audited here.
+        await auditConsoleWrite(ctx, req, trx, { status: 201, body: b });
         if (claim && !(await completeIdempotency(trx, claim, 201, JSON.stringify(b)))) throw idempotencyInProgress();
         return { created: c, body: b };
       });
@@ -107,6 +110,8 @@ export const sessionRoutes = [
         const envelope = await ctx.store.tx(async (trx) => {
           const returned = await revertUndelivered(ctx, trx, created);
           const e = deliveryFailedEnvelope(req.tawqi.lang, req.tawqi.requestId, created.request.id, returned, currencyOf(req));
+          // The creation's entry stays; this one says the request went back to draft and the caller got the 502.
+          await auditConsoleWrite(ctx, req, trx, { status: 502, body: { id: created.request.id } });
           if (claim) await replaceStoredResponse(trx, claim, 502, JSON.stringify(e));
           return e;
         });

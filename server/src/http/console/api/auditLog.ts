@@ -1,12 +1,11 @@
 /** GET /console/api/audit_log: the account's audit log, newest first, cursor pages, optionally one action only (audit.read: owner, admin). */
-import express from 'express';
 import { z } from 'zod';
 import { presentAuditEntry } from '../../../presenters/console.js';
 import { listAuditEntries } from '../../../store/auditLog.js';
 import type { AppContext } from '../../context.js';
 import { checkCursor, limitParam, listPage } from '../../lists.js';
 import { parseWith } from '../../routes/registry.js';
-import { requireConsoleUser } from '../session.js';
+import type { ConsoleRoutes } from './routes.js';
 
 const query = z.strictObject({
   limit: limitParam(100),
@@ -19,9 +18,8 @@ const query = z.strictObject({
     .optional(),
 });
 
-export function auditLogRouter(ctx: AppContext): express.Router {
-  const router = express.Router();
-  router.get('/audit_log', requireConsoleUser(ctx, 'audit.read'), async (req, res) => {
+export function auditLogRoutes(routes: ConsoleRoutes, ctx: AppContext): void {
+  routes.add('get', '/audit_log', 'audit.read', async (req, res) => {
     const q = parseWith(query, req.query);
     const accountId = req.tawqi.console!.user.account_id!;
     const cursor = q.starting_after;
@@ -29,5 +27,4 @@ export function auditLogRouter(ctx: AppContext): express.Router {
     const rows = await listAuditEntries(ctx.store.db, accountId, { limit: q.limit + 1, startingAfter: cursor, action: q.action });
     res.json(listPage(rows.map(presentAuditEntry), q.limit));
   });
-  return router;
 }

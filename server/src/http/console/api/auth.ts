@@ -1,5 +1,5 @@
 /** Signing in and out of the console: /console/api/sign_in, /sign_in/two_factor, /session, /sign_out, /sign_out_everywhere. */
-import express, { type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { nowSeconds } from '../../../clock.js';
 import { permissionsOf } from '../../../domain/consoleRoles.js';
@@ -9,7 +9,8 @@ import type { SignInThrottle } from '../../../services/consoleThrottle.js';
 import { getAccount } from '../../../store/accounts.js';
 import type { AppContext } from '../../context.js';
 import { parseWith } from '../../routes/registry.js';
-import { checkOrigin, clearSessionCookie, csrfToken, requireConsoleUser, requirePendingSignIn, setSessionCookie } from '../session.js';
+import { clearSessionCookie, csrfToken, setSessionCookie } from '../session.js';
+import type { ConsoleRoutes } from './routes.js';
 
 const signInBody = z.strictObject({ email: z.string().min(1).max(320), password: z.string().min(1).max(1000) });
 const secondFactorBody = z.union([
@@ -29,21 +30,18 @@ export function answerSignedIn(ctx: AppContext, req: Request, res: Response, sig
   });
 }
 
-export function authRouter(ctx: AppContext, throttle: SignInThrottle): express.Router {
-  const router = express.Router();
-
-  router.post('/sign_in', async (req, res) => {
-    checkOrigin(ctx, req);
+export function authRoutes(routes: ConsoleRoutes, ctx: AppContext, throttle: SignInThrottle): void {
+  routes.add('post', '/sign_in', 'public', async (req, res) => {
     const body = parseWith(signInBody, req.body ?? {});
     answerSignedIn(ctx, req, res, await signIn(ctx, throttle, body, clientOf(req)));
   });
 
-  router.post('/sign_in/two_factor', requirePendingSignIn(ctx), async (req, res) => {
+  routes.add('post', '/sign_in/two_factor', 'pending', async (req, res) => {
     const factor = parseWith(secondFactorBody, req.body ?? {});
     answerSignedIn(ctx, req, res, await signInSecondFactor(ctx, throttle, req.tawqi.console!, factor, clientOf(req)));
   });
 
-  router.get('/session', requireConsoleUser(ctx), async (req, res) => {
+  routes.add('get', '/session', 'session', async (req, res) => {
     const { session, user } = req.tawqi.console!;
     const account = user.account_id ? await getAccount(ctx.store.db, user.account_id) : undefined;
     res.json({
@@ -56,17 +54,15 @@ export function authRouter(ctx: AppContext, throttle: SignInThrottle): express.R
     });
   });
 
-  router.post('/sign_out', requireConsoleUser(ctx), async (req, res) => {
+  routes.add('post', '/sign_out', 'session', async (req, res) => {
     await signOut(ctx, req.tawqi.console!.session);
     clearSessionCookie(req, res);
     res.status(204).end();
   });
 
-  router.post('/sign_out_everywhere', requireConsoleUser(ctx), async (req, res) => {
+  routes.add('post', '/sign_out_everywhere', 'session', async (req, res) => {
     const ended = await signOutEverywhere(ctx, req.tawqi.console!.user, req.tawqi.clientIp);
     clearSessionCookie(req, res);
     res.json({ sessions_ended: ended });
   });
-
-  return router;
 }

@@ -11,7 +11,7 @@ import { brandingAccount, brandingView, saveBranding } from '../../../services/b
 import { uploadLogo } from '../../../services/brandingLogo.js';
 import { checkCustomDomain, dnsLookups, type DnsLookups } from '../../../services/customDomain.js';
 import type { AppContext } from '../../context.js';
-import { requireConsoleUser } from '../session.js';
+import type { ConsoleRoutes } from './routes.js';
 import { accountActor } from './actor.js';
 
 /** The logo's bytes, read only up to TAWQI_BRANDING_LOGO_MAX_BYTES: past it, 413 naming that limit. */
@@ -43,34 +43,26 @@ function logoBody(ctx: AppContext) {
  * The logo upload reads its own body (an image, not JSON): mounted before the console's JSON parser.
  * The session and permission are checked before a byte of the body is read.
  */
-export function brandingLogoRouter(ctx: AppContext): express.Router {
-  const router = express.Router();
-  router.put('/branding/logo', requireConsoleUser(ctx, 'branding.manage'), logoBody(ctx), async (req, res) => {
+export function brandingRoutes(routes: ConsoleRoutes, ctx: AppContext, dns: DnsLookups = dnsLookups(ctx.config.TAWQI_DNS_SERVERS)): void {
+  routes.addOwnBody('put', '/branding/logo', 'branding.manage', logoBody(ctx), async (req, res) => {
     const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     res.json({ object: 'branding_logo', ...(await uploadLogo(ctx, accountActor(req), bytes, req.headers['content-type'])) });
   });
-  return router;
-}
-
-export function brandingRouter(ctx: AppContext, dns: DnsLookups = dnsLookups(ctx.config.TAWQI_DNS_SERVERS)): express.Router {
-  const router = express.Router();
-  const gate = requireConsoleUser(ctx, 'branding.manage');
   const accountOf = (req: Request) => brandingAccount(ctx, req.tawqi.console!.user.account_id!);
-  router.get('/branding', gate, async (req, res) => {
+  routes.add('get', '/branding', 'branding.manage', async (req, res) => {
     res.json(brandingView(ctx.config, await accountOf(req), ctx.publicUrl));
   });
-  router.put('/branding', gate, async (req, res) => {
+  routes.add('put', '/branding', 'branding.manage', async (req, res) => {
     await accountOf(req);
     const body: unknown = req.body ?? {};
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('invalid_request');
     const { account } = await saveBranding(ctx, accountActor(req), () => ({ ...(body as Record<string, unknown>) }));
     res.json(brandingView(ctx.config, account, ctx.publicUrl));
   });
-  router.get('/branding/custom_domain', gate, async (req, res) => {
+  routes.add('get', '/branding/custom_domain', 'branding.manage', async (req, res) => {
     const domain = brandingOf((await accountOf(req)).branding).custom_domain;
     if (domain === undefined) return void res.json({ object: 'custom_domain', domain: null });
     const status = await checkCustomDomain(dns, domain, ctx.publicUrl);
     res.json({ object: 'custom_domain', ...status, checked_at: Math.floor(ctx.clock.nowMs() / 1000) });
   });
-  return router;
 }

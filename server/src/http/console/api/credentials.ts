@@ -3,18 +3,16 @@
  * public API (issue 15 point 6). The console calls /api/v1/… with it as a Bearer token, so
  * everything the API covers runs through the API's own rules, limits and audit.
  */
-import express from 'express';
 import { z } from 'zod';
 import { mintConsoleCredential } from '../../../services/consoleCredentials.js';
 import type { AppContext } from '../../context.js';
 import { parseWith } from '../../routes/registry.js';
-import { requireConsoleUser } from '../session.js';
+import type { ConsoleRoutes } from './routes.js';
 
 const body = z.strictObject({ livemode: z.boolean() });
 
-export function credentialsRouter(ctx: AppContext): express.Router {
-  const router = express.Router();
-  router.post('/credentials', requireConsoleUser(ctx, 'requests.read'), async (req, res) => {
+export function credentialsRoutes(routes: ConsoleRoutes, ctx: AppContext): void {
+  routes.add('post', '/credentials', 'requests.read', async (req, res) => {
     const { livemode } = parseWith(body, req.body ?? {});
     const { session, user } = req.tawqi.console!;
     const minted = await mintConsoleCredential(ctx.store, ctx.clock, {
@@ -27,5 +25,4 @@ export function credentialsRouter(ctx: AppContext): express.Router {
     });
     res.status(201).json({ object: 'console_credential', ...minted });
   });
-  return router;
 }

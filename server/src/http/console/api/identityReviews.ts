@@ -3,14 +3,13 @@
  * held on a name mismatch and identity checks in review. Decisions go through the public API
  * (POST /signers/{id}/identity_match) with the console credential, so they emit the spec's events.
  */
-import express from 'express';
 import { z } from 'zod';
 import { listIdentityReviews } from '../../../services/identityReviews.js';
 import { findVerification } from '../../../store/identityVerifications.js';
 import type { AppContext } from '../../context.js';
 import { checkCursor, limitParam, listPage } from '../../lists.js';
 import { parseWith } from '../../routes/registry.js';
-import { requireConsoleUser } from '../session.js';
+import type { ConsoleRoutes } from './routes.js';
 
 const query = z.strictObject({
   livemode: z.enum(['true', 'false']).transform((v) => v === 'true'),
@@ -18,9 +17,8 @@ const query = z.strictObject({
   starting_after: z.string().min(1).max(100).optional(),
 });
 
-export function identityReviewsRouter(ctx: AppContext): express.Router {
-  const router = express.Router();
-  router.get('/identity_reviews', requireConsoleUser(ctx, 'requests.read'), async (req, res) => {
+export function identityReviewsRoutes(routes: ConsoleRoutes, ctx: AppContext): void {
+  routes.add('get', '/identity_reviews', 'requests.read', async (req, res) => {
     const q = parseWith(query, req.query);
     const accountId = req.tawqi.console!.user.account_id!;
     await checkCursor(q.starting_after, async (id) => (await findVerification(ctx.store.db, accountId, q.livemode, id)) !== undefined);
@@ -32,5 +30,4 @@ export function identityReviewsRouter(ctx: AppContext): express.Router {
     });
     res.json(listPage(items, q.limit));
   });
-  return router;
 }

@@ -4,13 +4,12 @@
  * code), method, path prefix, key and request id — `tawqi account log` shows the operator the same.
  */
 import { ERRORS, type Language } from '@tawqi/shared';
-import express from 'express';
 import { z } from 'zod';
 import { listRequestLog, requestLogEntryOf, type RequestLogFilter, type RequestLogRow } from '../../../store/requestLog.js';
 import type { AppContext } from '../../context.js';
 import { checkCursor, limitParam, listPage } from '../../lists.js';
 import { parseWith } from '../../routes/registry.js';
-import { requireConsoleUser } from '../session.js';
+import type { ConsoleRoutes } from './routes.js';
 
 const query = z.strictObject({
   limit: limitParam(100),
@@ -74,9 +73,8 @@ export function presentEntry(r: RequestLogRow, lang: Language) {
   };
 }
 
-export function requestLogRouter(ctx: AppContext): express.Router {
-  const router = express.Router();
-  router.get('/request_log', requireConsoleUser(ctx, 'requests.read'), async (req, res) => {
+export function requestLogRoutes(routes: ConsoleRoutes, ctx: AppContext): void {
+  routes.add('get', '/request_log', 'requests.read', async (req, res) => {
     const q = parseWith(query, req.query);
     const accountId = req.tawqi.console!.user.account_id!;
     const cursor = q.starting_after === undefined ? undefined : Number(q.starting_after);
@@ -89,5 +87,4 @@ export function requestLogRouter(ctx: AppContext): express.Router {
       ),
     );
   });
-  return router;
 }
