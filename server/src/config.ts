@@ -153,6 +153,13 @@ export const configSchema = z.object({
     .max(3600)
     .default(900)
     .describe("Life of a console user's internal credential for the public API (the console asks for a new one before it ends)"),
+  TAWQI_COMPANY_DOCUMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(50 * 1024 * 1024)
+    .default(10 * 1024 * 1024)
+    .describe('Largest company verification document an account owner may upload (PDF, PNG or JPEG), in bytes'),
   // Webhooks (server/src/webhooks).
   TAWQI_WEBHOOK_ALLOW_PRIVATE: bool
     .default(false)

@@ -12,6 +12,7 @@ export const CONSOLE_PERMISSIONS = [
   'users.read',
   'users.manage',
   'audit.read',
+  'company.verify',
 ] as const;
 export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 
@@ -23,11 +24,13 @@ export const PERMISSION_SCOPE: Record<ConsolePermission, string> = {
   'users.read': 'the team list',
   'users.manage': 'invite, change role, remove; an admin cannot touch the owner or make an owner',
   'audit.read': 'the audit log',
+  'company.verify': "company verification: the representative's identity check, company documents, submission",
 };
 
 export const ROLE_PERMISSIONS: Record<ConsoleRole, readonly ConsolePermission[]> = {
   owner: CONSOLE_PERMISSIONS,
-  admin: CONSOLE_PERMISSIONS,
+  // Company verification binds the company: the owner alone (every user reads its state).
+  admin: CONSOLE_PERMISSIONS.filter((p) => p !== 'company.verify'),
   developer: ['requests.read', 'requests.write', 'developers.manage', 'users.read'],
   viewer: ['requests.read', 'users.read'],
 };

@@ -11,7 +11,7 @@
  */
 
 /** Top-level folders files are kept in; a new kind of file adds its own. */
-export const FILE_COLLECTIONS = ['documents'] as const;
+export const FILE_COLLECTIONS = ['documents', 'company_documents'] as const;
 export type FileCollection = (typeof FILE_COLLECTIONS)[number];
 
 export const MAX_FILE_KEY_LENGTH = 512;
@@ -32,4 +32,9 @@ export function isFileKey(key: string): boolean {
 /** The final (sealed) PDF of a request: DATA_DIR/documents/<id>.pdf in the folder backend, as ever. */
 export function sealedPdfKey(requestId: string): string {
   return `documents/${requestId}.pdf`;
+}
+
+/** A company verification document of an account (uploaded by its owner, read by the operator). */
+export function companyDocumentKey(accountId: string, documentId: string): string {
+  return `company_documents/${accountId}/${documentId}`;
 }

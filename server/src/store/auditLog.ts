@@ -26,3 +26,18 @@ export async function listAuditEntries(
   const rows = await q.orderBy('id', 'desc').limit(limit).execute();
   return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
 }
+
+/**
+ * The operator's view, newest first after the cursor: what operators did (`admin.*` on an account)
+ * and what concerns no account (operators' own sign-ins). A scan of the log: operators read it rarely.
+ */
+export async function listOperatorEntries(tx: Tx, limit: number, startingAfter?: string, only?: string): Promise<AuditEntry[]> {
+  let q = tx
+    .selectFrom('audit_log')
+    .selectAll()
+    .where((eb) => eb.or([eb('account_id', 'is', null), eb('action', 'like', 'admin.%')]));
+  if (startingAfter) q = q.where('id', '<', startingAfter);
+  if (only) q = q.where('id', '=', only);
+  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
+}

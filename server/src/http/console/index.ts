@@ -9,7 +9,9 @@ import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
 import { ipRateLimit } from '../middleware/limits.js';
 import { jsonBody } from '../middleware/jsonBody.js';
+import { adminRouter } from './api/admin/index.js';
 import { auditLogRouter } from './api/auditLog.js';
+import { companyDocumentUploadRouter, companyVerificationRouter } from './api/companyVerification.js';
 import { authRouter } from './api/auth.js';
 import { passwordsRouter } from './api/passwords.js';
 import { teamRouter } from './api/team.js';
@@ -28,6 +30,7 @@ const CONSOLE_BODY_LIMIT = 64 * 1024;
 export function consoleApiRouter(ctx: AppContext): express.Router {
   const api = express.Router();
   api.use(ipRateLimit(ctx, 'console'));
+  api.use(companyDocumentUploadRouter(ctx)); // a file body: before the JSON parser
   api.use(jsonBody(CONSOLE_BODY_LIMIT));
   api.use((_req, res, next) => {
     // Answers carry session data (CSRF tokens, users): never cached.
@@ -45,6 +48,8 @@ export function consoleApiRouter(ctx: AppContext): express.Router {
   api.use(requestLogRouter(ctx));
   api.use(versionPinRouter(ctx));
   api.use(identityReviewsRouter(ctx));
+  api.use(companyVerificationRouter(ctx));
+  api.use('/admin', adminRouter(ctx));
   api.use((req: Request, res: Response) => sendError(req, res, new ApiError('not_found')));
   return api;
 }
