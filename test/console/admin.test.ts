@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertError } from '../support/envelope.js';
-import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
+import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, signedInClient } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
@@ -19,12 +19,7 @@ const roles: Record<string, ConsoleClient> = {};
 const OPERATOR = 'ops@tawqi.example';
 const now = () => Math.floor(s.clock.nowMs() / 1000);
 
-async function signedIn(email: string, lang?: 'en'): Promise<ConsoleClient> {
-  const c = new ConsoleClient(s.url, lang);
-  const r = await c.signIn(email, TEST_PASSWORD);
-  assert.equal(r.status, 200, r.text);
-  return c;
-}
+const signedIn = (email: string, lang?: 'en') => signedInClient(s, email, lang);
 
 before(async () => {
   s = await startTestServer({ ...CONSOLE_TEST_ENV, TAWQI_CONSOLE_SIGN_IN_IP_LIMIT: '1000' });

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { assertError } from '../support/envelope.js';
-import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD, type ConsoleAnswer } from '../support/consoleClient.js';
+import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, signedInClient, type ConsoleAnswer } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const MAX_BYTES = 64 * 1024;
@@ -21,12 +21,7 @@ let s: TestServer;
 let operator: ConsoleClient;
 const OPERATOR = 'ops@tawqi.example';
 
-async function signedIn(email: string, lang?: 'en'): Promise<ConsoleClient> {
-  const c = new ConsoleClient(s.url, lang);
-  const r = await c.signIn(email, TEST_PASSWORD);
-  assert.equal(r.status, 200, r.text);
-  return c;
-}
+const signedIn = (email: string, lang?: 'en') => signedInClient(s, email, lang);
 
 /** A new unverified account (business plan) with its owner signed in. */
 async function newCompany(slug: string) {

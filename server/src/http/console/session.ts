@@ -116,42 +116,30 @@ export function requirePendingSignIn(ctx: AppContext) {
   };
 }
 
-/**
- * Middleware for the operator's admin routes (/console/api/admin): a signed-in operator user (no
- * account; `tawqi user create --operator`). An account's user, whatever the role, gets `403
- * forbidden` (not 404: the admin console is no secret, its routes are in the page bundle).
- */
-export function requireOperator(ctx: AppContext) {
+/** Middleware: a signed-in user of one kind (operator, or user of an account); another kind gets `403 forbidden` with `reason`. */
+function requireKind(ctx: AppContext, ok: (user: ConsoleState['user']) => boolean, reason: string, text: { en: string; ar: string }) {
   const signedIn = requireConsoleUser(ctx);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     await signedIn(req, res, () => undefined);
-    if (req.tawqi.console!.user.operator !== 1) {
-      throw new ApiError(
-        'forbidden',
-        null,
-        { reason: 'operator_only' },
-        {},
-        { en: 'Only an operator of this installation may do this.', ar: 'لا يقوم بهذه العملية إلا مشغّل هذا التثبيت.' },
-      );
-    }
+    if (!ok(req.tawqi.console!.user)) throw new ApiError('forbidden', null, { reason }, {}, text);
     next();
   };
 }
 
-/** Middleware: a signed-in user of an account, any role (an operator has no account: 403 forbidden). */
-export function requireAccountUser(ctx: AppContext) {
-  const signedIn = requireConsoleUser(ctx);
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    await signedIn(req, res, () => undefined);
-    if (req.tawqi.console!.user.account_id === null) {
-      throw new ApiError(
-        'forbidden',
-        null,
-        { reason: 'account_only' },
-        {},
-        { en: 'This is a page of an account; operators have none.', ar: 'هذه صفحة خاصة بحساب؛ المشغّل لا حساب له.' },
-      );
-    }
-    next();
-  };
-}
+/**
+ * For the operator's admin routes (/console/api/admin): a signed-in operator user (no account;
+ * `tawqi user create --operator`). An account's user, whatever the role, gets `403 forbidden` (not
+ * 404: the admin console is no secret, its routes are in the page bundle).
+ */
+export const requireOperator = (ctx: AppContext) =>
+  requireKind(ctx, (u) => u.operator === 1, 'operator_only', {
+    en: 'Only an operator of this installation may do this.',
+    ar: 'لا يقوم بهذه العملية إلا مشغّل هذا التثبيت.',
+  });
+
+/** A signed-in user of an account, any role (an operator has no account: 403 forbidden). */
+export const requireAccountUser = (ctx: AppContext) =>
+  requireKind(ctx, (u) => u.account_id !== null, 'account_only', {
+    en: 'This is a page of an account; operators have none.',
+    ar: 'هذه صفحة خاصة بحساب؛ المشغّل لا حساب له.',
+  });
