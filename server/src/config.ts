@@ -186,6 +186,13 @@ export const configSchema = z.object({
         : undefined,
     )
     .describe("DNS servers (ip or ip:port, comma-separated) for the custom-domain check; the system's when unset"),
+  TAWQI_COMPANY_DOCUMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(50 * 1024 * 1024)
+    .default(10 * 1024 * 1024)
+    .describe('Largest company verification document an account owner may upload (PDF, PNG or JPEG), in bytes'),
   // Webhooks (server/src/webhooks).
   TAWQI_WEBHOOK_ALLOW_PRIVATE: bool
     .default(false)

@@ -17,6 +17,8 @@ export const ID_PREFIX = {
   consoleUser: 'usr_',
   auditEntry: 'aud_',
   consoleCredential: 'ccr_',
+  companyVerification: 'kyb_',
+  companyDocument: 'kybd_',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -85,3 +85,11 @@ export async function consoleUser(
   );
   return user;
 }
+
+/** A client of `s` signed in as `email` (TEST_PASSWORD), in Arabic or, with `lang` 'en', English. */
+export async function signedInClient(s: TestServer, email: string, lang?: 'en', password = TEST_PASSWORD): Promise<ConsoleClient> {
+  const c = new ConsoleClient(s.url, lang);
+  const r = await c.signIn(email, password);
+  if (r.status !== 200) throw new Error(`sign-in of ${email}: ${r.status} ${r.text}`);
+  return c;
+}

@@ -8,8 +8,8 @@ import { nowSeconds } from '../clock.js';
 import { amount, parseMinor } from '../domain/money.js';
 import { KYB_STATUSES, PLAN_NAMES, PLANS, type KybStatus, type PlanName } from '../domain/plans.js';
 import { API_VERSIONS, findVersion } from '../domain/versions.js';
-import { newId } from '../ids.js';
 import { createAccount, describeKey, OperatorError } from '../services/accounts.js';
+import { balanceSetEntry, planChanges, topUpWallet, YEAR_SECONDS } from '../services/accountAdmin.js';
 import { listAccounts, updateAccount, type Account, type AccountChanges } from '../store/accounts.js';
 import { listKeys } from '../store/apiKeys.js';
 import type { Db } from '../store/db.js';
@@ -37,7 +37,6 @@ import {
   type OrNone,
 } from './kit.js';
 
-const YEAR_SECONDS = 365 * 86400;
 const SHOWN_LEDGER_ENTRIES = 20;
 
 function parseUnixOrNone(text: string): OrNone<number> {
@@ -237,48 +236,26 @@ function editList(
   return next.filter((v) => !remove.includes(v));
 }
 
-/** The account fields an `account set` changes, from the options and the current account. */
+/** The account fields an `account set` changes, from the options and the current account (the wallet: topUpWallet). */
 function accountChanges(a: Account, o: AccountSetOptions, now: number): AccountChanges {
-  const changes: AccountChanges = {
+  return {
     kyb_status: o.kyb,
     balance_sends: o.balance,
     version_pin: noneToNull(o.versionPin),
-    plan_expires_at: noneToNull(o.planExpires),
     accepted_domains: editList(a.accepted_domains, o.acceptDomain, o.removeDomain, 'Accepted domain'),
     team_emails: editList(a.team_emails, o.teamEmail, o.removeTeamEmail, 'Team email'),
     team_phones: editList(a.team_phones, o.teamPhone, o.removeTeamPhone, 'Team phone'),
     whatsapp_enabled: o.whatsapp === undefined ? undefined : o.whatsapp === 'on',
     identity_match_mode: o.identityMatch,
-  };
-  if (o.plan !== undefined) {
-    changes.plan = o.plan;
     // Same defaults as `account create`: a new paid plan runs a year; no plan has no expiry.
-    if (o.planExpires === undefined && o.plan === 'none') changes.plan_expires_at = null;
-    if (o.planExpires === undefined && o.plan !== 'none' && a.plan_expires_at === null) changes.plan_expires_at = now + YEAR_SECONDS;
-  }
-  if (o.walletTopup !== undefined) {
-    const wallet = a.wallet_minor + o.walletTopup;
-    if (!Number.isSafeInteger(wallet)) throw new OperatorError('The wallet would exceed the largest amount it can hold');
-    changes.wallet_minor = wallet;
-  }
-  return changes;
+    ...planChanges(a, o.plan, noneToNull(o.planExpires), now),
+  };
 }
 
 /** Ledger rows for the balance and wallet changes, written in the same transaction as the account. */
-async function recordMoneyChanges(trx: Db, a: Account, o: AccountSetOptions, now: number): Promise<void> {
-  const row = (kind: string, sends: number, walletMinor: number, note: string): LedgerEntry => ({
-    id: newId('ledger', clock),
-    account_id: a.id,
-    kind,
-    sends_delta: sends,
-    wallet_delta_minor: walletMinor,
-    signature_request_id: null,
-    note,
-    created_at: now,
-  });
-  if (o.balance !== undefined)
-    await insertLedger(trx, row('balance_set', o.balance - a.balance_sends, 0, `operator set the balance to ${o.balance} sends`));
-  if (o.walletTopup !== undefined) await insertLedger(trx, row('wallet_topup', 0, o.walletTopup, 'operator wallet top-up'));
+async function recordMoneyChanges(trx: Db, a: Account, o: AccountSetOptions): Promise<void> {
+  if (o.balance !== undefined) await insertLedger(trx, balanceSetEntry(clock, a, o.balance));
+  if (o.walletTopup !== undefined) await topUpWallet(trx, clock, a, o.walletTopup);
 }
 
 async function accountSet(id: string, o: AccountSetOptions): Promise<void> {
@@ -287,9 +264,10 @@ async function accountSet(id: string, o: AccountSetOptions): Promise<void> {
       const before = await requireAccount(trx, id);
       const now = nowSeconds(clock);
       const changes = accountChanges(before, o, now);
-      if (Object.values(changes).every((v) => v === undefined)) throw new OperatorError('Nothing to change; see tawqi account set --help');
+      if (Object.values(changes).every((v) => v === undefined) && o.walletTopup === undefined)
+        throw new OperatorError('Nothing to change; see tawqi account set --help');
       await updateAccount(trx, id, changes);
-      await recordMoneyChanges(trx, before, o, now);
+      await recordMoneyChanges(trx, before, o);
       return requireAccount(trx, id);
     }),
   );

@@ -14,6 +14,7 @@ export const CONSOLE_PERMISSIONS = [
   'audit.read',
   'branding.manage',
   'billing.read',
+  'company.verify',
 ] as const;
 export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 
@@ -27,11 +28,13 @@ export const PERMISSION_SCOPE: Record<ConsolePermission, string> = {
   'audit.read': 'the audit log',
   'branding.manage': 'the signing page and email branding, logo, custom domain (Business plan and above)',
   'billing.read': 'plan, balances, wallet ledger, usage per month, prices, daily-cap notices',
+  'company.verify': "company verification: the representative's identity check, company documents, submission",
 };
 
 export const ROLE_PERMISSIONS: Record<ConsoleRole, readonly ConsolePermission[]> = {
   owner: CONSOLE_PERMISSIONS,
-  admin: CONSOLE_PERMISSIONS,
+  // Company verification binds the company: the owner alone (every user reads its state).
+  admin: CONSOLE_PERMISSIONS.filter((p) => p !== 'company.verify'),
   developer: ['requests.read', 'requests.write', 'developers.manage', 'users.read'],
   viewer: ['requests.read', 'users.read'],
 };

@@ -11,7 +11,7 @@
  */
 
 /** Top-level folders files are kept in; a new kind of file adds its own. */
-export const FILE_COLLECTIONS = ['documents', 'branding'] as const;
+export const FILE_COLLECTIONS = ['documents', 'branding', 'company_documents'] as const;
 export type FileCollection = (typeof FILE_COLLECTIONS)[number];
 
 export const MAX_FILE_KEY_LENGTH = 512;
@@ -37,4 +37,9 @@ export function sealedPdfKey(requestId: string): string {
 /** An uploaded branding logo, named by its account and the SHA-256 of its bytes (so a new logo is a new address). */
 export function brandingLogoKey(fileName: string): string {
   return `branding/${fileName}`;
+}
+
+/** A company verification document of an account (uploaded by its owner, read by the operator). */
+export function companyDocumentKey(accountId: string, documentId: string): string {
+  return `company_documents/${accountId}/${documentId}`;
 }

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context.js';
 import type { Actor } from './signatureRequests.js';
 import { applySignerMove, REFUSAL_TEXT, signerView, type ActionOrigin } from './signerActions.js';
 import { getAccount } from '../store/accounts.js';
+import { getCompanyVerification } from '../store/companyVerifications.js';
 import type { Db } from '../store/db.js';
 import {
   findByProviderReference,
@@ -161,22 +162,19 @@ export interface StartedVerification {
  * verification (pending, or resubmission requested) is resumed rather than duplicated; after a
  * decline a new one is made. Live mode calls the provider outside any transaction.
  */
-/** The signer's open verification (pending, or waiting for a resubmission), or a new pending one. */
-async function openVerification(
+/** A new pending verification of a signer or a company representative, at `providerName` (or the simulation). */
+export function newVerification(
   ctx: ServiceContext,
-  trx: Db,
-  request: SignatureRequestRecord,
-  signer: SignerRecord,
+  of: { accountId: string; livemode: boolean; subject: IdentityVerificationRecord['subject']; subjectId: string },
   providerName: string,
-): Promise<IdentityVerificationRecord> {
-  const open = await latestVerificationOf(trx, signer.id);
-  if (open && (open.status === 'pending' || open.status === 'resubmission_requested')) return open;
+): IdentityVerificationRecord {
   const now = nowSeconds(ctx.clock);
-  const v: IdentityVerificationRecord = {
+  return {
     id: newId('identityVerification', ctx.clock),
-    account_id: request.account_id,
-    livemode: request.livemode,
-    signer_id: signer.id,
+    account_id: of.accountId,
+    livemode: of.livemode,
+    subject: of.subject,
+    signer_id: of.subjectId,
     provider: providerName,
     level: IDENTITY_LEVEL,
     status: 'pending',
@@ -189,6 +187,23 @@ async function openVerification(
     updated_at: now,
     completed_at: null,
   };
+}
+
+/** The signer's open verification (pending, or waiting for a resubmission), or a new pending one. */
+async function openVerification(
+  ctx: ServiceContext,
+  trx: Db,
+  request: SignatureRequestRecord,
+  signer: SignerRecord,
+  providerName: string,
+): Promise<IdentityVerificationRecord> {
+  const open = await latestVerificationOf(trx, signer.id);
+  if (open && (open.status === 'pending' || open.status === 'resubmission_requested')) return open;
+  const v = newVerification(
+    ctx,
+    { accountId: request.account_id, livemode: request.livemode, subject: 'signer', subjectId: signer.id },
+    providerName,
+  );
   await insertVerification(trx, v);
   return v;
 }
@@ -260,7 +275,21 @@ export async function startIdentityVerification(
   const { v, signer, provider } = prepared;
   if (!provider) return { verificationId: v.id, url: simulationUrl(ctx, v, returnUrl) };
 
-  const created = await createAtProvider(ctx, provider, v, signer.name, returnUrl);
+  return openAtProvider(ctx, provider, v, signer.name, returnUrl);
+}
+
+/**
+ * After the commit that made (or found) the verification: open (or resume) it at the provider and
+ * keep the provider's reference; where to send the person is the provider's hosted page.
+ */
+export async function openAtProvider(
+  ctx: ServiceContext,
+  provider: IdentityProvider,
+  v: IdentityVerificationRecord,
+  expectedName: string,
+  returnUrl: string | null,
+): Promise<StartedVerification> {
+  const created = await createAtProvider(ctx, provider, v, expectedName, returnUrl);
   if (created.providerReference !== v.provider_reference) {
     await ctx.store.tx((trx) =>
       updateVerification(trx, v.id, { provider_reference: created.providerReference, updated_at: nowSeconds(ctx.clock) }),
@@ -326,6 +355,7 @@ export async function applyIdentityResult(
     ctx.log.warn({ verification: v.id, from: v.status, result: result.status }, 'identity result ignored: not accepted in this state');
     return { outcome: 'ignored', verification: v, event: null };
   }
+  if (v.subject === 'representative') return applyRepresentativeResult(ctx, trx, v, result);
   const now = nowSeconds(ctx.clock);
   const { signer } = await loadSigner(trx, v.signer_id);
   const account = (await getAccount(trx, v.account_id))!;
@@ -380,6 +410,46 @@ export async function applyIdentityResult(
     return { outcome: 'applied', verification: updated, event: null };
   }
   return { outcome: 'applied', verification: updated, event: SIGNER_MOVES[trigger].event };
+}
+
+/**
+ * A company representative's check (company verification, spec part 5): the result and the name
+ * read are recorded on the verification, with the name match against the name the owner gave; no
+ * signer moves and no event fires — the operator reads it when reviewing the company.
+ */
+async function applyRepresentativeResult(
+  ctx: ServiceContext,
+  trx: Db,
+  v: IdentityVerificationRecord,
+  result: { status: ProviderStatus; document?: ProviderDocument | undefined },
+): Promise<ResultApplied> {
+  const now = nowSeconds(ctx.clock);
+  const changes: Partial<IdentityVerificationRecord> = { status: result.status, updated_at: now };
+  if (result.status === 'approved' || result.status === 'declined') changes.completed_at = now;
+  const doc = result.document;
+  if (doc) {
+    const expected = await verificationSubjectName(trx, v);
+    const same = namesMatch(expected, doc.name);
+    Object.assign(changes, { document_name: doc.name, document_type: doc.type, document_last4: doc.numberLast4 });
+    changes.name_match = {
+      state: same ? 'match' : 'mismatch',
+      sent_name: expected,
+      document_name: doc.name,
+      document_type: doc.type,
+      document_last4: doc.numberLast4,
+      mode: null,
+      decision: null,
+      decided_at: null,
+    };
+  }
+  await updateVerification(trx, v.id, changes);
+  return { outcome: 'applied', verification: { ...v, ...changes }, event: null };
+}
+
+/** The name a verification expects: the signer's, or the representative's the owner gave. */
+export async function verificationSubjectName(trx: Db, v: Pick<IdentityVerificationRecord, 'subject' | 'signer_id'>): Promise<string> {
+  if (v.subject === 'representative') return (await getCompanyVerification(trx, v.signer_id))?.representative_name ?? '';
+  return (await getSigner(trx, v.signer_id))?.name ?? '';
 }
 
 /** The identity_match object of the hold (and record) payloads: both names, document type, last four. */
@@ -443,8 +513,7 @@ export async function decideSimulation(
   if (v.livemode || v.provider !== SIMULATION_PROVIDER) throw refusal('not_simulation', 'verification');
   if (v.status === 'approved' || v.status === 'declined') throw refusal('already_decided', 'verification');
   if (decision === 'decline') return applyIdentityResult(ctx, trx, v, { status: 'declined' });
-  const signer = (await getSigner(trx, v.signer_id))!;
-  const name = opts.documentName?.trim() || signer.name;
+  const name = opts.documentName?.trim() || (await verificationSubjectName(trx, v));
   return applyIdentityResult(ctx, trx, v, { status: 'approved', document: { name: name.slice(0, 300), ...SIMULATED_DOCUMENT } });
 }
 

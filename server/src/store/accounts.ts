@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { KybStatus, PlanName } from '../domain/plans.js';
 import { precompile, runShared } from './compiled.js';
 import type { Tx } from './db.js';
@@ -102,4 +103,45 @@ export async function updateAccount(tx: Tx, id: string, changes: AccountChanges)
     .set(values as never)
     .where('id', '=', id)
     .execute();
+}
+
+/** Add sends to the balance and money to the wallet (an increment: concurrent charges are not overwritten). */
+export async function creditAccount(tx: Tx, id: string, sends: number, walletMinor: number): Promise<void> {
+  await tx
+    .updateTable('accounts')
+    .set((eb) => ({ balance_sends: eb('balance_sends', '+', sends), wallet_minor: eb('wallet_minor', '+', walletMinor) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** `text` as a LIKE pattern matching it anywhere, its own % _ and \ escaped (both engines: ESCAPE '\'). */
+const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Accounts newest first, after the cursor (an account id), whose name or owner email contains
+ * `query` (case-insensitive for Latin letters), whose id starts with it, or with a console user
+ * whose email contains it. No query: every account. A scan: the operator's search is rare.
+ */
+export async function searchAccounts(tx: Tx, query: string | undefined, limit: number, startingAfter?: string): Promise<Account[]> {
+  let q = tx.selectFrom('accounts').selectAll();
+  if (query) {
+    const pattern = containsPattern(query.toLowerCase());
+    q = q.where((eb) =>
+      eb.or([
+        eb(sql`lower(name)`, 'like', sql`${pattern} ESCAPE '\\'`),
+        eb(sql`lower(coalesce(owner_email, ''))`, 'like', sql`${pattern} ESCAPE '\\'`),
+        eb('id', '=', query),
+        eb.exists(
+          eb
+            .selectFrom('console_users as u')
+            .select('u.id')
+            .whereRef('u.account_id', '=', 'accounts.id')
+            .where(sql`u.email`, 'like', sql`${pattern} ESCAPE '\\'`),
+        ),
+      ]),
+    );
+  }
+  if (startingAfter) q = q.where('id', '<', startingAfter);
+  const rows = await q.orderBy('id', 'desc').limit(limit).execute();
+  return rows.map(fromRow);
 }

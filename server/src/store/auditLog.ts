@@ -31,3 +31,19 @@ export async function listAuditEntries(tx: Tx, accountId: string, q: AuditQuery)
   const rows = await sel.orderBy('id', 'desc').limit(q.limit).execute();
   return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
 }
+
+/**
+ * The operator's view, newest first after the cursor: what operators did (`admin.*` on an account)
+ * and what concerns no account (operators' own sign-ins). A scan of the log: operators read it rarely.
+ */
+export async function listOperatorEntries(tx: Tx, q: AuditQuery): Promise<AuditEntry[]> {
+  let sel = tx
+    .selectFrom('audit_log')
+    .selectAll()
+    .where((eb) => eb.or([eb('account_id', 'is', null), eb('action', 'like', 'admin.%')]));
+  if (q.startingAfter) sel = sel.where('id', '<', q.startingAfter);
+  if (q.only) sel = sel.where('id', '=', q.only);
+  if (q.action) sel = sel.where('action', '=', q.action);
+  const rows = await sel.orderBy('id', 'desc').limit(q.limit).execute();
+  return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
+}

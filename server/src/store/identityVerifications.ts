@@ -22,10 +22,15 @@ export interface VerificationNameMatch {
   decided_at: number | null;
 }
 
+/** Whose identity: a signer's, or a company representative's (company verification, spec part 5). */
+export type VerificationSubject = 'signer' | 'representative';
+
 export interface IdentityVerificationRecord {
   id: string;
   account_id: string;
   livemode: boolean;
+  subject: VerificationSubject;
+  /** The signer; for subject 'representative', the company verification (kyb_…) it belongs to. */
   signer_id: string;
   /** 'simulation' in test mode; the adapter name (e.g. 'generic') in live mode. */
   provider: string;
@@ -55,7 +60,7 @@ export async function getVerification(tx: Tx, id: string): Promise<IdentityVerif
   return row ? decodeRow(verificationCodec, row) : undefined;
 }
 
-/** A verification of this account and mode; another account's or mode's id is not found. */
+/** A signer's verification of this account and mode; another account's or mode's id (or a representative's check) is not found. */
 export async function findVerification(
   tx: Tx,
   accountId: string,
@@ -68,6 +73,7 @@ export async function findVerification(
     .where('id', '=', id)
     .where('account_id', '=', accountId)
     .where('livemode', '=', livemode ? 1 : 0)
+    .where('subject', '=', 'signer')
     .executeTakeFirst();
   return row ? decodeRow(verificationCodec, row) : undefined;
 }

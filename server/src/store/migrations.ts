@@ -806,6 +806,83 @@ ${REQUEST_LOG_18_COMMON}    `,
       ALTER TABLE request_log ADD COLUMN duration_ms DOUBLE PRECISION;
 ${REQUEST_LOG_18_COMMON}    `,
   },
+  {
+    id: 19,
+    name: 'company verification: submissions (the representative check, the documents, the review) and company documents',
+    // Id 19: 17, 18 and 20 are other console tables. A submission (kyb_…) is a round of review: a
+    // draft while the owner works on it, pending once submitted, then approved or rejected with the
+    // reviewer's reason; a new round follows a rejection. document_ids is the JSON list of the
+    // documents the round was submitted with (frozen at submission; a removed document keeps its
+    // row and file, removed_at set). The representative's check is an identity_verifications row
+    // with subject 'representative' whose signer_id holds the submission id (the same provider,
+    // callback and simulation as a signer's check).
+    sql: `
+      CREATE TABLE company_verifications (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        status TEXT NOT NULL CHECK (status IN ('draft','pending','approved','rejected')),
+        representative_name TEXT,
+        representative_verification_id TEXT,
+        document_ids TEXT NOT NULL DEFAULT '[]',
+        submitted_at INTEGER,
+        submitted_by TEXT,
+        decided_at INTEGER,
+        decided_by TEXT,
+        decision_reason TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX company_verifications_account ON company_verifications(account_id, id);
+      CREATE INDEX company_verifications_queue ON company_verifications(status, id);
+      CREATE TABLE company_documents (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        file_key TEXT NOT NULL,
+        file_name TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        uploaded_by TEXT,
+        created_at INTEGER NOT NULL,
+        removed_at INTEGER
+      ) STRICT;
+      CREATE INDEX company_documents_account ON company_documents(account_id, id);
+      ALTER TABLE identity_verifications ADD COLUMN subject TEXT NOT NULL DEFAULT 'signer';
+    `,
+    postgres: `
+      CREATE TABLE company_verifications (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL REFERENCES accounts(id),
+        status TEXT COLLATE "C" NOT NULL CHECK (status IN ('draft','pending','approved','rejected')),
+        representative_name TEXT COLLATE "C",
+        representative_verification_id TEXT COLLATE "C",
+        document_ids TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+        submitted_at BIGINT,
+        submitted_by TEXT COLLATE "C",
+        decided_at BIGINT,
+        decided_by TEXT COLLATE "C",
+        decision_reason TEXT COLLATE "C",
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX company_verifications_account ON company_verifications(account_id, id);
+      CREATE INDEX company_verifications_queue ON company_verifications(status, id);
+      CREATE TABLE company_documents (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL REFERENCES accounts(id),
+        file_key TEXT COLLATE "C" NOT NULL,
+        file_name TEXT COLLATE "C" NOT NULL,
+        content_type TEXT COLLATE "C" NOT NULL,
+        size BIGINT NOT NULL,
+        sha256 TEXT COLLATE "C" NOT NULL,
+        uploaded_by TEXT COLLATE "C",
+        created_at BIGINT NOT NULL,
+        removed_at BIGINT
+      );
+      CREATE INDEX company_documents_account ON company_documents(account_id, id);
+      ALTER TABLE identity_verifications ADD COLUMN subject TEXT COLLATE "C" NOT NULL DEFAULT 'signer';
+    `,
+  },
 ];
 
 /**

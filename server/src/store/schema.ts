@@ -210,6 +210,7 @@ export interface IdentityVerificationsTable {
   id: string;
   account_id: string;
   livemode: number;
+  /** The signer checked; for subject 'representative', the company verification (kyb_…). */
   signer_id: string;
   provider: string;
   level: string;
@@ -222,6 +223,8 @@ export interface IdentityVerificationsTable {
   created_at: number;
   updated_at: number;
   completed_at: number | null;
+  /** 'signer' (a signer's check) or 'representative' (a company's representative, migration 19). */
+  subject: Generated<string>;
 }
 
 export interface EventsTable {
@@ -513,7 +516,45 @@ export interface AuditLogTable {
   created_at: number;
 }
 
+/** A round of company verification (migration 19): draft → pending → approved | rejected. */
+export interface CompanyVerificationsTable {
+  id: string;
+  account_id: string;
+  status: 'draft' | 'pending' | 'approved' | 'rejected';
+  representative_name: string | null;
+  /** The representative's identity check (identity_verifications, subject 'representative'). */
+  representative_verification_id: string | null;
+  /** JSON list of the company_documents ids submitted (frozen at submission). */
+  document_ids: string;
+  submitted_at: number | null;
+  submitted_by: string | null;
+  decided_at: number | null;
+  /** The operator (console user id) who decided. */
+  decided_by: string | null;
+  decision_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A company document an owner uploaded: the bytes are in file storage under file_key. */
+export interface CompanyDocumentsTable {
+  id: string;
+  account_id: string;
+  file_key: string;
+  file_name: string;
+  /** Detected from the bytes (domain/companyDocuments.ts). */
+  content_type: string;
+  size: number;
+  sha256: string;
+  uploaded_by: string | null;
+  created_at: number;
+  /** Set when the owner removed it from the next submission; the row and file stay for the record. */
+  removed_at: number | null;
+}
+
 export interface Database {
+  company_verifications: CompanyVerificationsTable;
+  company_documents: CompanyDocumentsTable;
   console_credentials: ConsoleCredentialsTable;
   console_users: ConsoleUsersTable;
   console_sessions: ConsoleSessionsTable;

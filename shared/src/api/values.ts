@@ -39,7 +39,8 @@ export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
 export const VERIFICATION_STATUSES = ['pending', 'in_review', 'resubmission_requested', 'approved', 'declined'] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
-export const KYB_STATUSES = ['none', 'pending', 'approved'] as const;
+/** Company verification (spec part 5): none → pending (submitted) → approved | rejected (with the reviewer's reason; submit again). */
+export const KYB_STATUSES = ['none', 'pending', 'approved', 'rejected'] as const;
 export type KybStatus = (typeof KYB_STATUSES)[number];
 
 export const TEMPLATE_FIELD_TYPES = ['text', 'date', 'number', 'email'] as const;

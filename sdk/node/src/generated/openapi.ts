@@ -654,7 +654,7 @@ export interface components {
       };
       currency: string;
       /** @enum {string} */
-      company_verification: 'none' | 'pending' | 'approved';
+      company_verification: 'none' | 'pending' | 'approved' | 'rejected';
     };
     TemplateField: {
       key: string;

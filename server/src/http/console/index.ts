@@ -9,11 +9,12 @@ import type { AppContext } from '../context.js';
 import { sendError } from '../envelope.js';
 import { ipRateLimit } from '../middleware/limits.js';
 import { jsonBody } from '../middleware/jsonBody.js';
-import { adminStatusRoutes } from './api/adminStatus.js';
+import { adminRoutes } from './api/admin/index.js';
 import { auditLogRoutes } from './api/auditLog.js';
 import { authRoutes } from './api/auth.js';
 import { billingRoutes } from './api/billing.js';
 import { brandingRoutes } from './api/branding.js';
+import { companyVerificationRoutes } from './api/companyVerification.js';
 import { credentialsRoutes } from './api/credentials.js';
 import { identityReviewsRoutes } from './api/identityReviews.js';
 import { keysRoutes } from './api/keys.js';
@@ -48,7 +49,8 @@ export function consoleApiRoutes(ctx: AppContext): ConsoleRoutes {
   identityReviewsRoutes(routes, ctx);
   brandingRoutes(routes, ctx);
   billingRoutes(routes, ctx);
-  adminStatusRoutes(routes, ctx);
+  companyVerificationRoutes(routes, ctx);
+  adminRoutes(routes, ctx);
   return routes;
 }
 

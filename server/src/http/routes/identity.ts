@@ -11,6 +11,7 @@ import {
   identityProvider,
   SIMULATION_PROVIDER,
   simulateIdentityDecision,
+  verificationSubjectName,
 } from '../../services/identity.js';
 import { escapeHtml } from '../../sealing/html.js';
 import { presentIdentityVerification } from '../../presenters/identityVerification.js';
@@ -138,7 +139,7 @@ export function identityRouter(ctx: AppContext): express.Router {
 
   router.get('/identity/simulate/:id', async (req: Request, res: Response) => {
     const { v, returnUrl } = await simulationTarget(ctx, req, req.query.token, req.query.return_url);
-    const signer = (await getSigner(ctx.store.db, v.signer_id))!;
+    const subjectName = await verificationSubjectName(ctx.store.db, v);
     const token = String(req.query.token);
     sendPage(
       res,
@@ -147,7 +148,7 @@ export function identityRouter(ctx: AppContext): express.Router {
         action: `${basePath(ctx)}/identity/simulate/${v.id}`,
         token,
         returnUrl,
-        signerName: signer.name,
+        signerName: subjectName,
         decided: v.status === 'approved' || v.status === 'declined' ? v.status : null,
       }),
     );
