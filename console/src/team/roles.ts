@@ -7,12 +7,23 @@
 export const ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
 export type TeamRole = (typeof ROLES)[number];
 
-export const PERMISSIONS = ['requests.read', 'requests.write', 'developers.manage', 'users.read', 'users.manage', 'audit.read'] as const;
+export const PERMISSIONS = [
+  'requests.read',
+  'requests.write',
+  'developers.manage',
+  'users.read',
+  'users.manage',
+  'audit.read',
+  'branding.manage',
+  'billing.read',
+  'company.verify',
+] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 export const ROLE_PERMISSIONS: Record<TeamRole, readonly Permission[]> = {
   owner: PERMISSIONS,
-  admin: PERMISSIONS,
+  // Company verification binds the company: the owner alone.
+  admin: PERMISSIONS.filter((p) => p !== 'company.verify'),
   developer: ['requests.read', 'requests.write', 'developers.manage', 'users.read'],
   viewer: ['requests.read', 'users.read'],
 };
