@@ -23,7 +23,7 @@ const REQUEST_LOG_18_COMMON = `
           FROM api_keys k WHERE k.id = request_log.key_id
         );
       CREATE INDEX request_log_account ON request_log(account_id, livemode, id);
-      CREATE INDEX request_log_by_key ON request_log(account_id, key_id, id);
+      CREATE INDEX request_log_key_entries ON request_log(account_id, key_id, id);
       CREATE INDEX request_log_request ON request_log(account_id, request_id);
       CREATE INDEX request_log_created ON request_log(created_at);
 `;
