@@ -6,8 +6,9 @@
  * allowed" state (the server would refuse the read anyway).
  */
 import { h } from '@tawqi/signing-page/dom';
+import { dataTable } from '../views/dataTable.js';
 import { button } from '@tawqi/signing-page/kit';
-import type { Key, Strings } from '../i18n.js';
+import type { Strings } from '../i18n.js';
 import { ApiError } from '../api.js';
 import type { ListPage } from '../publicApi.js';
 import { when } from '../requests/model.js';
@@ -94,43 +95,30 @@ function filter(ctx: ScreenContext): HTMLFormElement {
 
 function table(s: Strings, rows: AuditEntry[]): HTMLElement {
   if (rows.length === 0) return emptyState('clipboard', s.t('auditNone'));
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
   const mono = (text: string | null) => (text ? h('code', { attrs: { dir: 'ltr' } }, text) : '—');
-  return h(
-    'div',
-    // Wider than the page on a narrow screen: a focusable region, so the keyboard can scroll it.
-    { class: 'table-wrap', attrs: { tabindex: '0', role: 'region', 'aria-label': s.t('auditCaption') } },
-    h(
-      'table',
-      { class: 'data-table audit-table' },
-      h('caption', { class: 'sr-only' }, s.t('auditCaption')),
+  // Wider than the page on a narrow screen: a focusable region, so the keyboard can scroll it.
+  return dataTable(s, {
+    caption: s.t('auditCaption'),
+    columns: ['auditTime', 'auditWho', 'auditWhat', 'auditTarget', 'auditIp', 'auditDetails'],
+    class: 'audit-table',
+    scrollRegion: true,
+    rows: rows.map((e) =>
       h(
-        'thead',
-        null,
-        h('tr', null, th('auditTime'), th('auditWho'), th('auditWhat'), th('auditTarget'), th('auditIp'), th('auditDetails')),
-      ),
-      h(
-        'tbody',
-        null,
-        rows.map((e) =>
-          h(
-            'tr',
-            { attrs: { 'data-action': e.action } },
-            h(
-              'td',
-              { class: 'nowrap' },
-              h('time', { attrs: { datetime: new Date(e.created_at * 1000).toISOString() } }, when(s, e.created_at)),
-            ),
-            h('td', { class: 'contact', attrs: { dir: 'ltr' } }, e.actor),
-            // The details go under the sentence (not in a column of their own), so the table fits the page.
-            h('th', { attrs: { scope: 'row' } }, auditSentence(s, e.action, e.detail), details(s, e.detail)),
-            h('td', null, mono(e.target)),
-            h('td', null, mono(e.ip)),
-          ),
+        'tr',
+        { attrs: { 'data-action': e.action } },
+        h(
+          'td',
+          { class: 'nowrap' },
+          h('time', { attrs: { datetime: new Date(e.created_at * 1000).toISOString() } }, when(s, e.created_at)),
         ),
+        h('td', { class: 'contact', attrs: { dir: 'ltr' } }, e.actor),
+        // The details go under the sentence (not in a column of their own), so the table fits the page.
+        h('th', { attrs: { scope: 'row' } }, auditSentence(s, e.action, e.detail), details(s, e.detail)),
+        h('td', null, mono(e.target)),
+        h('td', null, mono(e.ip)),
       ),
     ),
-  );
+  });
 }
 
 /** The detail object as `key: value` pairs, small and monospace (values as JSON when not text). */

@@ -6,6 +6,7 @@
  * developers.manage may read: a viewer sees why instead of the list, and the version pin read-only.
  */
 import { bdi, h } from '@tawqi/signing-page/dom';
+import { dataTable } from '../views/dataTable.js';
 import { button } from '@tawqi/signing-page/kit';
 import type { ApiKeyView } from '../api.js';
 import { Form } from '../form.js';
@@ -62,26 +63,12 @@ async function loadKeys(ctx: ScreenContext, list: HTMLElement, reload: () => Pro
 
 function keyTable(ctx: ScreenContext, keys: ApiKeyView[], reload: () => Promise<void>): HTMLElement {
   const { s } = ctx;
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'data-table keys-table' },
-      h('caption', { class: 'sr-only' }, s.t(ctx.livemode ? 'keysCaptionLive' : 'keysCaptionTest')),
-      h(
-        'thead',
-        null,
-        h('tr', null, th('keysName'), th('keysType'), th('keysState'), th('keysRestrictions'), th('keysCreated'), th('keysActions')),
-      ),
-      h(
-        'tbody',
-        null,
-        keys.map((k) => keyRow(ctx, k, reload)),
-      ),
-    ),
-  );
+  return dataTable(s, {
+    caption: s.t(ctx.livemode ? 'keysCaptionLive' : 'keysCaptionTest'),
+    columns: ['keysName', 'keysType', 'keysState', 'keysRestrictions', 'keysCreated', 'keysActions'],
+    rows: keys.map((k) => keyRow(ctx, k, reload)),
+    class: 'keys-table',
+  });
 }
 
 function keyRow(ctx: ScreenContext, k: ApiKeyView, reload: () => Promise<void>): HTMLElement {

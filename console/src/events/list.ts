@@ -4,9 +4,9 @@
  * in the address. Each event opens on its own page.
  */
 import { TEST_EVENT_TYPE } from '@tawqi/shared/events';
+import { dataTable } from '../views/dataTable.js';
 import { h, replace } from '@tawqi/signing-page/dom';
 import { button } from '@tawqi/signing-page/kit';
-import type { Key } from '../i18n.js';
 import type { ListPage } from '../publicApi.js';
 import { errorText } from '../requests/parts.js';
 import { when } from '../requests/model.js';
@@ -75,40 +75,27 @@ function filters(ctx: ScreenContext, current: string | null): HTMLFormElement {
 function table(ctx: ScreenContext, rows: ApiEventFull[]): HTMLElement {
   const { s } = ctx;
   if (rows.length === 0) return emptyState('activity', s.t('evNone'));
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'data-table' },
-      h('caption', { class: 'sr-only' }, s.t(ctx.livemode ? 'evCaptionLive' : 'evCaptionTest')),
-      h('thead', null, h('tr', null, th('evType'), th('evId'), th('evRequest'), th('reqCreated'))),
-      h(
-        'tbody',
+  return dataTable(s, {
+    caption: s.t(ctx.livemode ? 'evCaptionLive' : 'evCaptionTest'),
+    columns: ['evType', 'evId', 'evRequest', 'reqCreated'],
+    rows: rows.map((e) => {
+      const request = requestOf(e);
+      return h(
+        'tr',
         null,
-        rows.map((e) => {
-          const request = requestOf(e);
-          return h(
-            'tr',
-            null,
-            h(
-              'th',
-              { attrs: { scope: 'row' } },
-              h('a', { class: 'text-link', attrs: { href: at(`/developers/events/${e.id}`), dir: 'ltr' } }, h('code', null, e.type)),
-            ),
-            h('td', null, h('code', { class: 'small', attrs: { dir: 'ltr' } }, e.id)),
-            h(
-              'td',
-              null,
-              request
-                ? h('a', { class: 'text-link', attrs: { href: at(`/requests/${request}`), dir: 'ltr' } }, h('code', null, request))
-                : '—',
-            ),
-            h('td', { class: 'nowrap' }, when(s, e.created_at)),
-          );
-        }),
-      ),
-    ),
-  );
+        h(
+          'th',
+          { attrs: { scope: 'row' } },
+          h('a', { class: 'text-link', attrs: { href: at(`/developers/events/${e.id}`), dir: 'ltr' } }, h('code', null, e.type)),
+        ),
+        h('td', null, h('code', { class: 'small', attrs: { dir: 'ltr' } }, e.id)),
+        h(
+          'td',
+          null,
+          request ? h('a', { class: 'text-link', attrs: { href: at(`/requests/${request}`), dir: 'ltr' } }, h('code', null, request)) : '—',
+        ),
+        h('td', { class: 'nowrap' }, when(s, e.created_at)),
+      );
+    }),
+  });
 }

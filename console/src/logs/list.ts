@@ -5,6 +5,7 @@
  * The filters and the cursor trail live in the address, so Back, Forward and a reload keep the place.
  */
 import { bdi, h } from '@tawqi/signing-page/dom';
+import { dataTable } from '../views/dataTable.js';
 import { button } from '@tawqi/signing-page/kit';
 import type { Key } from '../i18n.js';
 import type { ListPage } from '../publicApi.js';
@@ -94,45 +95,35 @@ function filters(ctx: ScreenContext): HTMLFormElement {
 function table(ctx: ScreenContext, rows: LogEntry[], filtered: boolean): HTMLElement {
   const { s } = ctx;
   if (rows.length === 0) return emptyState('list', s.t(filtered ? 'logsNoneFiltered' : ctx.livemode ? 'logsNoneLive' : 'logsNoneTest'));
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'data-table logs-table' },
-      h('caption', { class: 'sr-only' }, s.t(ctx.livemode ? 'logsCaptionLive' : 'logsCaptionTest')),
-      h('thead', null, h('tr', null, th('logsStatus'), th('logsRequest'), th('logsKey'), th('logsTime'))),
+  return dataTable(s, {
+    caption: s.t(ctx.livemode ? 'logsCaptionLive' : 'logsCaptionTest'),
+    columns: ['logsStatus', 'logsRequest', 'logsKey', 'logsTime'],
+    rows: rows.map((e) =>
       h(
-        'tbody',
+        'tr',
         null,
-        rows.map((e) =>
+        h(
+          'td',
+          null,
+          statusPill(e),
+          e.code ? h('div', { class: 'logs-code' }, h('code', { attrs: { dir: 'ltr' } }, e.code)) : null,
+          e.code_message ? h('div', { class: 'muted small' }, e.code_message) : null,
+        ),
+        h(
+          'th',
+          { attrs: { scope: 'row' } },
           h(
-            'tr',
-            null,
-            h(
-              'td',
-              null,
-              statusPill(e),
-              e.code ? h('div', { class: 'logs-code' }, h('code', { attrs: { dir: 'ltr' } }, e.code)) : null,
-              e.code_message ? h('div', { class: 'muted small' }, e.code_message) : null,
-            ),
-            h(
-              'th',
-              { attrs: { scope: 'row' } },
-              h(
-                'a',
-                { class: 'text-link logs-request', attrs: { href: at(`${LIST}/${e.request_id}`), dir: 'ltr' } },
-                h('span', { class: 'logs-method' }, e.method),
-                ' ',
-                h('span', { class: 'mono' }, e.path),
-              ),
-            ),
-            h('td', { class: 'nowrap' }, bdi(caller(s, e))),
-            h('td', { class: 'nowrap' }, when(s, e.created_at)),
+            'a',
+            { class: 'text-link logs-request', attrs: { href: at(`${LIST}/${e.request_id}`), dir: 'ltr' } },
+            h('span', { class: 'logs-method' }, e.method),
+            ' ',
+            h('span', { class: 'mono' }, e.path),
           ),
         ),
+        h('td', { class: 'nowrap' }, bdi(caller(s, e))),
+        h('td', { class: 'nowrap' }, when(s, e.created_at)),
       ),
     ),
-  );
+    class: 'logs-table',
+  });
 }

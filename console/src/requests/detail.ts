@@ -6,6 +6,7 @@
  * shown disabled with the reason, or not at all for a viewer.
  */
 import { bdi, h, nextId } from '@tawqi/signing-page/dom';
+import { dataTable } from '../views/dataTable.js';
 import { button, icon } from '@tawqi/signing-page/kit';
 import type { Key, Strings } from '../i18n.js';
 import { saveFile, type ListPage } from '../publicApi.js';
@@ -134,35 +135,24 @@ function flash(ctx: ScreenContext, text: string, tone: 'ok' | 'bad' = 'bad'): vo
 }
 
 function signersTable(s: Strings, r: SignatureRequest): HTMLElement {
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
   return h(
     'section',
     { class: 'block' },
     h('h2', { class: 'subtitle' }, s.t('reqSigners')),
-    h(
-      'div',
-      { class: 'table-wrap' },
-      h(
-        'table',
-        { class: 'data-table' },
-        h('caption', { class: 'sr-only' }, s.t('reqSignersCaption', { title: r.title })),
-        h('thead', null, h('tr', null, th('reqSignerName'), th('reqSignerContact'), th('reqStatus'), th('reqSignedAt'))),
+    dataTable(s, {
+      caption: s.t('reqSignersCaption', { title: r.title }),
+      columns: ['reqSignerName', 'reqSignerContact', 'reqStatus', 'reqSignedAt'],
+      rows: r.signers.map((x) =>
         h(
-          'tbody',
+          'tr',
           null,
-          r.signers.map((x) =>
-            h(
-              'tr',
-              null,
-              h('th', { attrs: { scope: 'row' } }, bdi(x.name)),
-              h('td', { attrs: { dir: 'ltr' }, class: 'contact' }, x.email ?? x.phone ?? '—'),
-              h('td', null, statusBadge(s, x.status, statusTone(x.status), 'signerStatus_')),
-              h('td', { class: 'nowrap' }, x.signed_at ? when(s, x.signed_at) : '—'),
-            ),
-          ),
+          h('th', { attrs: { scope: 'row' } }, bdi(x.name)),
+          h('td', { attrs: { dir: 'ltr' }, class: 'contact' }, x.email ?? x.phone ?? '—'),
+          h('td', null, statusBadge(s, x.status, statusTone(x.status), 'signerStatus_')),
+          h('td', { class: 'nowrap' }, x.signed_at ? when(s, x.signed_at) : '—'),
         ),
       ),
-    ),
+    }),
   );
 }
 

@@ -5,6 +5,7 @@
  * keep the place.
  */
 import { bdi, h } from '@tawqi/signing-page/dom';
+import { dataTable } from '../views/dataTable.js';
 import { button } from '@tawqi/signing-page/kit';
 import type { Key } from '../i18n.js';
 import type { ListPage } from '../publicApi.js';
@@ -95,29 +96,18 @@ function filters(ctx: ScreenContext): HTMLFormElement {
 function table(ctx: ScreenContext, rows: SignatureRequest[]): HTMLElement {
   const { s } = ctx;
   if (rows.length === 0) return emptyState('inbox', s.t('reqNone'));
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'data-table' },
-      h('caption', { class: 'sr-only' }, s.t(ctx.livemode ? 'reqCaptionLive' : 'reqCaptionTest')),
-      h('thead', null, h('tr', null, th('reqTitle'), th('reqStatus'), th('reqSigners'), th('reqCreated'))),
+  return dataTable(s, {
+    caption: s.t(ctx.livemode ? 'reqCaptionLive' : 'reqCaptionTest'),
+    columns: ['reqTitle', 'reqStatus', 'reqSigners', 'reqCreated'],
+    rows: rows.map((r) =>
       h(
-        'tbody',
+        'tr',
         null,
-        rows.map((r) =>
-          h(
-            'tr',
-            null,
-            h('th', { attrs: { scope: 'row' } }, h('a', { class: 'text-link', attrs: { href: at(`/requests/${r.id}`) } }, bdi(r.title))),
-            h('td', null, statusBadge(s, r.status, statusTone(r.status))),
-            h('td', null, bdi(r.signers.map((x) => x.name).join(s.t('listSeparator')))),
-            h('td', { class: 'nowrap' }, when(s, r.created_at)),
-          ),
-        ),
+        h('th', { attrs: { scope: 'row' } }, h('a', { class: 'text-link', attrs: { href: at(`/requests/${r.id}`) } }, bdi(r.title))),
+        h('td', null, statusBadge(s, r.status, statusTone(r.status))),
+        h('td', null, bdi(r.signers.map((x) => x.name).join(s.t('listSeparator')))),
+        h('td', { class: 'nowrap' }, when(s, r.created_at)),
       ),
     ),
-  );
+  });
 }

@@ -1,5 +1,6 @@
 /** The members table of the Team screen and each member's actions, as the role rules (roles.ts) allow them. */
 import { bdi, h } from '@tawqi/signing-page/dom';
+import { dataTable } from '../views/dataTable.js';
 import { button } from '@tawqi/signing-page/kit';
 import type { TeamMember } from '../api.js';
 import type { Key } from '../i18n.js';
@@ -21,69 +22,46 @@ const shownName = (m: TeamMember) => m.name || m.email;
 
 export function teamTable(view: TeamView, rows: TeamMember[]): HTMLElement {
   const { s } = view.ctx;
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
   const me = view.ctx.session!.user.id;
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'data-table team-table' },
-      h('caption', { class: 'sr-only' }, s.t('teamMembers')),
+  return dataTable(s, {
+    caption: s.t('teamMembers'),
+    columns: ['teamMember', 'teamRole', 'teamStatus', 'teamTwoStep', 'teamLastSignIn', view.manage && 'teamActions'],
+    rows: rows.map((m) =>
       h(
-        'thead',
-        null,
+        'tr',
+        { attrs: { 'data-member': m.email } },
         h(
-          'tr',
-          null,
-          th('teamMember'),
-          th('teamRole'),
-          th('teamStatus'),
-          th('teamTwoStep'),
-          th('teamLastSignIn'),
-          view.manage ? th('teamActions') : null,
-        ),
-      ),
-      h(
-        'tbody',
-        null,
-        rows.map((m) =>
+          'th',
+          { attrs: { scope: 'row' } },
           h(
-            'tr',
-            { attrs: { 'data-member': m.email } },
-            h(
-              'th',
-              { attrs: { scope: 'row' } },
-              h(
-                'span',
-                { class: 'member-name' },
-                bdi(shownName(m)),
-                m.id === me ? h('span', { class: 'pill pill-muted' }, s.t('teamYou')) : null,
-              ),
-              m.name ? h('span', { class: 'member-email', attrs: { dir: 'ltr' } }, m.email) : null,
-            ),
-            h('td', null, s.t(`role_${m.role}` as Key)),
-            h(
-              'td',
-              null,
-              h('span', { class: ['pill', m.status === 'active' ? 'pill-ok' : 'pill-warn'] }, s.t(`teamStatus_${m.status}` as Key)),
-            ),
-            h(
-              'td',
-              null,
-              h(
-                'span',
-                { class: ['pill', m.two_factor_enabled ? 'pill-ok' : 'pill-muted'] },
-                s.t(m.two_factor_enabled ? 'teamTwoStepOn' : 'teamTwoStepOff'),
-              ),
-            ),
-            h('td', { class: 'nowrap' }, m.last_sign_in_at ? when(s, m.last_sign_in_at) : s.t('teamNever')),
-            view.manage ? h('td', { class: 'member-actions' }, memberActions(view, m)) : null,
+            'span',
+            { class: 'member-name' },
+            bdi(shownName(m)),
+            m.id === me ? h('span', { class: 'pill pill-muted' }, s.t('teamYou')) : null,
+          ),
+          m.name ? h('span', { class: 'member-email', attrs: { dir: 'ltr' } }, m.email) : null,
+        ),
+        h('td', null, s.t(`role_${m.role}` as Key)),
+        h(
+          'td',
+          null,
+          h('span', { class: ['pill', m.status === 'active' ? 'pill-ok' : 'pill-warn'] }, s.t(`teamStatus_${m.status}` as Key)),
+        ),
+        h(
+          'td',
+          null,
+          h(
+            'span',
+            { class: ['pill', m.two_factor_enabled ? 'pill-ok' : 'pill-muted'] },
+            s.t(m.two_factor_enabled ? 'teamTwoStepOn' : 'teamTwoStepOff'),
           ),
         ),
+        h('td', { class: 'nowrap' }, m.last_sign_in_at ? when(s, m.last_sign_in_at) : s.t('teamNever')),
+        view.manage ? h('td', { class: 'member-actions' }, memberActions(view, m)) : null,
       ),
     ),
-  );
+    class: 'team-table',
+  });
 }
 
 const BLOCK_REASON: Record<'self' | 'owner', Key> = { self: 'teamBlockSelf', owner: 'teamBlockOwner' };

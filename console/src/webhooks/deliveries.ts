@@ -6,8 +6,9 @@
  * endpoint). "Refresh" reads the log again; "Older deliveries" appends the next page.
  */
 import { bdi, h, replace } from '@tawqi/signing-page/dom';
+import { dataTable } from '../views/dataTable.js';
 import { button, icon } from '@tawqi/signing-page/kit';
-import type { Key, Strings } from '../i18n.js';
+import type { Strings } from '../i18n.js';
 import type { ListPage } from '../publicApi.js';
 import { errorText, statusBadge } from '../requests/parts.js';
 import { when } from '../requests/model.js';
@@ -102,34 +103,24 @@ function deliveryItem(
 }
 
 function attemptsTable(s: Strings, d: WebhookDelivery): HTMLElement {
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: ['data-table', 'hook-attempts'] },
-      h('caption', { class: 'sr-only' }, s.t('hooksAttemptsOf', { event: d.event })),
-      h('thead', null, h('tr', null, th('hooksAttempt'), th('hooksResult'), th('hooksTime'), th('hooksDuration'), th('hooksResponse'))),
-      h(
-        'tbody',
-        null,
-        [...d.attempts]
-          .reverse()
-          .map((a) =>
-            h(
-              'tr',
-              null,
-              h('th', { attrs: { scope: 'row' } }, String(a.attempt)),
-              h('td', null, result(s, a)),
-              h('td', { class: 'nowrap' }, when(s, a.created_at)),
-              h('td', { class: 'nowrap' }, s.t('hooksMs', { ms: a.duration_ms })),
-              h('td', { class: 'hook-response' }, excerpt(s, a)),
-            ),
-          ),
+  return dataTable(s, {
+    caption: s.t('hooksAttemptsOf', { event: d.event }),
+    columns: ['hooksAttempt', 'hooksResult', 'hooksTime', 'hooksDuration', 'hooksResponse'],
+    rows: [...d.attempts]
+      .reverse()
+      .map((a) =>
+        h(
+          'tr',
+          null,
+          h('th', { attrs: { scope: 'row' } }, String(a.attempt)),
+          h('td', null, result(s, a)),
+          h('td', { class: 'nowrap' }, when(s, a.created_at)),
+          h('td', { class: 'nowrap' }, s.t('hooksMs', { ms: a.duration_ms })),
+          h('td', { class: 'hook-response' }, excerpt(s, a)),
+        ),
       ),
-    ),
-  );
+    class: 'hook-attempts',
+  });
 }
 
 function result(s: Strings, a: WebhookAttempt): HTMLElement {

@@ -4,7 +4,7 @@
  * who may manage them.
  */
 import { bdi, h, replace } from '@tawqi/signing-page/dom';
-import type { Key } from '../i18n.js';
+import { dataTable } from '../views/dataTable.js';
 import type { ListPage } from '../publicApi.js';
 import { errorText, statusBadge } from '../requests/parts.js';
 import { when } from '../requests/model.js';
@@ -47,34 +47,23 @@ function table(ctx: ScreenContext, rows: WebhookEndpoint[]): HTMLElement {
     const add = canManage(ctx.session?.permissions) ? linkButton(s.t('hooksAdd'), '/developers/webhooks/new', 'primary') : undefined;
     return emptyState('zap', s.t(ctx.livemode ? 'hooksNoneLive' : 'hooksNoneTest'), add);
   }
-  const th = (key: Key) => h('th', { attrs: { scope: 'col' } }, s.t(key));
-  return h(
-    'div',
-    { class: 'table-wrap' },
-    h(
-      'table',
-      { class: 'data-table' },
-      h('caption', { class: 'sr-only' }, s.t(ctx.livemode ? 'hooksCaptionLive' : 'hooksCaptionTest')),
-      h('thead', null, h('tr', null, th('hooksUrl'), th('hooksEvents'), th('reqStatus'), th('reqCreated'))),
+  return dataTable(s, {
+    caption: s.t(ctx.livemode ? 'hooksCaptionLive' : 'hooksCaptionTest'),
+    columns: ['hooksUrl', 'hooksEvents', 'reqStatus', 'reqCreated'],
+    rows: rows.map((e) =>
       h(
-        'tbody',
+        'tr',
         null,
-        rows.map((e) =>
-          h(
-            'tr',
-            null,
-            h(
-              'th',
-              { attrs: { scope: 'row' } },
-              h('a', { class: ['text-link', 'hook-url'], attrs: { href: at(`/developers/webhooks/${e.id}`), dir: 'ltr' } }, e.url),
-              e.description ? h('div', { class: 'muted small' }, bdi(e.description)) : null,
-            ),
-            h('td', null, eventsSummary(ctx, e.enabled_events)),
-            h('td', null, statusBadge(s, e.status, e.status === 'enabled' ? 'ok' : 'muted', 'hooksStatus_')),
-            h('td', { class: 'nowrap' }, when(s, e.created_at)),
-          ),
+        h(
+          'th',
+          { attrs: { scope: 'row' } },
+          h('a', { class: ['text-link', 'hook-url'], attrs: { href: at(`/developers/webhooks/${e.id}`), dir: 'ltr' } }, e.url),
+          e.description ? h('div', { class: 'muted small' }, bdi(e.description)) : null,
         ),
+        h('td', null, eventsSummary(ctx, e.enabled_events)),
+        h('td', null, statusBadge(s, e.status, e.status === 'enabled' ? 'ok' : 'muted', 'hooksStatus_')),
+        h('td', { class: 'nowrap' }, when(s, e.created_at)),
       ),
     ),
-  );
+  });
 }
