@@ -73,6 +73,11 @@ describe('the console Audit log screen, in Chromium', { timeout: 300_000 }, () =
     ]);
     // Newest first: the browser's sign-in is the latest entry.
     assert.equal(await page.locator('.audit-table tbody tr').first().getAttribute('data-action'), 'console.signed_in');
+    // One column header per cell of a row (the details sit under the sentence, not in a column).
+    assert.equal(
+      await page.locator('.audit-table thead th').count(),
+      await page.locator('.audit-table tbody tr').first().locator('th, td').count(),
+    );
     await assertAccessible(page, 'audit log (en)');
     await consoleScreenshot(page, 'audit-log-en');
     await visit('ar');

@@ -99,7 +99,7 @@ function table(s: Strings, rows: AuditEntry[]): HTMLElement {
   // Wider than the page on a narrow screen: a focusable region, so the keyboard can scroll it.
   return dataTable(s, {
     caption: s.t('auditCaption'),
-    columns: ['auditTime', 'auditWho', 'auditWhat', 'auditTarget', 'auditIp', 'auditDetails'],
+    columns: ['auditTime', 'auditWho', 'auditWhat', 'auditTarget', 'auditIp'],
     class: 'audit-table',
     scrollRegion: true,
     rows: rows.map((e) =>
