@@ -10,7 +10,8 @@ import { when } from '../requests/model.js';
 import { at } from '../router.js';
 import type { Screen, ScreenContext } from '../screen.js';
 import { pageScreen, textLink } from '../views/parts.js';
-import { copyable, requestOf, type ApiEventFull } from '../webhooks/model.js';
+import { copyable } from '../views/copy.js';
+import { requestOf, type ApiEventFull } from '../webhooks/model.js';
 
 export function eventDetailScreen(ctx: ScreenContext): Screen {
   const { s } = ctx;
@@ -29,7 +30,7 @@ export function eventDetailScreen(ctx: ScreenContext): Screen {
         h(
           'dl',
           { class: 'req-facts' },
-          item('evId', copyable(s, e.id, s.t('hooksCopyId'))),
+          item('evId', copyable(s, e.id, s.t('hooksCopyId'), ctx.announce)),
           item('reqCreated', when(s, e.created_at)),
           item('hooksMode', s.t(e.livemode ? 'hooksModeLive' : 'hooksModeTest')),
           request
@@ -43,7 +44,7 @@ export function eventDetailScreen(ctx: ScreenContext): Screen {
           'section',
           { class: 'block', attrs: { 'aria-labelledby': 'ev-payload' } },
           h('h2', { id: 'ev-payload', class: 'subtitle' }, s.t('evPayload')),
-          copyable(s, JSON.stringify(e, null, 2), s.t('evCopyPayload'), true),
+          copyable(s, JSON.stringify(e, null, 2), s.t('evCopyPayload'), ctx.announce, true),
         ),
       );
     })

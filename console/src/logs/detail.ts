@@ -12,7 +12,8 @@ import { when } from '../requests/model.js';
 import type { Screen, ScreenContext } from '../screen.js';
 import { emptyState, pageScreen, textLink } from '../views/parts.js';
 import { objectLink, type LogEntry } from './model.js';
-import { caller, copyable, keyTypeText, statusPill } from './parts.js';
+import { copyable } from '../views/copy.js';
+import { caller, keyTypeText, statusPill } from './parts.js';
 
 /** Codes whose consequence the page explains beyond the envelope's message. */
 const EXPLAINED = new Set(['ip_not_allowed', 'forbidden', 'too_many_requests']);
@@ -46,14 +47,17 @@ function content(ctx: ScreenContext, e: LogEntry): HTMLElement[] {
     'dl',
     { class: 'req-facts' },
     item('logsStatus', statusPill(e)),
-    item('logsRequestId', copyable(s, e.request_id, s.t('logsRequestId'), ctx.announce)),
+    item('logsRequestId', copyable(s, e.request_id, s.t('logsCopy', { what: s.t('logsRequestId') }), ctx.announce)),
     item('logsTime', when(s, e.created_at)),
     item('logsDuration', e.duration_ms === null ? '—' : s.t('logsMilliseconds', { ms: e.duration_ms })),
     item('logsMode', s.t(e.livemode ? 'logsLive' : 'logsTest')),
     item('logsKey', h('span', null, caller(s, e), e.key ? h('span', { class: 'muted small logs-key-id' }, ' ', code(e.key)) : null)),
     item('logsKeyType', keyTypeText(s, e)),
     item('logsIp', code(e.ip)),
-    item('logsIdempotencyKey', e.idempotency_key ? copyable(s, e.idempotency_key, s.t('logsIdempotencyKey'), ctx.announce) : '—'),
+    item(
+      'logsIdempotencyKey',
+      e.idempotency_key ? copyable(s, e.idempotency_key, s.t('logsCopy', { what: s.t('logsIdempotencyKey') }), ctx.announce) : '—',
+    ),
   );
   return [
     e.code ? refusal(s, e) : null,

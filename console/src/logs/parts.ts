@@ -1,6 +1,5 @@
-/** Pieces of the log screens: the status badge, who made the request, a copy button. */
+/** Pieces of the log screens: the status badge and who made the request. */
 import { h } from '@tawqi/signing-page/dom';
-import { icon } from '@tawqi/signing-page/kit';
 import type { Key, Strings } from '../i18n.js';
 import { statusTone, type LogEntry } from './model.js';
 
@@ -15,19 +14,3 @@ export function caller(s: Strings, e: LogEntry): string {
 }
 
 export const keyTypeText = (s: Strings, e: LogEntry): string => (e.key_type ? s.t(`logsKeyType_${e.key_type}` as Key) : '—');
-
-/** A value shown monospace, left to right, with a button that copies it (and says so). */
-export function copyable(s: Strings, value: string, label: string, announce: (m: string) => void): HTMLElement {
-  const copy = h(
-    'button',
-    { class: ['btn', 'btn-quiet', 'btn-icon'], attrs: { type: 'button', 'aria-label': s.t('logsCopy', { what: label }) } },
-    icon('clipboard'),
-  );
-  copy.addEventListener('click', () => {
-    void navigator.clipboard.writeText(value).then(
-      () => announce(s.t('logsCopied')),
-      () => announce(s.t('logsCopyFailed')),
-    );
-  });
-  return h('span', { class: 'copyable' }, h('code', { class: 'mono', attrs: { dir: 'ltr' } }, value), copy);
-}

@@ -2,15 +2,11 @@
 import { button, icon } from '@tawqi/signing-page/kit';
 import type { Strings } from '../i18n.js';
 import { saveFile } from '../publicApi.js';
+import { copyToClipboard } from '../views/copy.js';
 
 /** A button that copies `text()`; the result is announced through `announce`. */
 export function copyButton(s: Strings, label: string, text: () => string, announce: (message: string) => void): HTMLButtonElement {
-  return button([icon('clipboard'), label], 'secondary', () => {
-    navigator.clipboard.writeText(text()).then(
-      () => announce(s.t('secCopied')),
-      () => announce(s.t('secCopyFailed')),
-    );
-  });
+  return button([icon('clipboard'), label], 'secondary', () => copyToClipboard(s, text(), announce));
 }
 
 /** A button that saves `text()` as a plain-text file called `filename`. */

@@ -15,7 +15,8 @@ import { at } from '../router.js';
 import type { Screen, ScreenContext } from '../screen.js';
 import { pageScreen, textLink } from '../views/parts.js';
 import { deliveryLog, type DeliveryLog } from './deliveries.js';
-import { ALL_EVENTS, canManage, copyable, type WebhookEndpoint } from './model.js';
+import { copyable } from '../views/copy.js';
+import { ALL_EVENTS, canManage, type WebhookEndpoint } from './model.js';
 import { rotateDialog } from './rotate.js';
 
 type Say = (text: string, tone: 'ok' | 'bad') => void;
@@ -75,7 +76,7 @@ function facts(ctx: ScreenContext, e: WebhookEndpoint): HTMLElement {
     item('reqStatus', statusBadge(s, e.status, e.status === 'enabled' ? 'ok' : 'muted', 'hooksStatus_')),
     item('hooksMode', s.t(e.livemode ? 'hooksModeLive' : 'hooksModeTest')),
     item('reqCreated', when(s, e.created_at)),
-    item('reqId', copyable(s, e.id, s.t('hooksCopyId'))),
+    item('reqId', copyable(s, e.id, s.t('hooksCopyId'), ctx.announce)),
     e.description ? item('hooksDescription', bdi(e.description)) : null,
     h('div', { class: ['req-fact', 'hook-fact-wide'] }, h('dt', null, s.t('hooksEvents')), h('dd', null, events)),
   );

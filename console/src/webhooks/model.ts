@@ -1,7 +1,5 @@
 /** The webhook objects the Developers screens read (public API shapes), the event catalogue in groups, and small shared pieces. */
 import { EVENT_TYPES } from '@tawqi/shared/events';
-import { h, nextId } from '@tawqi/signing-page/dom';
-import { button, icon } from '@tawqi/signing-page/kit';
 import type { Key, Strings } from '../i18n.js';
 
 export interface WebhookEndpoint {
@@ -65,25 +63,6 @@ export function requestOf(e: ApiEventFull): string | null {
   const o = e.data?.object ?? {};
   if (o.object === 'signature_request' && typeof o.id === 'string') return o.id;
   return typeof o.signature_request === 'string' && o.signature_request.startsWith('sr_') ? o.signature_request : null;
-}
-
-/** An id (or any value to paste elsewhere) in monospace with a copy button whose result is announced. */
-export function copyable(s: Strings, value: string, label: string, block = false): HTMLElement {
-  const statusId = nextId('copy');
-  const status = h('span', { id: statusId, class: 'sr-only', attrs: { role: 'status' } });
-  const copy = button([icon('clipboard'), h('span', { class: 'sr-only' }, label)], 'quiet', () => {
-    status.textContent = '';
-    navigator.clipboard.writeText(value).then(
-      () => (status.textContent = s.t('hooksCopied')),
-      () => (status.textContent = s.t('hooksCopyFailed')),
-    );
-  });
-  copy.classList.add('copy-btn');
-  copy.title = label;
-  const shown = block
-    ? h('pre', { class: 'payload', attrs: { dir: 'ltr', tabindex: '0' } }, value)
-    : h('code', { attrs: { dir: 'ltr' } }, value);
-  return h('span', { class: ['copyable', block ? 'copyable-block' : ''] }, shown, copy, status);
 }
 
 const NAMED_GROUPS = ['signature_request', 'signer', 'document', 'verification', 'audit', 'webhook_endpoint'];
