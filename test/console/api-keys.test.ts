@@ -14,6 +14,7 @@ import type { Locator, Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
 import { isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { assertAccessible, consoleScreenshot, useConsoleLanguage } from '../support/console.js';
+import { signInPage } from '../support/consolePage.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -54,17 +55,7 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
     await s?.close();
   });
 
-  async function signIn(email: string) {
-    const { page } = tab;
-    await useConsoleLanguage(browser, s.url, 'en');
-    await page.goto(`${s.url}/console/sign-in`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(TEST_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('.console-main').waitFor();
-    const mode = page.getByRole('switch');
-    if ((await mode.getAttribute('aria-checked')) !== 'true') await mode.click();
-  }
+  const signIn = (email: string) => signInPage(browser, tab.page, s.url, email, 'test');
 
   async function visit(lang: 'ar' | 'en') {
     const { page } = tab;
