@@ -118,7 +118,7 @@ interface Recorded {
   height?: number;
 }
 
-describe('@tawqi/embed in Chromium: a partner page of another origin mounts signing sessions', { timeout: 120_000 }, () => {
+describe('@tawqi/embed in Chromium: a partner page of another origin mounts signing sessions', { timeout: 420_000 }, () => {
   let s: TestServer;
   let browser: TestBrowser;
   let partner: Awaited<ReturnType<typeof startPartnerSite>>;

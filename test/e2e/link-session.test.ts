@@ -22,7 +22,7 @@ const TEAM = ['owner@example.com', 'amira@example.com', 'bassem@example.com'] as
 
 const L = PAGE_LABELS.en;
 
-describe('link-channel session with two signers, in Chromium', { timeout: 120_000 }, () => {
+describe('link-channel session with two signers, in Chromium', { timeout: 300_000 }, () => {
   let s: TestServer;
   let peer: SmtpPeer;
   let browser: TestBrowser;

@@ -94,7 +94,7 @@ async function startEmbedder(): Promise<Embedder> {
   };
 }
 
-describe('signing page in Chromium, with email through SMTP', { timeout: 120_000 }, () => {
+describe('signing page in Chromium, with email through SMTP', { timeout: 600_000 }, () => {
   let s: TestServer;
   let peer: SmtpPeer;
   let browser: TestBrowser;
