@@ -318,7 +318,6 @@ describe(
       }
       await Promise.all(work);
       assert.ok(killed);
-      const killedAt = Date.now();
       // Sign every request (through the survivors: nginx skips the dead process).
       for (const [, s] of acknowledged) await sign(s.url, s.signerId);
 
@@ -353,7 +352,6 @@ describe(
         const got = new Set(rx.eventIds());
         return events.every((e) => got.has(e.id));
       });
-      assert.ok(Date.now() - killedAt < RECOVERY_BOUND_MS * 2);
     });
   },
 );
