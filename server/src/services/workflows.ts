@@ -179,17 +179,20 @@ export class WorkflowRuleError extends OperatorError {
   }
 }
 
-/** The Arabic sentence for a refused setting, by the field it names. */
-const SETTING_AR: Record<string, string> = {
-  template_id: 'معرّف القالب غير صالح (يبدأ بـ tpl_).',
-  signature_method: 'طريقة التوقيع غير صالحة.',
-  channel: 'قناة الإرسال غير صالحة.',
-  cc: `قائمة النسخ: حتى ${MAX_CC} عنوان بريد إلكتروني صالح.`,
-  expires_in: `مدة الصلاحية من ${MIN_EXPIRES_IN} إلى ${MAX_EXPIRES_IN} يومًا.`,
-  language: 'اللغة إما العربية أو الإنجليزية.',
-  return_url: 'رابط العودة يجب أن يكون رابط https كاملًا.',
-  'reminders.interval_hours': 'الفاصل بين التذكيرات من 1 إلى 720 ساعة.',
-  'reminders.max': 'عدد التذكيرات من 0 إلى 10.',
+/** What a refused setting must be, by the field it names: [English, Arabic]. */
+const SETTING_RULE: Record<string, [string, string]> = {
+  template_id: ['a template id (tpl_…)', 'معرّف القالب غير صالح (يبدأ بـ tpl_).'],
+  signature_method: ['simple, identity or token', 'طريقة التوقيع غير صالحة.'],
+  channel: ['email, whatsapp or link', 'قناة الإرسال غير صالحة.'],
+  cc: [`up to ${MAX_CC} valid email addresses`, `قائمة النسخ: حتى ${MAX_CC} عنوان بريد إلكتروني صالح.`],
+  expires_in: [
+    `a whole number of days from ${MIN_EXPIRES_IN} to ${MAX_EXPIRES_IN}`,
+    `مدة الصلاحية عدد صحيح من ${MIN_EXPIRES_IN} إلى ${MAX_EXPIRES_IN} يومًا.`,
+  ],
+  language: ['ar or en', 'اللغة إما العربية أو الإنجليزية.'],
+  return_url: ['a full https URL', 'رابط العودة يجب أن يكون رابط https كاملًا.'],
+  'reminders.interval_hours': ['a whole number of hours from 1 to 720', 'الفاصل بين التذكيرات عدد صحيح من 1 إلى 720 ساعة.'],
+  'reminders.max': ['a whole number from 0 to 10', 'عدد التذكيرات عدد صحيح من 0 إلى 10.'],
 };
 
 /** The body field a settings path is about: the document's template is `template_id`, a cc entry is `cc`. */
@@ -203,9 +206,11 @@ function settingParam(path: readonly PropertyKey[]): string {
 async function checkedSettings(tx: Tx, accountId: string, settings: WorkflowSettings): Promise<WorkflowSettings> {
   const parsed = workflowSettingsSchema.safeParse(settings);
   if (!parsed.success) {
-    const en = parsed.error.issues.map((i) => `${i.path.join('.') || 'settings'}: ${i.message}`).join('; ');
-    const param = settingParam(parsed.error.issues[0]!.path);
-    throw new WorkflowRuleError(en, SETTING_AR[param] ?? `قيمة غير صالحة للحقل ${param}.`, param);
+    const issue = parsed.error.issues[0]!;
+    const param = settingParam(issue.path);
+    const rule = SETTING_RULE[param];
+    const en = `${issue.path.join('.') || 'settings'}: ${rule ? `must be ${rule[0]}` : issue.message}`;
+    throw new WorkflowRuleError(en, rule?.[1] ?? `قيمة غير صالحة للحقل ${param}.`, param);
   }
   const template = workflowTemplate(parsed.data as WorkflowSettings);
   if (template && !(await findTemplate(tx, accountId, template)))
