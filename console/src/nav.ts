@@ -15,6 +15,7 @@ import { teamScreen } from './team/screen.js';
 import { signInScreen } from './views/signIn.js';
 import { twoFactorScreen } from './views/twoFactor.js';
 import { eventDetailScreen, eventListScreen, webhookDetailScreen, webhookListScreen, webhookNewScreen } from './webhooks/screens.js';
+import { workflowDetailScreen, workflowListScreen, workflowNewScreen } from './workflows/screens.js';
 
 export interface NavLink {
   path: string;
@@ -33,6 +34,7 @@ export interface NavGroup {
 export const NAV: readonly (NavLink | NavGroup)[] = [
   { path: '', label: 'navHome', icon: 'home' },
   { path: '/requests', label: 'navRequests', icon: 'inbox' },
+  { path: '/workflows', label: 'navWorkflows', icon: 'pen' },
   { path: '/identity-review', label: 'navIdentity', icon: 'userCheck' },
   {
     label: 'navDevelopers',
@@ -84,6 +86,9 @@ export const ROUTES: readonly RouteDef[] = [
   },
   { path: '/developers/events', access: 'signed-in', screen: eventListScreen },
   { path: '/developers/events/:id', access: 'signed-in', screen: eventDetailScreen, pattern: /^\/developers\/events\/evt_[A-Za-z0-9_]+$/ },
+  { path: '/workflows', access: 'signed-in', screen: workflowListScreen },
+  { path: '/workflows/new', access: 'signed-in', screen: workflowNewScreen },
+  { path: '/workflows/:id', access: 'signed-in', screen: workflowDetailScreen, pattern: /^\/workflows\/wf_[A-Za-z0-9_]+$/ },
   { path: '/team', access: 'signed-in', screen: teamScreen },
   { path: '/security', access: 'signed-in', screen: securityScreen },
 ];

@@ -20,13 +20,14 @@ import { consoleApiRouter, consoleApiRoutes } from '../../server/src/http/consol
 import type { ConsoleAccess } from '../../server/src/http/console/api/routes.js';
 import { enableTwoFactor } from '../../server/src/services/consoleUsers.js';
 import { createEndpoint } from '../../server/src/webhooks/endpoints.js';
+import { createWorkflow } from '../../server/src/services/workflows.js';
 import { assertError } from '../support/envelope.js';
 import { NDA_FIELDS } from '../support/ndaFields.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD, type ConsoleAnswer } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** The kind of account object a route's `:id` names (account B's is tried by account A). */
-type ObjectKind = 'user' | 'key' | 'endpoint' | 'document';
+type ObjectKind = 'user' | 'key' | 'endpoint' | 'document' | 'workflow';
 
 interface Row {
   access: ConsoleAccess;
@@ -104,6 +105,12 @@ const ROUTES: Record<string, Row> = {
   'POST /admin/company_verifications/:id/approve': { access: 'operator' },
   'POST /admin/company_verifications/:id/reject': { access: 'operator' },
   'GET /admin/audit_log': { access: 'operator' },
+  'GET /workflows': { access: 'requests.read' },
+  'GET /workflows/:id': { access: 'requests.read', id: 'workflow' },
+  'POST /workflows': { access: 'requests.write' },
+  'PATCH /workflows/:id': { access: 'requests.write', id: 'workflow', body: { name: 'Taken over', expires_in: 3 } },
+  'POST /workflows/:id/publish': { access: 'requests.write', id: 'workflow', body: {} },
+  'POST /workflows/:id/archive': { access: 'requests.write', id: 'workflow', body: {} },
 };
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -158,6 +165,7 @@ before(async () => {
     }),
   );
   bIds.endpoint = endpoint.id;
+  bIds.workflow = (await createWorkflow(s.ctx.store, s.clock, b.id, 'B flow', { expires_in: 5 }, true)).workflow.id;
   const pdf = await fetch(`${s.url}/console/api/company_verification/documents?file_name=register.pdf`, {
     method: 'POST',
     headers: { cookie: `tawqi_console=${bOwner.cookie}`, 'x-csrf-token': bOwner.csrf!, 'content-type': 'application/pdf' },
@@ -204,6 +212,7 @@ async function snapshotOfB(): Promise<string> {
     'identity_verifications',
     'console_credentials',
     'company_documents',
+    'workflows',
   ] as const;
   const tables: Record<string, unknown[]> = {};
   for (const t of byAccount)
@@ -216,6 +225,7 @@ async function snapshotOfB(): Promise<string> {
   tables.console_tokens = await db.selectFrom('console_tokens').selectAll().where('user_id', 'in', userIds).execute();
   tables.console_sessions = await db.selectFrom('console_sessions').selectAll().where('user_id', 'in', userIds).execute();
   tables.signers = await db.selectFrom('signers').selectAll().where('signature_request_id', '=', bRequest.id).execute();
+  tables.workflow_versions = await db.selectFrom('workflow_versions').selectAll().where('workflow_id', '=', bIds.workflow).execute();
   tables.webhook_deliveries = await db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', bIds.endpoint).execute();
   const sorted = Object.entries(tables).map(([t, rows]) => [t, rows.map((r) => JSON.stringify(r)).sort()]);
   return JSON.stringify(sorted);

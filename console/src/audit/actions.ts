@@ -31,6 +31,10 @@ export const AUDIT_ACTIONS: Readonly<Record<string, Key>> = {
   'webhook_endpoint.deleted': 'auditAct_endpointDeleted',
   'webhook_endpoint.tested': 'auditAct_endpointTested',
   'version_pin.changed': 'auditAct_versionPin',
+  'workflow.created': 'auditAct_workflowCreated',
+  'workflow.updated': 'auditAct_workflowUpdated',
+  'workflow.published': 'auditAct_workflowPublished',
+  'workflow.archived': 'auditAct_workflowArchived',
   'api.request': 'auditAct_apiRequest',
 };
 

@@ -39,6 +39,8 @@ export interface TemplateField {
 export interface Template {
   id: string;
   title: string;
+  /** The account's own, or the ready-made library's. */
+  source?: 'custom' | 'library';
   fields: TemplateField[];
 }
 

@@ -21,7 +21,7 @@ export type ConsolePermission = (typeof CONSOLE_PERMISSIONS)[number];
 /** What each permission covers, for the README table and the console's screens. */
 export const PERMISSION_SCOPE: Record<ConsolePermission, string> = {
   'requests.read': 'requests, events, logs, identity queue',
-  'requests.write': 'create, cancel, remind, identity decisions',
+  'requests.write': 'create, cancel, remind, identity decisions, workflows',
   'developers.manage': 'keys, webhook endpoints and secrets, version pin',
   'users.read': 'the team list',
   'users.manage': 'invite, change role, remove; an admin cannot touch the owner or make an owner',

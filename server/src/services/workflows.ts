@@ -4,6 +4,9 @@ import { maskEmail } from '../domain/keys.js';
 import {
   BASE_SETTINGS,
   DEFAULT_WORKFLOW_ID,
+  MAX_CC,
+  MAX_EXPIRES_IN,
+  MIN_EXPIRES_IN,
   DEFAULT_WORKFLOW_NAME,
   isDefaultWorkflowId,
   LEGAL_LEVEL_OF,
@@ -160,25 +163,76 @@ function patched(current: WorkflowSettings, p: WorkflowPatch): WorkflowSettings 
   return next;
 }
 
+/**
+ * A workflow rule refused: the CLI prints the English message; the console answers it in the
+ * envelope, on the field it names (`param`: the console's body field, e.g. `expires_in`, `cc`,
+ * `reminders.max`, `template_id`), in Arabic or English.
+ */
+export class WorkflowRuleError extends OperatorError {
+  constructor(
+    en: string,
+    readonly ar: string,
+    readonly param: string | null,
+    readonly code: 'parameter_invalid' | 'invalid_state' | 'not_found' = 'parameter_invalid',
+  ) {
+    super(en);
+  }
+}
+
+/** What a refused setting must be, by the field it names: [English, Arabic]. */
+const SETTING_RULE: Record<string, [string, string]> = {
+  template_id: ['a template id (tpl_…)', 'معرّف القالب غير صالح (يبدأ بـ tpl_).'],
+  signature_method: ['simple, identity or token', 'طريقة التوقيع غير صالحة.'],
+  channel: ['email, whatsapp or link', 'قناة الإرسال غير صالحة.'],
+  cc: [`up to ${MAX_CC} valid email addresses`, `قائمة النسخ: حتى ${MAX_CC} عنوان بريد إلكتروني صالح.`],
+  expires_in: [
+    `a whole number of days from ${MIN_EXPIRES_IN} to ${MAX_EXPIRES_IN}`,
+    `مدة الصلاحية عدد صحيح من ${MIN_EXPIRES_IN} إلى ${MAX_EXPIRES_IN} يومًا.`,
+  ],
+  language: ['ar or en', 'اللغة إما العربية أو الإنجليزية.'],
+  return_url: ['a full https URL', 'رابط العودة يجب أن يكون رابط https كاملًا.'],
+  'reminders.interval_hours': ['a whole number of hours from 1 to 720', 'الفاصل بين التذكيرات عدد صحيح من 1 إلى 720 ساعة.'],
+  'reminders.max': ['a whole number from 0 to 10', 'عدد التذكيرات عدد صحيح من 0 إلى 10.'],
+};
+
+/** The body field a settings path is about: the document's template is `template_id`, a cc entry is `cc`. */
+function settingParam(path: readonly PropertyKey[]): string {
+  if (path[0] === 'document') return path[1] === 'mode' ? 'document_mode' : 'template_id';
+  if (path[0] === 'reminders' && path.length > 1) return `reminders.${String(path[1])}`;
+  return String(path[0] ?? 'settings');
+}
+
 /** Check settings as a whole and that the template they name is visible to the account. */
 async function checkedSettings(tx: Tx, accountId: string, settings: WorkflowSettings): Promise<WorkflowSettings> {
   const parsed = workflowSettingsSchema.safeParse(settings);
   if (!parsed.success) {
-    throw new OperatorError(parsed.error.issues.map((i) => `${i.path.join('.') || 'settings'}: ${i.message}`).join('; '));
+    const issue = parsed.error.issues[0]!;
+    const param = settingParam(issue.path);
+    const rule = SETTING_RULE[param];
+    const en = `${issue.path.join('.') || 'settings'}: ${rule ? `must be ${rule[0]}` : issue.message}`;
+    throw new WorkflowRuleError(en, rule?.[1] ?? `قيمة غير صالحة للحقل ${param}.`, param);
   }
   const template = workflowTemplate(parsed.data as WorkflowSettings);
   if (template && !(await findTemplate(tx, accountId, template)))
-    throw new OperatorError(`No template ${template} for account ${accountId}`);
+    throw new WorkflowRuleError(
+      `No template ${template} for account ${accountId}`,
+      `لا يوجد قالب ${template} في هذا الحساب.`,
+      'template_id',
+    );
   return parsed.data as WorkflowSettings;
 }
 
-async function requireStored(tx: Tx, id: string): Promise<WorkflowRecord> {
+/** The stored workflow `id` for a change: the built-in default is refused, an unknown id is not found. */
+export async function requireStored(tx: Tx, id: string): Promise<WorkflowRecord> {
   if (isDefaultWorkflowId(id))
-    throw new OperatorError(
+    throw new WorkflowRuleError(
       'The default workflow is built in: it always has the base settings and cannot be changed, published or archived',
+      'سير العمل الافتراضي مدمج: إعداداته ثابتة ولا يمكن تعديله أو نشره أو أرشفته.',
+      null,
+      'invalid_state',
     );
   const w = await getWorkflow(tx, id);
-  if (!w) throw new OperatorError(`No workflow ${id}`);
+  if (!w) throw new WorkflowRuleError(`No workflow ${id}`, `لا يوجد سير عمل ${id}.`, 'id', 'not_found');
   return w;
 }
 
@@ -194,25 +248,38 @@ export async function createWorkflow(
   return store.tx(async (trx) => {
     const account = await getAccount(trx, accountId);
     if (!account) throw new OperatorError(`No account ${accountId}`);
-    const now = nowSeconds(clock);
-    const workflow: WorkflowRecord = {
-      id: newId('workflow', clock),
-      account_id: accountId,
-      name: checkedName(name),
-      status: 'draft',
-      settings: await checkedSettings(trx, accountId, patched(BASE_SETTINGS, patch)),
-      version: 0,
-      created_at: now,
-      updated_at: now,
-    };
-    await insertWorkflow(trx, workflow);
-    return publish ? publishIn(trx, workflow, now) : { workflow, published: null };
+    return createWorkflowIn(trx, clock, accountId, name, patch, publish);
   });
+}
+
+/** As createWorkflow, in the caller's transaction (the console audits in the same one). */
+export async function createWorkflowIn(
+  trx: Db,
+  clock: Clock,
+  accountId: string,
+  name: string,
+  patch: WorkflowPatch,
+  publish = false,
+): Promise<WorkflowWithVersion> {
+  const now = nowSeconds(clock);
+  const workflow: WorkflowRecord = {
+    id: newId('workflow', clock),
+    account_id: accountId,
+    name: checkedName(name),
+    status: 'draft',
+    settings: await checkedSettings(trx, accountId, patched(BASE_SETTINGS, patch)),
+    version: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertWorkflow(trx, workflow);
+  return publish ? publishIn(trx, workflow, now) : { workflow, published: null };
 }
 
 function checkedName(name: string): string {
   const n = name.trim();
-  if (n.length === 0 || n.length > 100) throw new OperatorError('--name must be 1 to 100 characters');
+  if (n.length === 0 || n.length > 100)
+    throw new WorkflowRuleError('--name must be 1 to 100 characters', 'الاسم من حرف واحد إلى 100 حرف.', 'name');
   return n;
 }
 
@@ -224,18 +291,26 @@ export async function changeWorkflow(
   patch: WorkflowPatch,
   name?: string,
 ): Promise<WorkflowWithVersion> {
-  return store.tx(async (trx) => {
-    const current = await requireStored(trx, id);
-    const changes: Partial<WorkflowRecord> = {
-      settings: await checkedSettings(trx, current.account_id, patched(current.settings, patch)),
-      updated_at: nowSeconds(clock),
-    };
-    if (name !== undefined) changes.name = checkedName(name);
-    await updateWorkflow(trx, id, changes);
-    const workflow = { ...current, ...changes };
-    const published = workflow.version > 0 ? ((await getWorkflowVersion(trx, id, workflow.version)) ?? null) : null;
-    return { workflow, published };
-  });
+  return store.tx(async (trx) => changeWorkflowIn(trx, clock, await requireStored(trx, id), patch, name));
+}
+
+/** As changeWorkflow, in the caller's transaction, on the stored workflow it read. */
+export async function changeWorkflowIn(
+  trx: Db,
+  clock: Clock,
+  current: WorkflowRecord,
+  patch: WorkflowPatch,
+  name?: string,
+): Promise<WorkflowWithVersion> {
+  const changes: Partial<WorkflowRecord> = {
+    settings: await checkedSettings(trx, current.account_id, patched(current.settings, patch)),
+    updated_at: nowSeconds(clock),
+  };
+  if (name !== undefined) changes.name = checkedName(name);
+  await updateWorkflow(trx, current.id, changes);
+  const workflow = { ...current, ...changes };
+  const published = workflow.version > 0 ? ((await getWorkflowVersion(trx, current.id, workflow.version)) ?? null) : null;
+  return { workflow, published };
 }
 
 async function publishIn(trx: Db, current: WorkflowRecord, now: number): Promise<WorkflowWithVersion> {
@@ -252,22 +327,26 @@ async function publishIn(trx: Db, current: WorkflowRecord, now: number): Promise
 
 /** Publish the working settings as a new version (also brings an archived workflow back). */
 export async function publishWorkflow(store: Store, clock: Clock, id: string): Promise<WorkflowWithVersion> {
-  return store.tx(async (trx) => {
-    const current = await requireStored(trx, id);
-    await checkedSettings(trx, current.account_id, current.settings);
-    return publishIn(trx, current, nowSeconds(clock));
-  });
+  return store.tx(async (trx) => publishWorkflowIn(trx, clock, await requireStored(trx, id)));
+}
+
+/** As publishWorkflow, in the caller's transaction; the settings are checked again (a template may have gone). */
+export async function publishWorkflowIn(trx: Db, clock: Clock, current: WorkflowRecord): Promise<WorkflowWithVersion> {
+  await checkedSettings(trx, current.account_id, current.settings);
+  return publishIn(trx, current, nowSeconds(clock));
 }
 
 /** Archive: new sessions are refused (409 workflow_not_live); existing requests are not touched. */
 export async function archiveWorkflow(store: Store, clock: Clock, id: string): Promise<WorkflowWithVersion> {
-  return store.tx(async (trx) => {
-    const current = await requireStored(trx, id);
-    const now = nowSeconds(clock);
-    await updateWorkflow(trx, id, { status: 'archived', updated_at: now });
-    const published = current.version > 0 ? ((await getWorkflowVersion(trx, id, current.version)) ?? null) : null;
-    return { workflow: { ...current, status: 'archived', updated_at: now }, published };
-  });
+  return store.tx(async (trx) => archiveWorkflowIn(trx, clock, await requireStored(trx, id)));
+}
+
+/** As archiveWorkflow, in the caller's transaction. */
+export async function archiveWorkflowIn(trx: Db, clock: Clock, current: WorkflowRecord): Promise<WorkflowWithVersion> {
+  const now = nowSeconds(clock);
+  await updateWorkflow(trx, current.id, { status: 'archived', updated_at: now });
+  const published = current.version > 0 ? ((await getWorkflowVersion(trx, current.id, current.version)) ?? null) : null;
+  return { workflow: { ...current, status: 'archived', updated_at: now }, published };
 }
 
 /** For `tawqi workflow show`: the workflow, its published version, whether the working copy differs, and every version. */

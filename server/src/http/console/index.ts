@@ -25,6 +25,7 @@ import { teamRoutes } from './api/team.js';
 import { twoFactorRoutes } from './api/twoFactor.js';
 import { versionPinRoutes } from './api/versionPin.js';
 import { webhooksRoutes } from './api/webhooks.js';
+import { workflowsRoutes } from './api/workflows.js';
 import { consolePageRouter } from './page.js';
 
 /** Console request bodies are small forms. */
@@ -51,6 +52,7 @@ export function consoleApiRoutes(ctx: AppContext): ConsoleRoutes {
   billingRoutes(routes, ctx);
   companyVerificationRoutes(routes, ctx);
   adminRoutes(routes, ctx);
+  workflowsRoutes(routes, ctx);
   return routes;
 }
 
