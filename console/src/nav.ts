@@ -3,6 +3,7 @@ import type { IconName } from '@tawqi/signing-page/kit';
 import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { auditLogScreen } from './audit/log.js';
+import { billingScreen } from './billing/screen.js';
 import { identityReviewScreen } from './identity/review.js';
 import { homeScreen } from './views/home.js';
 import { apiKeysScreen } from './developers/keys.js';
@@ -49,6 +50,7 @@ export const NAV: readonly (NavLink | NavGroup)[] = [
   { path: '/team', label: 'navTeam', icon: 'users' },
   { path: '/security', label: 'navSecurity', icon: 'shield' },
   { path: '/audit-log', label: 'navAudit', icon: 'clipboard', permission: 'audit.read' },
+  { path: '/billing', label: 'navBilling', icon: 'doc', permission: 'billing.read' },
 ];
 
 export interface RouteDef {
@@ -73,6 +75,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
   { path: '/identity-review', access: 'signed-in', screen: identityReviewScreen },
   { path: '/audit-log', access: 'signed-in', screen: auditLogScreen },
+  { path: '/billing', access: 'signed-in', screen: billingScreen },
   { path: '/developers/api-keys', access: 'signed-in', screen: apiKeysScreen },
   { path: '/developers/logs', access: 'signed-in', screen: logListScreen },
   { path: '/developers/logs/:id', access: 'signed-in', screen: logDetailScreen, pattern: /^\/developers\/logs\/req_[A-Za-z0-9_-]+$/ },
