@@ -14,6 +14,7 @@ import { securityScreen } from './security/screen.js';
 import { teamScreen } from './team/screen.js';
 import { signInScreen } from './views/signIn.js';
 import { twoFactorScreen } from './views/twoFactor.js';
+import { verificationScreen } from './verification/screen.js';
 import { eventDetailScreen, eventListScreen, webhookDetailScreen, webhookListScreen, webhookNewScreen } from './webhooks/screens.js';
 
 export interface NavLink {
@@ -45,6 +46,7 @@ export const NAV: readonly (NavLink | NavGroup)[] = [
     ],
   },
   { path: '/team', label: 'navTeam', icon: 'users' },
+  { path: '/verification', label: 'navVerification', icon: 'id' },
   { path: '/security', label: 'navSecurity', icon: 'shield' },
   { path: '/audit-log', label: 'navAudit', icon: 'clipboard', permission: 'audit.read' },
 ];
@@ -86,6 +88,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/developers/events/:id', access: 'signed-in', screen: eventDetailScreen, pattern: /^\/developers\/events\/evt_[A-Za-z0-9_]+$/ },
   { path: '/team', access: 'signed-in', screen: teamScreen },
   { path: '/security', access: 'signed-in', screen: securityScreen },
+  { path: '/verification', access: 'signed-in', screen: verificationScreen },
 ];
 
 export const findRoute = (path: string): RouteDef | null =>

@@ -107,7 +107,11 @@ describe('the console signed in, in Chromium', { timeout: 240_000 }, () => {
       assert.ok(await isFocused(page.locator('h1')), 'the focus moves to the new screen');
       assert.equal(await page.locator('.account-name').textContent(), 'شركة النيل');
       const nav = page.getByRole('navigation', { name: lang === 'ar' ? 'لوحة التحكم' : 'Console' });
-      assert.equal(await nav.getByRole('link').count(), 10, 'home, requests, identity, 4 developer links, team, security, audit log');
+      assert.equal(
+        await nav.getByRole('link').count(),
+        11,
+        'home, requests, identity, 4 developer links, team, company verification, security, audit log',
+      );
       assert.equal(await nav.locator('[aria-current=page]').textContent(), lang === 'ar' ? 'الرئيسية' : 'Home');
       await assertAccessible(page, `home (${lang})`);
       await consoleScreenshot(page, `home-${lang}`);
