@@ -122,8 +122,9 @@ describe('the console Company verification page, in Chromium', { timeout: 300_00
     );
 
     // The upload by keyboard: Tab to the file field, Space opens the chooser, Tab to Upload, Enter.
-    await tabTo(page, page.getByLabel('Add documents'));
+    // Waiting for the chooser before the keys: Playwright then intercepts it before Space opens it.
     const chooser = page.waitForEvent('filechooser');
+    await tabTo(page, page.getByLabel('Add documents'));
     await page.keyboard.press('Space');
     await (
       await chooser
