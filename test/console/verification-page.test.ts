@@ -107,8 +107,12 @@ describe('the console Company verification page, in Chromium', { timeout: 300_00
     const { page } = tab;
     const a = await newCompany('acme');
     await signInPage(browser, page, s.url, a.owner);
-    await visitConsole(browser, page, s.url, '/console', 'en', '.kyb-home .notice');
+    for (const lang of ['ar', 'en'] as const) {
+      await visitConsole(browser, page, s.url, '/console', lang, '.kyb-home .notice');
+      await checkConsolePage(page, 'verification-home-notice', lang);
+    }
     assert.match((await page.locator('.kyb-home .notice').textContent()) ?? '', /not verified yet: live keys answer 403 kyb_required/);
+    assert.equal(await page.locator('.kyb-home a').getAttribute('href'), PAGE);
     for (const lang of ['ar', 'en'] as const) {
       await visit(lang);
       assert.equal(await statusPill().textContent(), lang === 'ar' ? 'غير موثّقة' : 'Not verified');
