@@ -261,14 +261,16 @@ export class ConsoleApi {
 
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json', 'accept-language': this.language };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    // A file (Blob) goes as its bytes (an upload: the server reads the type from them); anything else as JSON.
+    const raw = body instanceof Blob;
+    if (body !== undefined) headers['content-type'] = raw ? 'application/octet-stream' : 'application/json';
     if (method !== 'GET' && method !== 'HEAD' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
     let res: Response;
     try {
       res = await fetch(`${BASE}${path}`, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
         credentials: 'same-origin',
         cache: 'no-store',
         signal: AbortSignal.timeout(TIMEOUT_MS),

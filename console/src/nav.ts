@@ -15,6 +15,7 @@ import { securityScreen } from './security/screen.js';
 import { teamScreen } from './team/screen.js';
 import { signInScreen } from './views/signIn.js';
 import { twoFactorScreen } from './views/twoFactor.js';
+import { verificationScreen } from './verification/screen.js';
 import { eventDetailScreen, eventListScreen, webhookDetailScreen, webhookListScreen, webhookNewScreen } from './webhooks/screens.js';
 import { workflowDetailScreen, workflowListScreen, workflowNewScreen } from './workflows/screens.js';
 
@@ -48,6 +49,7 @@ export const NAV: readonly (NavLink | NavGroup)[] = [
     ],
   },
   { path: '/team', label: 'navTeam', icon: 'users' },
+  { path: '/verification', label: 'navVerification', icon: 'id' },
   { path: '/security', label: 'navSecurity', icon: 'shield' },
   { path: '/audit-log', label: 'navAudit', icon: 'clipboard', permission: 'audit.read' },
   { path: '/billing', label: 'navBilling', icon: 'doc', permission: 'billing.read' },
@@ -94,6 +96,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/workflows/:id', access: 'signed-in', screen: workflowDetailScreen, pattern: /^\/workflows\/wf_[A-Za-z0-9_]+$/ },
   { path: '/team', access: 'signed-in', screen: teamScreen },
   { path: '/security', access: 'signed-in', screen: securityScreen },
+  { path: '/verification', access: 'signed-in', screen: verificationScreen },
 ];
 
 export const findRoute = (path: string): RouteDef | null =>

@@ -3,6 +3,7 @@ import { bdi, fillNodes, h } from '@tawqi/signing-page/dom';
 import { icon, type IconName } from '@tawqi/signing-page/kit';
 import type { Key } from '../i18n.js';
 import type { Screen, ScreenContext } from '../screen.js';
+import { verificationNotice } from '../verification/homeNotice.js';
 import { emptyState, linkButton, pageScreen } from './parts.js';
 
 export function homeScreen(ctx: ScreenContext): Screen {
@@ -19,6 +20,7 @@ export function homeScreen(ctx: ScreenContext): Screen {
     );
   const screen = pageScreen(
     { title: s.t('homeGreeting', { name }), intro: fillNodes(s.t('homeIntro'), { account: h('strong', null, bdi(account)) }) },
+    verificationNotice(ctx),
     h(
       'ul',
       { class: 'tiles' },
