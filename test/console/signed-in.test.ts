@@ -124,7 +124,7 @@ describe('the console signed in, in Chromium', { timeout: 240_000 }, () => {
       assert.ok(await isFocused(page.locator('h1')), 'the focus moves to the new screen');
       assert.equal(await page.locator('.account-name').textContent(), 'شركة النيل');
       const nav = page.getByRole('navigation', { name: lang === 'ar' ? 'لوحة التحكم' : 'Console' });
-      const hrefs = await nav.getByRole('link').evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
+      const hrefs = await nav.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
       assert.deepEqual(hrefs.sort(), OWNER_NAV.map((p) => `/console${p}`).sort(), 'every section an owner may open, and nothing else');
       assert.equal(await nav.locator('[aria-current=page]').textContent(), lang === 'ar' ? 'الرئيسية' : 'Home');
       await assertAccessible(page, `home (${lang})`);

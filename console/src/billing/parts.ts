@@ -80,7 +80,7 @@ export function priceTable(s: Strings, p: PriceList): Node {
     rows: p.plans.map((plan) =>
       h(
         'tr',
-        { class: plan.name === p.current_plan && 'bill-current', attrs: { 'data-plan': plan.name } },
+        { class: [plan.name === p.current_plan && 'bill-current'], attrs: { 'data-plan': plan.name } },
         h(
           'th',
           { attrs: { scope: 'row' } },
