@@ -178,6 +178,10 @@ export const en = {
   sessionEndedBody: 'Open the link you received again to continue.',
   unknownTitle: 'This page cannot continue',
   unknownBody: 'Reload the page to try again.',
+  previewTitle: 'Service agreement (sample)',
+  previewSigner: 'Sara Ahmed',
+  previewDocument:
+    'This is a sample document: your signers see your branding around their own contract.\n\n1. The parties agree to the terms of service.\n2. This agreement takes effect on the date of signature.',
 };
 
 export type Key = keyof typeof en;
@@ -348,6 +352,10 @@ const ar: Record<Key, string> = {
   sessionEndedBody: 'افتح الرابط الذي وصلك مرة أخرى للمتابعة.',
   unknownTitle: 'تعذّرت متابعة هذه الصفحة',
   unknownBody: 'أعد تحميل الصفحة للمحاولة مرة أخرى.',
+  previewTitle: 'اتفاقية خدمة (نموذج)',
+  previewSigner: 'سارة أحمد',
+  previewDocument:
+    'هذا مستند نموذجي: يرى الموقّعون علامتك التجارية حول عقدهم.\n\n1. يوافق الطرفان على شروط الخدمة.\n2. تسري هذه الاتفاقية من تاريخ التوقيع.',
 };
 
 export const plurals = {
