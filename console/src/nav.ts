@@ -3,6 +3,7 @@ import type { IconName } from '@tawqi/signing-page/kit';
 import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { auditLogScreen } from './audit/log.js';
+import { brandingScreen } from './branding/screen.js';
 import { identityReviewScreen } from './identity/review.js';
 import { homeScreen } from './views/home.js';
 import { apiKeysScreen } from './developers/keys.js';
@@ -47,6 +48,7 @@ export const NAV: readonly (NavLink | NavGroup)[] = [
   { path: '/team', label: 'navTeam', icon: 'users' },
   { path: '/security', label: 'navSecurity', icon: 'shield' },
   { path: '/audit-log', label: 'navAudit', icon: 'clipboard', permission: 'audit.read' },
+  { path: '/branding', label: 'navBranding', icon: 'pen', permission: 'branding.manage' },
 ];
 
 export interface RouteDef {
@@ -86,6 +88,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/developers/events/:id', access: 'signed-in', screen: eventDetailScreen, pattern: /^\/developers\/events\/evt_[A-Za-z0-9_]+$/ },
   { path: '/team', access: 'signed-in', screen: teamScreen },
   { path: '/security', access: 'signed-in', screen: securityScreen },
+  { path: '/branding', access: 'signed-in', screen: brandingScreen },
 ];
 
 export const findRoute = (path: string): RouteDef | null =>

@@ -1,0 +1,251 @@
+/**
+ * The console's Branding screen in real Chromium against a real server (issue 16 point 2): the owner
+ * fills the form by keyboard (name, colours, welcome texts, custom domain) and uploads a real PNG; the
+ * live preview — the real signing page bundle in two frames, Arabic and English — shows the draft
+ * before anything is saved; a light sign button colour shows its contrast ratio as it is typed and
+ * the server's refusal lands on the field; after saving, the DNS record and its state (a real DNS
+ * server on 127.0.0.1) are shown, and a real signing link of a request of that account carries the
+ * branding. A Starter account is told why and how to upgrade; a developer has no access. axe-core
+ * and screenshots in Arabic and English, of the preview too.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Frame, Page } from 'playwright-core';
+import { ensureConsole } from '../support/bundles.js';
+import { frameOf, isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
+import { checkConsolePage, consoleScreenshot } from '../support/console.js';
+import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
+import { signInPage, visitConsole } from '../support/consolePage.js';
+import { DnsPeer } from '../support/dnsPeer.js';
+import { NDA_FIELDS } from '../support/ndaFields.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { pngDataUrl } from '../support/signing.js';
+
+const PAGE = '/console/branding';
+const WELCOME_AR = 'أهلًا بكم في Acme';
+const WELCOME_EN = 'Welcome to Acme Legal';
+
+describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () => {
+  let s: TestServer;
+  let dns: DnsPeer;
+  let browser: TestBrowser;
+  let tab: { page: Page; watch: PageWatch };
+  let accountId: string;
+  let key: string;
+  const owner = 'owner.brand@acme.test';
+  const developer = 'dev.brand@acme.test';
+  const starterOwner = 'owner.brand@small.test';
+
+  const visit = (lang: 'ar' | 'en', ready = '.bp-form') => visitConsole(browser, tab.page, s.url, PAGE, lang, ready);
+  /** A preview frame once the page inside has rendered its sample request. */
+  const previewFrame = async (lang: 'ar' | 'en'): Promise<Frame> => {
+    const frame = await frameOf(tab.page, `iframe.bp-frame-${lang}`);
+    await frame.locator('.review').waitFor();
+    return frame;
+  };
+  const cssVar = (frame: Frame | Page, name: string) =>
+    frame.evaluate((n) => getComputedStyle(document.documentElement).getPropertyValue(n).trim(), name);
+  /** Focus a form field by Tab from the page heading, and type into it (after clearing it). */
+  const typeInto = async (label: string, text: string) => {
+    const { page } = tab;
+    const input = page.getByRole('textbox', { name: label, exact: true });
+    await page.getByRole('heading', { level: 1 }).focus();
+    await tabTo(page, input, { max: 80 });
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(text);
+  };
+
+  before(async () => {
+    ensureConsole();
+    dns = await DnsPeer.start({ 'sign.acme.example': { a: ['127.0.0.1'] } });
+    s = await startTestServer({ ...CONSOLE_TEST_ENV, TAWQI_DNS_SERVERS: dns.server });
+    const a = await s.account({ name: 'Acme', ownerEmail: owner });
+    accountId = a.id;
+    key = a.keys.secret_test;
+    await consoleUser(s, a.id, owner, 'owner');
+    await consoleUser(s, a.id, developer, 'developer');
+    const small = await s.account({ name: 'Small Co', ownerEmail: starterOwner, plan: 'starter' });
+    await consoleUser(s, small.id, starterOwner, 'owner');
+    browser = await launchBrowser();
+    tab = await browser.newPage();
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+    await dns?.close();
+  });
+
+  test('by keyboard: the preview follows the draft in both languages before saving; a light colour is refused with its ratio; saved; the DNS record and its state', async () => {
+    const { page } = tab;
+    await signInPage(browser, page, s.url, owner);
+    await visit('en');
+    const [ar, en] = [await previewFrame('ar'), await previewFrame('en')];
+    assert.equal(await ar.evaluate('document.documentElement.dir'), 'rtl');
+    assert.equal(await en.evaluate('document.documentElement.dir'), 'ltr');
+    // Nothing set yet: the page's own name, no welcome text.
+    assert.equal((await en.locator('.brand-name').textContent())?.trim(), 'Tawqi');
+    assert.equal(await en.locator('.welcome').isHidden(), true);
+
+    await typeInto('Brand name', 'Acme Legal');
+    await typeInto('Brand colour', '#0A7D3B');
+    await typeInto('Sign button colour', '#777777');
+    const contrast = page.locator('.bp-contrast');
+    assert.equal(
+      await contrast.textContent(),
+      'Too light: the white text has a contrast of 4.48:1; at least 4.5:1 is needed. Choose a darker colour.',
+    );
+    await typeInto('Welcome text in Arabic', WELCOME_AR);
+    await typeInto('Welcome text in English', WELCOME_EN);
+    assert.equal(await page.locator('.bp-counter').nth(1).textContent(), `${WELCOME_EN.length} of 240 characters`);
+
+    // The logo: a real PNG made here, checked and stored at once.
+    await page.getByLabel('Upload a logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logoPng() });
+    await page.getByRole('status').filter({ hasText: 'Logo uploaded and saved.' }).waitFor();
+    const stored = page.locator('img.bp-logo');
+    await until('the stored logo shown', () => stored.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0));
+    const logoUrl = await page.getByRole('textbox', { name: 'Logo address', exact: true }).inputValue();
+    assert.match(logoUrl, /^\/branding\/logos\/acct_\w+-[0-9a-f]{64}\.png$/);
+
+    // Both previews show the draft, which is not saved.
+    for (const [frame, welcome] of [
+      [ar, WELCOME_AR],
+      [en, WELCOME_EN],
+    ] as const) {
+      await until('the preview shows the draft', async () => (await frame.locator('.brand-name').textContent())?.trim() === 'Acme Legal');
+      assert.equal(await frame.locator('.welcome').textContent(), welcome);
+      assert.equal(await cssVar(frame, '--brand'), '#0A7D3B');
+      assert.equal(await cssVar(frame, '--button'), '#777777');
+      const logo = frame.locator('img.logo');
+      assert.equal(new URL((await logo.getAttribute('src'))!).pathname, logoUrl);
+      await until('the preview logo loaded', () => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0));
+    }
+    const api = new ConsoleClient(s.url);
+    assert.equal((await api.signIn(owner, TEST_PASSWORD)).status, 200);
+    const before = (await api.call('GET', '/branding')).body.branding;
+    assert.deepEqual(Object.keys(before), ['logo_url'], 'only the uploaded logo is saved so far');
+
+    // Save: the server refuses the light colour, on its field, with the ratio and the minimum.
+    tab.watch.expect(/responded with a status of 400/);
+    await page.getByRole('button', { name: 'Save branding' }).focus();
+    await page.keyboard.press('Enter');
+    const buttonColor = page.getByRole('textbox', { name: 'Sign button colour', exact: true });
+    await until('the refusal on the field', async () => (await buttonColor.getAttribute('aria-invalid')) === 'true');
+    assert.ok(await isFocused(buttonColor), 'the refused field has the focus');
+    const fieldMessage = page.locator('.field-message.is-error');
+    assert.match((await fieldMessage.textContent()) ?? '', /contrast ratio of 4\.48:1; WCAG AA needs at least 4\.5:1/);
+    await checkConsolePage(page, 'branding-refused', 'en');
+
+    await typeInto('Sign button colour', '#1a237e');
+    assert.match((await contrast.textContent()) ?? '', /^Contrast of the white text: 13\.\d+:1 \(at least 4\.5:1 needed\): readable\.$/);
+    await typeInto('Custom domain', 'sign.acme.example');
+    const hide = page.getByLabel('Hide “Powered by Tawqi” on the signing page and in emails');
+    await tabTo(page, hide, { max: 10 });
+    await page.keyboard.press('Space');
+    await until('the preview hides Powered by', async () => (await en.locator('footer.footer').textContent()) === '');
+    await tabTo(page, page.getByRole('button', { name: 'Save branding' }), { max: 5 });
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Branding saved.' }).waitFor();
+    assert.equal(await buttonColor.getAttribute('aria-invalid'), null);
+    const saved = (await api.call('GET', '/branding')).body.branding;
+    assert.deepEqual(saved, {
+      brand_name: 'Acme Legal',
+      logo_url: logoUrl,
+      brand_color: '#0a7d3b',
+      sign_button_color: '#1a237e',
+      custom_domain: 'sign.acme.example',
+      hide_powered: true,
+      sign_welcome_ar: WELCOME_AR,
+      sign_welcome_en: WELCOME_EN,
+    });
+
+    // The custom domain: the record to create, and that it resolves here (the DNS peer says 127.0.0.1).
+    const dnsRows = page.locator('.bp-dns dd');
+    await dnsRows.first().waitFor();
+    assert.deepEqual(await dnsRows.locator('code').allTextContents(), ['A', 'sign.acme.example', '127.0.0.1']);
+    const state = page.locator('.bp-dns-state');
+    await state.waitFor();
+    assert.equal(await state.getAttribute('data-state'), 'points_here');
+    assert.equal(await state.textContent(), 'sign.acme.example points to this server: signing links can use it.');
+    await page.getByRole('button', { name: 'Check again' }).click();
+    await state.waitFor();
+    await page.getByRole('button', { name: 'Copy the Value' }).waitFor();
+
+    for (const lang of ['en', 'ar'] as const) {
+      await visit(lang);
+      const frame = await previewFrame(lang);
+      await until('the preview has the saved branding', async () => (await frame.locator('.brand-name').textContent())?.trim() === 'Acme Legal');
+      await page.locator('.bp-dns-state').waitFor();
+      await checkConsolePage(page, 'branding', lang);
+      await consoleScreenshot(page, `branding-preview-frames-${lang}`);
+    }
+    tab.watch.assertClean('the branding screen');
+  });
+
+  test('a real signing link of a request of that account shows the branding: logo, name, colours, welcome text', async () => {
+    const created = await s.call('POST', '/signature_requests', {
+      key,
+      body: {
+        title: 'Branded contract',
+        language: 'en',
+        source: { type: 'template', template_id: 'tpl_nda_ar' },
+        signers: [{ name: 'Sara Ahmed', email: owner, fields: NDA_FIELDS }],
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const signer = await browser.newPage();
+    try {
+      const { page } = signer;
+      await page.goto(created.body.signers[0].signing_url);
+      await page.locator('.brand-name').waitFor();
+      assert.equal((await page.locator('.brand-name').textContent())?.trim(), 'Acme Legal');
+      assert.equal(await page.locator('.welcome').textContent(), WELCOME_EN);
+      const logo = page.locator('header img.logo');
+      await until('the logo loaded', () => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0));
+      assert.match((await logo.getAttribute('src')) ?? '', /\/branding\/logos\/acct_\w+-[0-9a-f]{64}\.png$/);
+      assert.equal(await logo.getAttribute('alt'), 'Acme Legal logo');
+      assert.equal(await cssVar(page, '--brand'), '#0a7d3b');
+      assert.equal(await cssVar(page, '--button'), '#1a237e');
+      assert.equal(await page.locator('footer.footer').textContent(), '', 'Powered by Tawqi is hidden');
+      await consoleScreenshot(page, 'branding-signing-link-en');
+      signer.watch.assertClean('the signing link');
+    } finally {
+      await signer.page.close();
+    }
+    assert.ok(accountId);
+  });
+
+  test('a Starter account is told why branding is not there and how to upgrade', async () => {
+    const { page } = tab;
+    await signInPage(browser, page, s.url, starterOwner);
+    for (const lang of ['en', 'ar'] as const) {
+      await visit(lang, '.bp-upgrade');
+      assert.equal(await page.locator('.bp-form').count(), 0);
+      assert.equal(await page.locator('iframe').count(), 0);
+      const link = page.locator('.bp-upgrade a.btn');
+      assert.match((await link.getAttribute('href')) ?? '', /\/billing$/);
+      assert.match((await link.textContent()) ?? '', /business/);
+      await checkConsolePage(page, 'branding-upgrade', lang);
+    }
+    assert.match((await page.locator('.bp-upgrade .notice').textContent()) ?? '', /[\u0600-\u06FF]/, 'the server’s reason in Arabic');
+  });
+
+  test('a developer has no Branding link and the page refuses', async () => {
+    const { page } = tab;
+    await signInPage(browser, page, s.url, developer);
+    await visit('en', '.empty');
+    assert.equal(await page.getByRole('link', { name: 'Branding' }).count(), 0, 'no nav link without branding.manage');
+    assert.equal(await page.locator('.bp-form').count(), 0);
+    assert.equal(await page.locator('iframe').count(), 0);
+    const api = new ConsoleClient(s.url, 'en');
+    assert.equal((await api.signIn(developer, TEST_PASSWORD)).status, 200);
+    const refused = await api.call('GET', '/branding');
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal((await page.locator('.empty p').textContent())?.trim(), refused.body.error.message);
+  });
+});
+
+/** A real 16×16 PNG (solid colour), as a user's logo file. */
+function logoPng(): Buffer {
+  return Buffer.from(pngDataUrl().split(',')[1]!, 'base64');
+}
