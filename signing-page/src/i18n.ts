@@ -180,8 +180,6 @@ export const en = {
   unknownBody: 'Reload the page to try again.',
   previewTitle: 'Service agreement (sample)',
   previewSigner: 'Sara Ahmed',
-  previewDocument:
-    'This is a sample document: your signers see your branding around their own contract.\n\n1. The parties agree to the terms of service.\n2. This agreement takes effect on the date of signature.',
 };
 
 export type Key = keyof typeof en;
@@ -354,8 +352,6 @@ const ar: Record<Key, string> = {
   unknownBody: 'أعد تحميل الصفحة للمحاولة مرة أخرى.',
   previewTitle: 'اتفاقية خدمة (نموذج)',
   previewSigner: 'سارة أحمد',
-  previewDocument:
-    'هذا مستند نموذجي: يرى الموقّعون علامتك التجارية حول عقدهم.\n\n1. يوافق الطرفان على شروط الخدمة.\n2. تسري هذه الاتفاقية من تاريخ التوقيع.',
 };
 
 export const plurals = {

@@ -1,6 +1,7 @@
 /**
  * Preview mode (the console's Branding screen; server/src/http/signing/preview.ts): the real page
- * renders a fixed sample request at its review step, and each branding the console posts is applied
+ * renders a fixed sample request at its first step (the one-time code: the brand, the welcome text
+ * and a primary button in view), and each branding the console posts is applied
  * through the same path as on a real signing link (pageBranding → App.show → Chrome.apply). Messages
  * are taken only from the parent window on this origin and answered to that origin only. The page
  * has no page token and is inert: nothing in it can act or reach the server.
@@ -25,13 +26,13 @@ function sampleState(language: Language, branding: unknown): State {
     language,
     livemode: true,
     server_time: Math.floor(Date.now() / 1000),
-    step: 'review',
+    step: 'otp',
     closed_reason: null,
     request: { id: 'sr_preview', title: s.t('previewTitle'), status: 'sent', legal_level: 'ses' },
     signer: { id: 'sg_preview', name: s.t('previewSigner'), status: 'sent', order: 1, method: 'draw', identity_status: 'not_required' },
     access: null,
-    otp: { sent: false, destination: null, expires_at: null, attempts_left: 5, locked: false, resend_at: null },
-    document: { text: s.t('previewDocument') },
+    otp: { sent: false, destination: 's***@example.com', expires_at: null, attempts_left: 5, locked: false, resend_at: null },
+    document: null,
     branding: pageBranding(branding, language),
     embed: null,
     token: null,

@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { crc32, deflateSync } from 'node:zlib';
 import type { Frame, Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
 import { frameOf, isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
@@ -19,7 +20,6 @@ import { signInPage, visitConsole } from '../support/consolePage.js';
 import { DnsPeer } from '../support/dnsPeer.js';
 import { NDA_FIELDS } from '../support/ndaFields.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { pngDataUrl } from '../support/signing.js';
 
 const PAGE = '/console/branding';
 const WELCOME_AR = 'أهلًا بكم في Acme';
@@ -40,7 +40,7 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
   /** A preview frame once the page inside has rendered its sample request. */
   const previewFrame = async (lang: 'ar' | 'en'): Promise<Frame> => {
     const frame = await frameOf(tab.page, `iframe.bp-frame-${lang}`);
-    await frame.locator('.review').waitFor();
+    await frame.locator('main .card').first().waitFor();
     return frame;
   };
   const cssVar = (frame: Frame | Page, name: string) =>
@@ -103,7 +103,7 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
     await page.getByLabel('Upload a logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logoPng() });
     await page.getByRole('status').filter({ hasText: 'Logo uploaded and saved.' }).waitFor();
     const stored = page.locator('img.bp-logo');
-    await until('the stored logo shown', () => stored.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0));
+    await until('the stored logo shown', () => stored.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 96));
     const logoUrl = await page.getByRole('textbox', { name: 'Logo address', exact: true }).inputValue();
     assert.match(logoUrl, /^\/branding\/logos\/acct_\w+-[0-9a-f]{64}\.png$/);
 
@@ -116,9 +116,11 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
       assert.equal(await frame.locator('.welcome').textContent(), welcome);
       assert.equal(await cssVar(frame, '--brand'), '#0A7D3B');
       assert.equal(await cssVar(frame, '--button'), '#777777');
+      const sign = frame.locator('main .btn-primary').first();
+      assert.equal(await sign.evaluate((b) => getComputedStyle(b).backgroundColor), 'rgb(119, 119, 119)');
       const logo = frame.locator('img.logo');
       assert.equal(new URL((await logo.getAttribute('src'))!).pathname, logoUrl);
-      await until('the preview logo loaded', () => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0));
+      await until('the preview logo loaded', () => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 96));
     }
     const api = new ConsoleClient(s.url);
     assert.equal((await api.signIn(owner, TEST_PASSWORD)).status, 200);
@@ -201,7 +203,7 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
       assert.equal((await page.locator('.brand-name').textContent())?.trim(), 'Acme Legal');
       assert.equal(await page.locator('.welcome').textContent(), WELCOME_EN);
       const logo = page.locator('header img.logo');
-      await until('the logo loaded', () => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0));
+      await until('the logo loaded', () => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 96));
       assert.match((await logo.getAttribute('src')) ?? '', /\/branding\/logos\/acct_\w+-[0-9a-f]{64}\.png$/);
       assert.equal(await logo.getAttribute('alt'), 'Acme Legal logo');
       assert.equal(await cssVar(page, '--brand'), '#0a7d3b');
@@ -245,7 +247,34 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
   });
 });
 
-/** A real 16×16 PNG (solid colour), as a user's logo file. */
+/** A real 96×48 PNG made here (a green bar with a white square, RGB), as a user's logo file. */
 function logoPng(): Buffer {
-  return Buffer.from(pngDataUrl().split(',')[1]!, 'base64');
+  const [w, hgt] = [96, 48];
+  const rows: Buffer[] = [];
+  for (let y = 0; y < hgt; y++) {
+    const row = Buffer.alloc(1 + w * 3);
+    for (let x = 0; x < w; x++) {
+      const white = x > 12 && x < 36 && y > 12 && y < 36;
+      row.set(white ? [255, 255, 255] : [10, 125, 59], 1 + x * 3);
+    }
+    rows.push(row);
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0);
+  ihdr.writeUInt32BE(hgt, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.concat(rows))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
