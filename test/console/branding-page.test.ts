@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
-import type { Frame, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
 import { frameOf, isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { checkConsolePage, consoleScreenshot } from '../support/console.js';
@@ -44,7 +44,13 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
     return frame;
   };
   const cssVar = (frame: Frame | Page, name: string) =>
-    frame.evaluate((n) => getComputedStyle(document.documentElement).getPropertyValue(n).trim(), name);
+    frame.evaluate(`getComputedStyle(document.documentElement).getPropertyValue(${JSON.stringify(name)}).trim()`);
+  /** The image has loaded and is the test's 96-pixel-wide PNG. */
+  const loadedLogo = (img: Locator) =>
+    img.evaluate((el) => {
+      const i = el as unknown as { complete: boolean; naturalWidth: number };
+      return i.complete && i.naturalWidth === 96;
+    });
   /** Focus a form field by Tab from the page heading, and type into it (after clearing it). */
   const typeInto = async (label: string, text: string) => {
     const { page } = tab;
@@ -103,7 +109,7 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
     await page.getByLabel('Upload a logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logoPng() });
     await page.getByRole('status').filter({ hasText: 'Logo uploaded and saved.' }).waitFor();
     const stored = page.locator('img.bp-logo');
-    await until('the stored logo shown', () => stored.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 96));
+    await until('the stored logo shown', () => loadedLogo(stored));
     const logoUrl = await page.getByRole('textbox', { name: 'Logo address', exact: true }).inputValue();
     assert.match(logoUrl, /^\/branding\/logos\/acct_\w+-[0-9a-f]{64}\.png$/);
 
@@ -116,11 +122,11 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
       assert.equal(await frame.locator('.welcome').textContent(), welcome);
       assert.equal(await cssVar(frame, '--brand'), '#0A7D3B');
       assert.equal(await cssVar(frame, '--button'), '#777777');
-      const sign = frame.locator('main .btn-primary').first();
-      assert.equal(await sign.evaluate((b) => getComputedStyle(b).backgroundColor), 'rgb(119, 119, 119)');
+      const sign = await frame.evaluate(`getComputedStyle(document.querySelector('main .btn-primary')).backgroundColor`);
+      assert.equal(sign, 'rgb(119, 119, 119)', 'the primary button in the button colour');
       const logo = frame.locator('img.logo');
       assert.equal(new URL((await logo.getAttribute('src'))!).pathname, logoUrl);
-      await until('the preview logo loaded', () => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 96));
+      await until('the preview logo loaded', () => loadedLogo(logo));
     }
     const api = new ConsoleClient(s.url);
     assert.equal((await api.signIn(owner, TEST_PASSWORD)).status, 200);
@@ -176,7 +182,10 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
     for (const lang of ['en', 'ar'] as const) {
       await visit(lang);
       const frame = await previewFrame(lang);
-      await until('the preview has the saved branding', async () => (await frame.locator('.brand-name').textContent())?.trim() === 'Acme Legal');
+      await until(
+        'the preview has the saved branding',
+        async () => (await frame.locator('.brand-name').textContent())?.trim() === 'Acme Legal',
+      );
       await page.locator('.bp-dns-state').waitFor();
       await checkConsolePage(page, 'branding', lang);
       await consoleScreenshot(page, `branding-preview-frames-${lang}`);
@@ -203,7 +212,7 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
       assert.equal((await page.locator('.brand-name').textContent())?.trim(), 'Acme Legal');
       assert.equal(await page.locator('.welcome').textContent(), WELCOME_EN);
       const logo = page.locator('header img.logo');
-      await until('the logo loaded', () => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth === 96));
+      await until('the logo loaded', () => loadedLogo(logo));
       assert.match((await logo.getAttribute('src')) ?? '', /\/branding\/logos\/acct_\w+-[0-9a-f]{64}\.png$/);
       assert.equal(await logo.getAttribute('alt'), 'Acme Legal logo');
       assert.equal(await cssVar(page, '--brand'), '#0a7d3b');

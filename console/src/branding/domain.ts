@@ -20,7 +20,12 @@ const STATES: Record<DomainState, { key: Key; tone: 'ok' | 'warn' | 'bad' }> = {
 function recordList(ctx: ScreenContext, record: DnsRecord): HTMLElement {
   const { s } = ctx;
   const row = (label: Key, value: string) =>
-    h('div', { class: 'bp-dns-row' }, h('dt', null, s.t(label)), h('dd', null, copyable(s, value, s.t('bpCopy', { what: s.t(label) }), ctx.announce)));
+    h(
+      'div',
+      { class: 'bp-dns-row' },
+      h('dt', null, s.t(label)),
+      h('dd', null, copyable(s, value, s.t('bpCopy', { what: s.t(label) }), ctx.announce)),
+    );
   return h('dl', { class: 'bp-dns' }, row('bpDnsType', record.type), row('bpDnsName', record.name), row('bpDnsValue', record.value));
 }
 

@@ -23,7 +23,12 @@ export function logoUpload(ctx: ScreenContext, view: BrandingView, logoUrl: Bran
   const show = (url: string) => {
     shown.replaceChildren(
       STORED.test(url)
-        ? h('figure', null, h('img', { class: 'bp-logo', attrs: { src: url, alt: s.t('bpLogoStored') } }), h('figcaption', null, s.t('bpLogoStored')))
+        ? h(
+            'figure',
+            null,
+            h('img', { class: 'bp-logo', attrs: { src: url, alt: s.t('bpLogoStored') } }),
+            h('figcaption', null, s.t('bpLogoStored')),
+          )
         : '',
     );
   };

@@ -11,7 +11,6 @@ import { missingPlanFor, PLANS, type PlanName } from './plans.js';
 // The contrast rule is shared with the console (its live ratio) and the signing page: one definition.
 export { contrastRatio, MIN_BUTTON_CONTRAST, relativeLuminance, shownRatio, WHITE, whiteTextReadable } from '@tawqi/shared/branding';
 
-
 /** Branding is a Business plan feature (spec 2.9); the custom domain is never unlocked by test mode. */
 export const BRANDING_PLAN: PlanName = 'business';
 export const WELCOME_MAX_CHARS = 240;
