@@ -193,6 +193,23 @@ describe('the console Branding screen, in Chromium', { timeout: 300_000 }, () =>
     tab.watch.assertClean('the branding screen');
   });
 
+  test('the preview page: the real shell with no page token, framed by this origin only; checked on its own', async () => {
+    const res = await fetch(`${s.url}/sign/preview?lang=en`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'self'$/);
+    const html = await res.text();
+    assert.doesNotMatch(html, /tawqi-page-token/);
+    assert.match(html, /<meta name="tawqi-preview" content="branding">/);
+    assert.match(html, /<script type="module" src="\/sign\/assets\/app\.js"><\/script>/, 'the real page bundle');
+    const { page } = tab;
+    for (const lang of ['ar', 'en'] as const) {
+      await page.goto(`${s.url}/sign/preview?lang=${lang}`);
+      await page.locator('main .card').first().waitFor();
+      assert.equal(await page.evaluate('document.querySelector("main").inert'), true, 'nothing in the preview can act');
+      await checkConsolePage(page, 'branding-preview-page', lang);
+    }
+  });
+
   test('a real signing link of a request of that account shows the branding: logo, name, colours, welcome text', async () => {
     const created = await s.call('POST', '/signature_requests', {
       key,
