@@ -40,7 +40,13 @@ function inputs(ctx: ScreenContext, v: BrandingView): BrandingInput[] {
 const group = (legend: string, ...children: (Node | null)[]): HTMLFieldSetElement =>
   h('fieldset', { class: 'bp-group' }, h('legend', null, legend), ...children);
 
-export function brandingForm(ctx: ScreenContext, view: BrandingView, say: Say, saved: (v: BrandingView) => void): BrandingForm {
+export function brandingForm(
+  ctx: ScreenContext,
+  view: BrandingView,
+  messages: { say: Say; clear: () => void },
+  saved: (v: BrandingView) => void,
+): BrandingForm {
+  const { say, clear: clearMessage } = messages;
   const { s } = ctx;
   const fields = inputs(ctx, view);
   const byName = (name: string) => fields.find((f) => f.name === name)!;
@@ -74,6 +80,8 @@ export function brandingForm(ctx: ScreenContext, view: BrandingView, say: Say, s
     if (save.getAttribute('aria-busy') === 'true') return;
     save.setAttribute('aria-busy', 'true');
     for (const f of fields) fieldMessage(f, null);
+    // A message of an earlier action (a logo upload, a save) would be stale next to this answer.
+    clearMessage();
     ctx.api
       .call<BrandingView>('PUT', '/branding', draft())
       .then((v) => {

@@ -34,7 +34,7 @@ function upgrade(ctx: ScreenContext, err: ApiError): HTMLElement {
 function editor(ctx: ScreenContext, view: BrandingView, destroyers: (() => void)[]): HTMLElement {
   const { slot, say } = messageSlot();
   const domain = domainSection(ctx);
-  const form = brandingForm(ctx, view, say, (saved) => domain.show(saved.custom_domain_record));
+  const form = brandingForm(ctx, view, { say, clear: () => slot.replaceChildren() }, (saved) => domain.show(saved.custom_domain_record));
   const preview = brandingPreview(ctx.s, form.draft);
   destroyers.push(preview.destroy);
   // Typing, a picked colour, the checkbox: each is a new draft for the preview.
