@@ -16,6 +16,8 @@ export interface Refusal {
   message: string | null;
   /** The request field the error is about, when the server names one. */
   param: string | null;
+  /** The whole error object, for the fields some refusals add (required_plan, errors, contrast_ratio…). */
+  body?: Record<string, unknown>;
 }
 
 /** A refusal from the console API. */
@@ -23,6 +25,7 @@ export class ApiError extends Error {
   readonly code: string;
   readonly serverMessage: string | null;
   readonly param: string | null;
+  readonly body: Record<string, unknown>;
 
   constructor(
     readonly status: number,
@@ -33,6 +36,7 @@ export class ApiError extends Error {
     this.code = refusal.code;
     this.serverMessage = refusal.message;
     this.param = refusal.param;
+    this.body = refusal.body ?? {};
   }
 }
 
@@ -261,9 +265,9 @@ export class ConsoleApi {
 
   async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json', 'accept-language': this.language };
-    // A file (Blob) goes as its bytes (an upload: the server reads the type from them); anything else as JSON.
+    // A Blob (a file to upload) is sent as it is, with its own type; anything else as JSON.
     const raw = body instanceof Blob;
-    if (body !== undefined) headers['content-type'] = raw ? 'application/octet-stream' : 'application/json';
+    if (body !== undefined) headers['content-type'] = raw ? body.type || 'application/octet-stream' : 'application/json';
     if (method !== 'GET' && method !== 'HEAD' && this.csrfToken) headers['x-csrf-token'] = this.csrfToken;
     let res: Response;
     try {
@@ -296,6 +300,7 @@ export class ConsoleApi {
       code: e.code,
       message: typeof e.message === 'string' ? e.message : null,
       param: typeof e.param === 'string' ? e.param : null,
+      body: e as Record<string, unknown>,
     });
     if (error.code === 'console_session_required') {
       this.csrfToken = null;

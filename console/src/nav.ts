@@ -4,6 +4,7 @@ import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { auditLogScreen } from './audit/log.js';
 import { billingScreen } from './billing/screen.js';
+import { brandingScreen } from './branding/screen.js';
 import { identityReviewScreen } from './identity/review.js';
 import { homeScreen } from './views/home.js';
 import { apiKeysScreen } from './developers/keys.js';
@@ -53,6 +54,7 @@ export const NAV: readonly (NavLink | NavGroup)[] = [
   { path: '/security', label: 'navSecurity', icon: 'shield' },
   { path: '/audit-log', label: 'navAudit', icon: 'clipboard', permission: 'audit.read' },
   { path: '/billing', label: 'navBilling', icon: 'doc', permission: 'billing.read' },
+  { path: '/branding', label: 'navBranding', icon: 'pen', permission: 'branding.manage' },
 ];
 
 export interface RouteDef {
@@ -97,6 +99,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/team', access: 'signed-in', screen: teamScreen },
   { path: '/security', access: 'signed-in', screen: securityScreen },
   { path: '/verification', access: 'signed-in', screen: verificationScreen },
+  { path: '/branding', access: 'signed-in', screen: brandingScreen },
 ];
 
 export const findRoute = (path: string): RouteDef | null =>

@@ -74,9 +74,10 @@ export class Chrome {
     const root = document.documentElement;
     const brandColor = safeColor(state.branding.brand_color);
     const buttonColor = safeColor(state.branding.button_color) ?? brandColor;
-    if (brandColor) root.style.setProperty('--brand', brandColor);
-    if (buttonColor) root.style.setProperty('--button', buttonColor);
-    if (buttonColor) root.style.setProperty('--button-ink', inkOn(buttonColor));
+    // Set or removed (then the shell's values, if any, apply): the console's preview changes them live.
+    setVar(root, '--brand', brandColor);
+    setVar(root, '--button', buttonColor);
+    setVar(root, '--button-ink', buttonColor ? inkOn(buttonColor) : null);
 
     this.renderBrand(state);
     this.renderProgress(state.step);
@@ -181,6 +182,11 @@ export class Chrome {
       ),
     );
   }
+}
+
+function setVar(el: HTMLElement, name: string, value: string | null): void {
+  if (value) el.style.setProperty(name, value);
+  else el.style.removeProperty(name);
 }
 
 /** White or near-black text on a #rrggbb background, whichever contrasts more. */

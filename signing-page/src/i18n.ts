@@ -178,6 +178,8 @@ export const en = {
   sessionEndedBody: 'Open the link you received again to continue.',
   unknownTitle: 'This page cannot continue',
   unknownBody: 'Reload the page to try again.',
+  previewTitle: 'Service agreement (sample)',
+  previewSigner: 'Sara Ahmed',
 };
 
 export type Key = keyof typeof en;
@@ -348,6 +350,8 @@ const ar: Record<Key, string> = {
   sessionEndedBody: 'افتح الرابط الذي وصلك مرة أخرى للمتابعة.',
   unknownTitle: 'تعذّرت متابعة هذه الصفحة',
   unknownBody: 'أعد تحميل الصفحة للمحاولة مرة أخرى.',
+  previewTitle: 'اتفاقية خدمة (نموذج)',
+  previewSigner: 'سارة أحمد',
 };
 
 export const plurals = {

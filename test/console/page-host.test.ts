@@ -12,7 +12,7 @@ import { ensureConsole } from '../support/bundles.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const MANIFEST = fileURLToPath(new URL('../../console/dist/manifest.json', import.meta.url));
 

@@ -42,6 +42,7 @@ const OWNER_NAV = [
   '/security',
   '/audit-log',
   '/billing',
+  '/branding',
 ];
 
 describe('the console signed in, in Chromium', { timeout: 240_000 }, () => {

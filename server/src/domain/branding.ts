@@ -1,49 +1,25 @@
-import { z } from 'zod';
-import { missingPlanFor, PLANS, type PlanName } from './plans.js';
-
 /**
  * Account branding (spec 2.9): brand name, logo, colours, custom domain, sender address, the
  * "Powered by Tawqi" switch and the signing page's welcome text in Arabic and English. Set by the
  * operator (`tawqi account branding`), stored in accounts.branding, applied to the signing page and
  * to every email. Pure rules, no I/O.
  */
+import { z } from 'zod';
+import { contrastRatio, MIN_BUTTON_CONTRAST, shownRatio, WHITE, whiteTextReadable } from '@tawqi/shared/branding';
+import { missingPlanFor, PLANS, type PlanName } from './plans.js';
+
+// The contrast rule is shared with the console (its live ratio) and the signing page: one definition.
+export { contrastRatio, MIN_BUTTON_CONTRAST, relativeLuminance, shownRatio, WHITE, whiteTextReadable } from '@tawqi/shared/branding';
 
 /** Branding is a Business plan feature (spec 2.9); the custom domain is never unlocked by test mode. */
 export const BRANDING_PLAN: PlanName = 'business';
 export const WELCOME_MAX_CHARS = 240;
 export const BRAND_NAME_MAX_CHARS = 100;
-/** WCAG 2.x level AA, normal text: the white label of the sign button needs this contrast. */
-export const MIN_BUTTON_CONTRAST = 4.5;
-export const WHITE = '#ffffff';
-
 const HEX = /^#[0-9a-fA-F]{6}$/;
 
 /** The rules a branding value can break; brandingProblems.ts words each in Arabic and English. */
 export type BrandingRule =
   'empty' | 'too_long' | 'plain_text' | 'one_line' | 'https' | 'hex' | 'too_light' | 'hostname' | 'email' | 'type' | 'unknown_field';
-
-/** Relative luminance of an sRGB colour `#rrggbb` (WCAG 2.x definition). */
-export function relativeLuminance(hex: string): number {
-  if (!HEX.test(hex)) throw new Error(`not a #rrggbb colour: ${hex}`);
-  const channel = (i: number): number => {
-    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
-    // WCAG 2.x gives 0.03928; the sRGB standard's 0.04045 gives the same result for 8-bit values.
-    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  return 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-}
-
-/** Contrast ratio of two colours, from 1 (same) to 21 (black on white). Not rounded. */
-export function contrastRatio(a: string, b: string): number {
-  const la = relativeLuminance(a);
-  const lb = relativeLuminance(b);
-  return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
-}
-
-/** True when white text on `hex` reaches WCAG AA for normal text (≥ 4.5:1, unrounded). */
-export function whiteTextReadable(hex: string): boolean {
-  return contrastRatio(WHITE, hex) >= MIN_BUTTON_CONTRAST;
-}
 
 const chars = (s: string): number => [...s].length;
 // Control characters (a newline is allowed in the welcome text only); bidi overrides are refused too,
@@ -63,11 +39,6 @@ const hexColor = z
 /** Why a button colour is refused, with its ratio (to 2 places, or 3 where 2 would round up to a pass). */
 export function tooLight(hex: string): string {
   return `is too light: white text on ${hex} has a contrast ratio of ${shownRatio(contrastRatio(WHITE, hex))}:1; WCAG AA needs at least ${MIN_BUTTON_CONTRAST}:1 (choose a darker colour)`;
-}
-
-/** A ratio as a refusal shows it: 2 places, or 3 where 2 would round up to a pass (4.497 stays 4.497, not 4.50). */
-export function shownRatio(ratio: number): string {
-  return Number(ratio.toFixed(2)) >= MIN_BUTTON_CONTRAST ? (Math.floor(ratio * 1000) / 1000).toFixed(3) : ratio.toFixed(2);
 }
 
 /** A refinement whose issue names its rule, so brandingProblems can word it in Arabic and English. */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { AGENT_PORTS, AGENT_PROTOCOL_VERSIONS, type PageState, type PageStep } from '@tawqi/shared';
+import { pageBranding } from '@tawqi/shared/branding';
 import { nowSeconds } from '../clock.js';
 import { documentValues } from '../domain/requestRules.js';
 import { OPEN_STATUSES, signerRefusal } from '../domain/requestStates.js';
@@ -159,8 +160,6 @@ export async function pageState(ctx: ServiceContext, p: PageContext): Promise<Pa
     const template = await findTemplate(ctx.store.db, p.account.id, p.request.template_id);
     document = { text: template ? renderTemplate(template.body, documentValues(p.signers)) : '' };
   }
-  const b = p.account.branding as Record<string, unknown>;
-  const str = (k: string): string | null => (typeof b[k] === 'string' ? (b[k] as string) : null);
   return {
     language: p.request.language,
     livemode: p.request.livemode,
@@ -192,14 +191,7 @@ export async function pageState(ctx: ServiceContext, p: PageContext): Promise<Pa
       resend_at: p.signer.otp_sent_at === null ? null : Math.max(now, p.signer.otp_sent_at + OTP_RESEND_SECONDS),
     },
     document,
-    branding: {
-      brand_name: str('brand_name'),
-      logo_url: str('logo_url'),
-      brand_color: str('brand_color'),
-      button_color: str('sign_button_color'),
-      hide_powered: b.hide_powered === true,
-      welcome: str(p.request.language === 'ar' ? 'sign_welcome_ar' : 'sign_welcome_en'),
-    },
+    branding: pageBranding(p.account.branding, p.request.language),
     embed:
       p.signingSession && p.signingSession.mode !== 'redirect' && p.signingSession.embed_origin
         ? { origin: p.signingSession.embed_origin }

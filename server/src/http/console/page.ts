@@ -11,10 +11,11 @@ const ASSETS = fileURLToPath(new URL('../../../../console/dist/', import.meta.ur
 
 /**
  * The console page's policy: its script and stylesheet from this origin only (no inline script or
- * style at all, so no nonce), calls to this origin only, never framed, forms posting nowhere else.
+ * style at all, so no nonce), calls to this origin only, never framed, forms posting nowhere else;
+ * it frames only this origin's pages (the Branding screen's signing page preview, /sign/preview).
  */
 export const CONSOLE_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** The language cookie the console's switch sets (console/src/i18n.ts); Arabic without it. */
 const LANGUAGE_COOKIE = /(?:^|;\s*)tawqi_console_lang=(ar|en)(?:;|$)/;

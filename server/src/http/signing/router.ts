@@ -28,6 +28,7 @@ import { sendError } from '../envelope.js';
 import { jsonBody } from '../middleware/jsonBody.js';
 import { parseWith } from '../routes/registry.js';
 import { origin, pageHandler, TOKEN_HEADER } from './page.js';
+import { previewRoute } from './preview.js';
 import { sendShell } from './shell.js';
 import { tokenRouter } from './token.js';
 
@@ -70,6 +71,8 @@ export function signingRouter(ctx: AppContext): express.Router {
       buttonColor: brand(account.branding, 'sign_button_color'),
     });
   });
+
+  previewRoute(router);
 
   router.get('/:credential', async (req, res, next) => {
     if (req.params.credential === 'api') return next();

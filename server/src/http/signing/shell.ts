@@ -15,6 +15,8 @@ export interface ShellOptions {
   buttonColor?: string | null;
   /** Origins that may frame the page; empty: none. */
   frameAncestors: readonly string[];
+  /** The console's branding preview (preview.ts): the app with a sample request, no page token. */
+  preview?: boolean;
   /** A server-rendered message instead of the app (invalid link). */
   message?: { title: string; text: string };
 }
@@ -49,7 +51,7 @@ export function sendShell(res: Response, o: ShellOptions, status = 200): void {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="robots" content="noindex">
   ${o.pageToken ? `<meta name="tawqi-page-token" content="${escapeHtml(o.pageToken)}">` : ''}
-  <meta name="tawqi-api" content="/sign/api">
+  <meta name="tawqi-api" content="/sign/api">${o.preview ? '\n  <meta name="tawqi-preview" content="branding">' : ''}
   <title>${title}</title>
   <link rel="stylesheet" href="/sign/assets/app.css">
   <style nonce="${nonce}">:root { ${vars} }</style>
