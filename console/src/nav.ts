@@ -3,6 +3,7 @@ import type { IconName } from '@tawqi/signing-page/kit';
 import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { auditLogScreen } from './audit/log.js';
+import { ADMIN_ROUTES } from './admin/routes.js';
 import { identityReviewScreen } from './identity/review.js';
 import { homeScreen } from './views/home.js';
 import { apiKeysScreen } from './developers/keys.js';
@@ -49,6 +50,14 @@ export const NAV: readonly (NavLink | NavGroup)[] = [
   { path: '/audit-log', label: 'navAudit', icon: 'clipboard', permission: 'audit.read' },
 ];
 
+/** The operator's navigation (an operator user has no account: none of the account's screens). */
+export const ADMIN_NAV: readonly NavLink[] = [
+  { path: '/admin', label: 'admNavAccounts', icon: 'users' },
+  { path: '/admin/company-verifications', label: 'admNavReviews', icon: 'shield' },
+  { path: '/admin/status', label: 'admNavStatus', icon: 'activity' },
+  { path: '/admin/audit-log', label: 'admNavAudit', icon: 'clipboard' },
+];
+
 export interface RouteDef {
   /** The path below /console ('' is the home page). */
   path: string;
@@ -57,6 +66,8 @@ export interface RouteDef {
   screen: ScreenFactory;
   /** Paths with an id in them (/requests/sr_…): matched by this instead of `path`. */
   pattern?: RegExp;
+  /** The operator's admin (/admin/…): operators only; the other screens are the account's. */
+  admin?: true;
 }
 
 export const ROUTES: readonly RouteDef[] = [
@@ -86,6 +97,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/developers/events/:id', access: 'signed-in', screen: eventDetailScreen, pattern: /^\/developers\/events\/evt_[A-Za-z0-9_]+$/ },
   { path: '/team', access: 'signed-in', screen: teamScreen },
   { path: '/security', access: 'signed-in', screen: securityScreen },
+  ...ADMIN_ROUTES,
 ];
 
 export const findRoute = (path: string): RouteDef | null =>

@@ -32,6 +32,12 @@ export const AUDIT_ACTIONS: Readonly<Record<string, Key>> = {
   'webhook_endpoint.tested': 'auditAct_endpointTested',
   'version_pin.changed': 'auditAct_versionPin',
   'api.request': 'auditAct_apiRequest',
+  'admin.plan_changed': 'admAct_planChanged',
+  'admin.wallet_topped_up': 'admAct_walletToppedUp',
+  'admin.sends_added': 'admAct_sendsAdded',
+  'admin.company_document_downloaded': 'admAct_documentDownloaded',
+  'admin.company_verification_approved': 'admAct_kybApproved',
+  'admin.company_verification_rejected': 'admAct_kybRejected',
 };
 
 /** Detail fields holding a role: shown by the role's name. */
