@@ -88,7 +88,7 @@ function users(ctx: ScreenContext, a: AdminAccountDetail): HTMLElement {
     h(
       'tr',
       null,
-      h('th', { attrs: { scope: 'row' } }, bdi(u.name || u.email)),
+      h('th', { attrs: { scope: 'row' } }, u.name ? bdi(u.name) : '—'),
       h('td', { class: 'contact' }, bdi(u.email)),
       h('td', null, s.t(`role_${u.role}` as Key)),
       h('td', null, u.last_sign_in_at ? when(s, u.last_sign_in_at) : '—'),

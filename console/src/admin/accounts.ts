@@ -52,8 +52,8 @@ function searchForm(ctx: ScreenContext): HTMLFormElement {
       'div',
       { class: 'filter filter-wide' },
       h('label', { class: 'label', attrs: { for: 'adm-search' } }, s.t('admSearch')),
-      input,
       h('p', { id: 'adm-search-hint', class: 'hint' }, s.t('admSearchHint')),
+      input,
     ),
     h('div', { class: 'filter filter-submit' }, button(s.t('admSearchButton'), 'secondary', () => {}, { type: 'submit' })),
   );
@@ -79,7 +79,7 @@ function table(ctx: ScreenContext, rows: AdminAccount[]): HTMLElement {
         { attrs: { 'data-account': a.id } },
         h('th', { attrs: { scope: 'row' } }, textLink(a.name, `/admin/accounts/${a.id}`), h('span', { class: 'adm-id' }, code(a.id))),
         h('td', { class: 'contact' }, bdi(a.owner_email)),
-        h('td', null, planText(s, a.plan)),
+        h('td', { class: 'nowrap' }, planText(s, a.plan)),
         h('td', { class: 'nowrap' }, money(s, a.balance.wallet)),
         h('td', null, count(s, a.balance.sends)),
         h('td', null, kybBadge(s, a.company_verification)),

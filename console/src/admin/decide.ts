@@ -46,7 +46,9 @@ export function decision(ctx: ScreenContext, r: ReviewRound, decided: Decided, s
       await decided(s.t('admRejected', { account: r.account.name }));
     },
   );
+  // Rejecting is the destructive answer: the danger look, and not the full width of a main action.
   reject.submit.classList.replace('btn-primary', 'btn-danger');
+  reject.submit.classList.remove('btn-block');
   return h(
     'section',
     { class: ['adm-section', 'adm-decide'], attrs: { 'aria-labelledby': 'adm-decide' } },

@@ -45,7 +45,6 @@ export function ledgerSection(ctx: ScreenContext, accountId: string): { root: HT
 function table(ctx: ScreenContext, rows: LedgerEntry[]): HTMLElement {
   const { s } = ctx;
   if (rows.length === 0) return h('p', { class: 'muted' }, s.t('admLedgerNone'));
-  const signed = (n: number, text: string) => (n > 0 ? `+${text}` : text);
   return dataTable(s, {
     caption: s.t('admLedger'),
     columns: ['auditTime', 'admColKind', 'admColWallet', 'admColSends', 'admColRequest', 'admNote'],
@@ -57,14 +56,17 @@ function table(ctx: ScreenContext, rows: LedgerEntry[]): HTMLElement {
         { attrs: { 'data-entry': e.id } },
         h('td', { class: 'nowrap' }, when(s, e.created_at)),
         h('th', { attrs: { scope: 'row' } }, kindText(ctx, e.kind)),
-        h('td', { class: 'nowrap num' }, e.wallet_delta.amount ? h('bdi', null, signed(e.wallet_delta.amount, money(s, e.wallet_delta))) : '—'),
-        h('td', { class: 'nowrap num' }, e.sends_delta ? h('bdi', null, signed(e.sends_delta, count(s, e.sends_delta))) : '—'),
+        h('td', { class: 'nowrap num' }, e.wallet_delta.amount ? delta(money(s, e.wallet_delta, true)) : '—'),
+        h('td', { class: 'nowrap num' }, e.sends_delta ? delta(count(s, e.sends_delta, true)) : '—'),
         h('td', null, e.signature_request ? code(e.signature_request) : '—'),
         h('td', null, e.note ? bdi(e.note) : '—'),
       ),
     ),
   });
 }
+
+/** A signed change, read left to right in either language (an Arabic line would put "+10" as "10+"). */
+const delta = (text: string) => h('bdi', { attrs: { dir: 'ltr' } }, text);
 
 /** The ledger's kinds (services/accountAdmin.ts, sessions.ts, domain/createPlan.ts) in words. */
 const KINDS: Readonly<Record<string, Key>> = {

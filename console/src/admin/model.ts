@@ -84,14 +84,15 @@ export const PLANS = ['none', 'starter', 'business', 'enterprise'] as const;
 
 const locale = (s: Strings) => (s.lang === 'ar' ? 'ar-EG-u-nu-latn' : 'en-GB');
 
-/** An amount in its currency, in the page's language ("EGP 250.50" / "‏250.50 ج.م.‏"). */
-export function money(s: Strings, m: Money): string {
-  return new Intl.NumberFormat(locale(s), { style: 'currency', currency: m.currency }).format(m.amount);
+/** An amount in its currency, in the page's language; `signed`: with its sign (a ledger's change, "+EGP 250.50"). */
+export function money(s: Strings, m: Money, signed = false): string {
+  const sign = signed ? 'exceptZero' : 'auto';
+  return new Intl.NumberFormat(locale(s), { style: 'currency', currency: m.currency, signDisplay: sign }).format(m.amount);
 }
 
-/** A whole number with the page's grouping. */
-export function count(s: Strings, n: number): string {
-  return new Intl.NumberFormat(locale(s)).format(n);
+/** A whole number with the page's grouping; `signed`: with its sign ("+40"). */
+export function count(s: Strings, n: number, signed = false): string {
+  return new Intl.NumberFormat(locale(s), { signDisplay: signed ? 'exceptZero' : 'auto' }).format(n);
 }
 
 /** A day (the plan's expiry), without the time. */

@@ -34,7 +34,7 @@ export function statusScreen(ctx: ScreenContext): Screen {
       const st = await ctx.api.call<PlatformStatus>('GET', '/admin/status');
       body.replaceChildren(
         section('adm-services', s.t('admServices'), serviceRows(ctx, st)),
-        section('adm-db', s.t('admDatabase'), h('p', null, code(st.database.engine), ' ', st.database.version ?? '')),
+        section('adm-db', s.t('admDatabase'), h('p', null, code(`${st.database.engine} ${st.database.version ?? ''}`.trim()))),
         section('adm-queues', s.t('admQueues'), queues(ctx, st)),
         section('adm-pki', s.t('admCertificates'), certificates(ctx, st)),
       );
@@ -86,7 +86,7 @@ function certificates(ctx: ScreenContext, st: PlatformStatus): HTMLElement {
     return h(
       'tr',
       { attrs: { 'data-certificate': c.name } },
-      h('th', { attrs: { scope: 'row' } }, s.t(`admCert_${c.name}` as Key), c.built_in ? h('span', { class: 'muted small' }, ` · ${s.t('admBuiltIn')}`) : null),
+      h('th', { attrs: { scope: 'row' } }, s.t(`admCert_${c.name}` as Key), c.built_in ? h('span', { class: 'adm-builtin muted small' }, s.t('admBuiltIn')) : null),
       h('td', { class: 'adm-subject' }, code(c.subject)),
       h('td', { class: 'nowrap' }, day(s, c.not_after)),
       h('td', null, left),
