@@ -154,7 +154,13 @@ export class ShellLayout extends Layout {
       this.navToggle,
       this.brand(),
       account ? h('span', { class: 'account-name' }, bdi(account)) : null,
-      h('div', { class: 'top-actions' }, this.operator ? null : this.modeSwitch, this.langSwitch, h('div', { class: 'user' }, this.menuButton, this.menu)),
+      h(
+        'div',
+        { class: 'top-actions' },
+        this.operator ? null : this.modeSwitch,
+        this.langSwitch,
+        h('div', { class: 'user' }, this.menuButton, this.menu),
+      ),
     );
     replace(
       root,

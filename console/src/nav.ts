@@ -3,7 +3,12 @@ import type { IconName } from '@tawqi/signing-page/kit';
 import type { Key } from './i18n.js';
 import type { ScreenFactory } from './screen.js';
 import { auditLogScreen } from './audit/log.js';
-import { ADMIN_ROUTES } from './admin/routes.js';
+import { accountScreen } from './admin/account.js';
+import { accountsScreen } from './admin/accounts.js';
+import { adminAuditScreen } from './admin/audit.js';
+import { queueScreen } from './admin/queue.js';
+import { roundScreen } from './admin/round.js';
+import { statusScreen } from './admin/status.js';
 import { identityReviewScreen } from './identity/review.js';
 import { homeScreen } from './views/home.js';
 import { apiKeysScreen } from './developers/keys.js';
@@ -97,7 +102,25 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/developers/events/:id', access: 'signed-in', screen: eventDetailScreen, pattern: /^\/developers\/events\/evt_[A-Za-z0-9_]+$/ },
   { path: '/team', access: 'signed-in', screen: teamScreen },
   { path: '/security', access: 'signed-in', screen: securityScreen },
-  ...ADMIN_ROUTES,
+  // The operator's admin (ADMIN_NAV): operators only.
+  { path: '/admin', access: 'signed-in', admin: true, screen: accountsScreen },
+  {
+    path: '/admin/accounts/:id',
+    access: 'signed-in',
+    admin: true,
+    screen: accountScreen,
+    pattern: /^\/admin\/accounts\/acct_[A-Za-z0-9_]+$/,
+  },
+  { path: '/admin/company-verifications', access: 'signed-in', admin: true, screen: queueScreen },
+  {
+    path: '/admin/company-verifications/:id',
+    access: 'signed-in',
+    admin: true,
+    screen: roundScreen,
+    pattern: /^\/admin\/company-verifications\/kyb_[A-Za-z0-9_]+$/,
+  },
+  { path: '/admin/status', access: 'signed-in', admin: true, screen: statusScreen },
+  { path: '/admin/audit-log', access: 'signed-in', admin: true, screen: adminAuditScreen },
 ];
 
 export const findRoute = (path: string): RouteDef | null =>

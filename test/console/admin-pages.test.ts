@@ -108,7 +108,9 @@ describe('the operator’s admin pages, in Chromium', { timeout: 600_000 }, () =
     await page.keyboard.press('Enter');
     await page.waitForURL(/\?q=dev%40nile\.example$/);
     await loaded(page);
-    assert.deepEqual(await page.locator('tr[data-account]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-account'))), [nile.id]);
+    assert.deepEqual(await page.locator('tr[data-account]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-account'))), [
+      nile.id,
+    ]);
     await page.getByRole('link', { name: 'Nile Traders' }).click();
     await page.waitForURL(`${s.url}/console/admin/accounts/${nile.id}`);
     await page.locator('.adm-facts').waitFor();
@@ -163,7 +165,10 @@ describe('the operator’s admin pages, in Chromium', { timeout: 600_000 }, () =
     await dialog.waitFor();
     assert.match((await dialog.textContent()) ?? '', /EGP\s250\.50 goes into the wallet of Nile Traders/);
     await dialog.getByRole('button', { name: 'Top up the wallet' }).click();
-    await page.getByRole('status').filter({ hasText: /EGP\s250\.50 added to the wallet of Nile Traders\./ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /EGP\s250\.50 added to the wallet of Nile Traders\./ })
+      .waitFor();
     const first = page.locator('.adm-ledger tbody tr').first();
     assert.match((await first.textContent()) ?? '', /Wallet top-up.*\+EGP\s250\.50.*bank transfer 7781/);
     const entryId = await first.getAttribute('data-entry');
@@ -316,21 +321,24 @@ describe('the operator’s admin pages, in Chromium', { timeout: 600_000 }, () =
       await visit('/console/admin/status', lang, '.adm-certs');
       await checkConsolePage(page, 'admin-status', lang);
     }
-    assert.deepEqual(await page.locator('tr[data-certificate]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-certificate'))), [
-      'ca',
-      'seal',
-      'tsa',
-      'ocsp',
-    ]);
+    assert.deepEqual(
+      await page.locator('tr[data-certificate]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-certificate'))),
+      ['ca', 'seal', 'tsa', 'ocsp'],
+    );
     for (const left of await page.locator('tr[data-certificate] td .pill').allTextContents()) assert.match(left, /^\d+ days left$/);
     assert.equal(await page.locator('tr[data-certificate] .pill-warn').count(), 0, 'fresh certificates');
-    assert.deepEqual(
-      await page.locator('tr[data-service] th').allTextContents(),
-      ['Email (SMTP)', 'WhatsApp', 'Identity provider', 'Timestamp authority (TSA)'],
-    );
+    assert.deepEqual(await page.locator('tr[data-service] th').allTextContents(), [
+      'Email (SMTP)',
+      'WhatsApp',
+      'Identity provider',
+      'Timestamp authority (TSA)',
+    ]);
     assert.match((await page.locator('tr[data-service="identity_provider"]').textContent()) ?? '', /Simulation/);
     await page.getByRole('button', { name: 'Check again' }).click();
-    await page.getByRole('status').filter({ hasText: /^Checked again/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Checked again/ })
+      .waitFor();
 
     // Ten days before the first certificate expires (by the injected clock): that one warns.
     const status = (await (await signedInClient(s, OPERATOR)).call('GET', '/admin/status')).body;

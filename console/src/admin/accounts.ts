@@ -55,7 +55,11 @@ function searchForm(ctx: ScreenContext): HTMLFormElement {
       h('p', { id: 'adm-search-hint', class: 'hint' }, s.t('admSearchHint')),
       input,
     ),
-    h('div', { class: 'filter filter-submit' }, button(s.t('admSearchButton'), 'secondary', () => {}, { type: 'submit' })),
+    h(
+      'div',
+      { class: 'filter filter-submit' },
+      button(s.t('admSearchButton'), 'secondary', () => {}, { type: 'submit' }),
+    ),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();

@@ -54,7 +54,11 @@ function filter(ctx: ScreenContext): HTMLFormElement {
       h('label', { class: 'label', attrs: { for: 'adm-audit-account' } }, s.t('admAuditAccount')),
       input,
     ),
-    h('div', { class: 'filter filter-submit' }, button(s.t('reqApply'), 'secondary', () => {}, { type: 'submit' })),
+    h(
+      'div',
+      { class: 'filter filter-submit' },
+      button(s.t('reqApply'), 'secondary', () => {}, { type: 'submit' }),
+    ),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();

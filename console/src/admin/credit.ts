@@ -54,7 +54,9 @@ function planForm(ctx: ScreenContext, a: AdminAccountDetail, changed: Changed): 
     },
   );
   // The plan is a choice, not a typed value: a select of its own, first in the form (after its alert).
-  form.root.firstElementChild!.after(h('div', { class: ['field', 'adm-select'] }, h('label', { attrs: { for: selectId } }, s.t('admColPlan')), select));
+  form.root.firstElementChild!.after(
+    h('div', { class: ['field', 'adm-select'] }, h('label', { attrs: { for: selectId } }, s.t('admColPlan')), select),
+  );
   return form.finish();
 }
 

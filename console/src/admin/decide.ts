@@ -21,7 +21,15 @@ export function decision(ctx: ScreenContext, r: ReviewRound, decided: Decided, s
   const approve = button(s.t('admApprove'), 'primary', () => {
     void (async () => {
       const body = s.t('admApproveBody', { account: r.account.name });
-      if (!(await confirmDialog(s, { title: s.t('admApproveTitle'), body, confirm: s.t('admApprove'), cancel: s.t('admNotNow'), tone: 'primary' })))
+      if (
+        !(await confirmDialog(s, {
+          title: s.t('admApproveTitle'),
+          body,
+          confirm: s.t('admApprove'),
+          cancel: s.t('admNotNow'),
+          tone: 'primary',
+        }))
+      )
         return;
       await ctx.api.call('POST', `${base}/approve`, {});
       await decided(s.t('admApproved', { account: r.account.name }));

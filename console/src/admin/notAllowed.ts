@@ -4,5 +4,8 @@ import { emptyState, linkButton, pageScreen } from '../views/parts.js';
 
 export function adminNotAllowedScreen(ctx: ScreenContext): Screen {
   const { s } = ctx;
-  return pageScreen({ title: s.t('admNotAllowedTitle') }, emptyState('shield', s.t('admNotAllowed'), linkButton(s.t('goHome'), '', 'secondary')));
+  return pageScreen(
+    { title: s.t('admNotAllowedTitle') },
+    emptyState('shield', s.t('admNotAllowed'), linkButton(s.t('goHome'), '', 'secondary')),
+  );
 }

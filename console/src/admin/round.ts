@@ -73,7 +73,11 @@ function representative(ctx: ScreenContext, rep: Representative | null): HTMLEle
         fact(s, 'admRepCheck', `${checkText(s, rep.status)}${rep.simulated ? ` · ${s.t('admRepSimulated')}` : ''}`),
         fact(s, 'admRepNameRead', match?.document_name ? bdi(match.document_name) : '—'),
         fact(s, 'admRepNameMatch', match ? s.t(`admMatch_${match.state}` as Key) : '—'),
-        fact(s, 'admRepDocument', rep.document_type ? code(`${rep.document_type}${rep.document_last4 ? ` ··${rep.document_last4}` : ''}`) : '—'),
+        fact(
+          s,
+          'admRepDocument',
+          rep.document_type ? code(`${rep.document_type}${rep.document_last4 ? ` ··${rep.document_last4}` : ''}`) : '—',
+        ),
         rep.completed_at ? fact(s, 'admRepCompleted', when(s, rep.completed_at)) : null,
       );
   return h(

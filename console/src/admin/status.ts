@@ -86,7 +86,12 @@ function certificates(ctx: ScreenContext, st: PlatformStatus): HTMLElement {
     return h(
       'tr',
       { attrs: { 'data-certificate': c.name } },
-      h('th', { attrs: { scope: 'row' } }, s.t(`admCert_${c.name}` as Key), c.built_in ? h('span', { class: 'adm-builtin muted small' }, s.t('admBuiltIn')) : null),
+      h(
+        'th',
+        { attrs: { scope: 'row' } },
+        s.t(`admCert_${c.name}` as Key),
+        c.built_in ? h('span', { class: 'adm-builtin muted small' }, s.t('admBuiltIn')) : null,
+      ),
       h('td', { class: 'adm-subject' }, code(c.subject)),
       h('td', { class: 'nowrap' }, day(s, c.not_after)),
       h('td', null, left),
