@@ -11,9 +11,12 @@ import { findRoute, type RouteDef } from './nav.js';
 import { at, locate, Router, type Place } from './router.js';
 import type { Screen, ScreenContext } from './screen.js';
 import { notFoundScreen } from './views/home.js';
+import { adminNotAllowedScreen } from './admin/notAllowed.js';
 import { cardScreen } from './views/parts.js';
 
 const MODE_KEY = 'tawqi_console_mode';
+/** The account screens an operator uses too: their own security (password, two-step sign-in). */
+const OPERATOR_TOO = new Set(['/security']);
 
 export class App {
   private s: Strings;
@@ -56,7 +59,22 @@ export class App {
       }
       if (seq !== this.seq) return;
     }
-    this.show(place, route, route ? route.screen : notFoundScreen);
+    if (route?.access === 'signed-in' && this.isOperator() && !route.admin && !OPERATOR_TOO.has(route.path)) {
+      // An operator has no account: the account's screens are not theirs; the admin is their home.
+      this.router.go(at('/admin'), { replace: true });
+      return;
+    }
+    this.show(place, route, this.screenOf(route));
+  }
+
+  private isOperator(): boolean {
+    return this.session?.user.operator === true;
+  }
+
+  /** The route's screen; the admin's screens show an account's user the "not allowed" state (the server refuses them too). */
+  private screenOf(route: RouteDef | null): (ctx: ScreenContext) => Screen {
+    if (!route) return notFoundScreen;
+    return route.admin && !this.isOperator() ? adminNotAllowedScreen : route.screen;
   }
 
   private show(place: Place, route: RouteDef | null, make: (ctx: ScreenContext) => Screen): void {
@@ -158,7 +176,7 @@ export class App {
     const route = findRoute(place.path);
     if (!route || route.access !== 'signed-in' || !this.layout) return;
     this.screen?.destroy?.();
-    const screen = route.screen(this.context(place));
+    const screen = this.screenOf(route)(this.context(place));
     this.screen = screen;
     this.layout.slot.replaceChildren(screen.root);
     document.title = this.s.t('docTitle', { page: screen.title });

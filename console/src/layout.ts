@@ -1,14 +1,15 @@
 /**
  * The two frames a screen sits in: the signed-out one (a bar with the brand and the language switch,
  * one column) and the signed-in shell (side navigation, the account's name, the live/test switch, the
- * language switch and the user menu). Both hold the flash (a visible role=status line), a hidden
+ * language switch and the user menu). An operator's shell has the admin's navigation and no
+ * account name or live/test switch (an operator has no account). Both hold the flash (a visible role=status line), a hidden
  * live region for announcements, and <main id="main"> where the screen goes.
  */
 import { bdi, h, replace } from '@tawqi/signing-page/dom';
 import { icon } from '@tawqi/signing-page/kit';
 import type { SessionInfo } from './api.js';
 import type { Language, Strings } from './i18n.js';
-import { NAV, type NavLink } from './nav.js';
+import { ADMIN_NAV, NAV, type NavLink } from './nav.js';
 import { at } from './router.js';
 
 export interface LayoutHandlers {
@@ -98,6 +99,7 @@ export class ShellLayout extends Layout {
   private readonly menu: HTMLElement;
   private readonly banner: HTMLElement;
   private readonly modeSwitch: HTMLButtonElement;
+  private readonly operator: boolean;
 
   constructor(
     s: Strings,
@@ -106,6 +108,7 @@ export class ShellLayout extends Layout {
     private livemode: boolean,
   ) {
     super(s, handlers);
+    this.operator = session.user.operator === true;
     this.nav = this.buildNav();
     this.navToggle = h(
       'button',
@@ -122,7 +125,7 @@ export class ShellLayout extends Layout {
     );
     this.modeSwitch.addEventListener('click', () => this.setMode(!this.livemode));
     this.banner = h('div', { class: 'test-banner', attrs: { role: 'note' } }, icon('alert'), h('span', null, s.t('testBanner')));
-    this.banner.hidden = livemode;
+    this.banner.hidden = livemode || this.operator;
     const user = session.user;
     const display = user.name || user.email;
     this.menuButton = h(
@@ -143,15 +146,21 @@ export class ShellLayout extends Layout {
 
   mount(root: HTMLElement): void {
     document.body.classList.add('is-shell');
-    document.body.classList.toggle('is-test', !this.livemode);
-    const account = this.session.account?.name ?? '';
+    document.body.classList.toggle('is-test', !this.livemode && !this.operator);
+    const account = this.operator ? this.s.t('admOperatorTag') : (this.session.account?.name ?? '');
     const top = h(
       'header',
       { class: 'console-top' },
       this.navToggle,
       this.brand(),
       account ? h('span', { class: 'account-name' }, bdi(account)) : null,
-      h('div', { class: 'top-actions' }, this.modeSwitch, this.langSwitch, h('div', { class: 'user' }, this.menuButton, this.menu)),
+      h(
+        'div',
+        { class: 'top-actions' },
+        this.operator ? null : this.modeSwitch,
+        this.langSwitch,
+        h('div', { class: 'user' }, this.menuButton, this.menu),
+      ),
     );
     replace(
       root,
@@ -169,11 +178,12 @@ export class ShellLayout extends Layout {
   }
 
   setActive(path: string): void {
-    for (const [linkPath, a] of this.links) {
-      // A page below a section (a request's detail) marks its section as the current place.
-      const below = linkPath !== '' && path.startsWith(`${linkPath}/`);
-      a.setAttribute('aria-current', linkPath === path ? 'page' : below ? 'true' : 'false');
-    }
+    // A page below a section (a request's detail) marks its section as the current place: the
+    // deepest section holding it (/admin/status is the Status section's, not the one at /admin).
+    const sections = [...this.links.keys()].filter((l) => l === path || (l !== '' && path.startsWith(`${l}/`)));
+    const section = sections.sort((x, y) => y.length - x.length)[0];
+    for (const [linkPath, a] of this.links)
+      a.setAttribute('aria-current', linkPath === path ? 'page' : linkPath === section ? 'true' : 'false');
     this.toggleNav(false);
     this.toggleMenu(false);
   }
@@ -194,7 +204,7 @@ export class ShellLayout extends Layout {
       this.links.set(l.path, a);
       return h('li', null, a);
     };
-    const items = NAV.map((item) => {
+    const items = (this.operator ? ADMIN_NAV : NAV).map((item) => {
       if (!('links' in item)) return allowed(item) ? link(item) : null;
       const id = `nav-group-${item.label}`;
       return h(

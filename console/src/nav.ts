@@ -5,6 +5,12 @@ import type { ScreenFactory } from './screen.js';
 import { auditLogScreen } from './audit/log.js';
 import { billingScreen } from './billing/screen.js';
 import { brandingScreen } from './branding/screen.js';
+import { accountScreen } from './admin/account.js';
+import { accountsScreen } from './admin/accounts.js';
+import { adminAuditScreen } from './admin/audit.js';
+import { queueScreen } from './admin/queue.js';
+import { roundScreen } from './admin/round.js';
+import { statusScreen } from './admin/status.js';
 import { identityReviewScreen } from './identity/review.js';
 import { homeScreen } from './views/home.js';
 import { apiKeysScreen } from './developers/keys.js';
@@ -57,6 +63,14 @@ export const NAV: readonly (NavLink | NavGroup)[] = [
   { path: '/branding', label: 'navBranding', icon: 'pen', permission: 'branding.manage' },
 ];
 
+/** The operator's navigation (an operator user has no account: none of the account's screens). */
+export const ADMIN_NAV: readonly NavLink[] = [
+  { path: '/admin', label: 'admNavAccounts', icon: 'users' },
+  { path: '/admin/company-verifications', label: 'admNavReviews', icon: 'shield' },
+  { path: '/admin/status', label: 'admNavStatus', icon: 'activity' },
+  { path: '/admin/audit-log', label: 'admNavAudit', icon: 'clipboard' },
+];
+
 export interface RouteDef {
   /** The path below /console ('' is the home page). */
   path: string;
@@ -65,6 +79,8 @@ export interface RouteDef {
   screen: ScreenFactory;
   /** Paths with an id in them (/requests/sr_…): matched by this instead of `path`. */
   pattern?: RegExp;
+  /** The operator's admin (/admin/…): operators only; the other screens are the account's. */
+  admin?: true;
 }
 
 export const ROUTES: readonly RouteDef[] = [
@@ -100,6 +116,25 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/security', access: 'signed-in', screen: securityScreen },
   { path: '/verification', access: 'signed-in', screen: verificationScreen },
   { path: '/branding', access: 'signed-in', screen: brandingScreen },
+  // The operator's admin (ADMIN_NAV): operators only.
+  { path: '/admin', access: 'signed-in', admin: true, screen: accountsScreen },
+  {
+    path: '/admin/accounts/:id',
+    access: 'signed-in',
+    admin: true,
+    screen: accountScreen,
+    pattern: /^\/admin\/accounts\/acct_[A-Za-z0-9_]+$/,
+  },
+  { path: '/admin/company-verifications', access: 'signed-in', admin: true, screen: queueScreen },
+  {
+    path: '/admin/company-verifications/:id',
+    access: 'signed-in',
+    admin: true,
+    screen: roundScreen,
+    pattern: /^\/admin\/company-verifications\/kyb_[A-Za-z0-9_]+$/,
+  },
+  { path: '/admin/status', access: 'signed-in', admin: true, screen: statusScreen },
+  { path: '/admin/audit-log', access: 'signed-in', admin: true, screen: adminAuditScreen },
 ];
 
 export const findRoute = (path: string): RouteDef | null =>

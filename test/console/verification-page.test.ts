@@ -17,7 +17,7 @@ import type { Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
 import { isFocused, launchBrowser, tabTo, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { checkConsolePage } from '../support/console.js';
-import { representativeThroughSimulation, uploadDocument } from '../support/companyVerification.js';
+import { representativeCheck, uploadCompanyDocument } from '../support/companyVerification.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, signedInClient } from '../support/consoleClient.js';
 import { signInPage, visitConsole } from '../support/consolePage.js';
 import { assertError } from '../support/envelope.js';
@@ -211,9 +211,9 @@ describe('the console Company verification page, in Chromium', { timeout: 300_00
     const { page } = tab;
     const b = await newCompany('beta');
     const api = await signedInClient(s, b.owner);
-    await uploadDocument(api, pdf, 'register.pdf');
-    await uploadDocument(api, realPng(40), 'blurry.png');
-    await representativeThroughSimulation(api, 'Karim Nabil', 'approve');
+    assert.equal((await uploadCompanyDocument(api, pdf, 'register.pdf')).status, 201);
+    assert.equal((await uploadCompanyDocument(api, realPng(40), 'blurry.png')).status, 201);
+    await representativeCheck(api, 'Karim Nabil', 'approve');
     assert.equal((await api.call('POST', '/company_verification/submit', { body: {} })).status, 200);
     const [first] = await roundOf(b.id);
     const reason = 'The tax card photo is unreadable; upload a clear scan.';
@@ -295,7 +295,7 @@ describe('the console Company verification page, in Chromium', { timeout: 300_00
       { email: admin, role: 'admin' },
       { email: developer, role: 'developer' },
     ]);
-    await uploadDocument(await signedInClient(s, c.owner), pdf, 'articles.pdf');
+    assert.equal((await uploadCompanyDocument(await signedInClient(s, c.owner), pdf, 'articles.pdf')).status, 201);
     for (const email of [admin, developer]) {
       await signInAs(email);
       const nav = page.getByRole('navigation', { name: 'Console' });

@@ -36,6 +36,12 @@ export const AUDIT_ACTIONS: Readonly<Record<string, Key>> = {
   'workflow.published': 'auditAct_workflowPublished',
   'workflow.archived': 'auditAct_workflowArchived',
   'api.request': 'auditAct_apiRequest',
+  'admin.plan_changed': 'admAct_planChanged',
+  'admin.wallet_topped_up': 'admAct_walletToppedUp',
+  'admin.sends_added': 'admAct_sendsAdded',
+  'admin.company_document_downloaded': 'admAct_documentDownloaded',
+  'admin.company_verification_approved': 'admAct_kybApproved',
+  'admin.company_verification_rejected': 'admAct_kybRejected',
 };
 
 /** Detail fields holding a role: shown by the role's name. */

@@ -45,7 +45,7 @@ export function auditLogScreen(ctx: ScreenContext): Screen {
   void ctx.api
     .call<ListPage<AuditEntry>>('GET', `/audit_log?${query}`)
     .then((page) => {
-      results.replaceChildren(table(s, page.data), cursorPager(ctx, PATH, page, 'auditPages') ?? '');
+      results.replaceChildren(auditTable(s, page.data), cursorPager(ctx, PATH, page, 'auditPages') ?? '');
       ctx.announce(s.t('auditCount', { count: page.data.length }));
     })
     .catch((err: unknown) => {
@@ -93,7 +93,8 @@ function filter(ctx: ScreenContext): HTMLFormElement {
   return form;
 }
 
-function table(s: Strings, rows: AuditEntry[]): HTMLElement {
+/** The entries as a table (also the operator's audit log, admin/audit.ts). */
+export function auditTable(s: Strings, rows: AuditEntry[]): HTMLElement {
   if (rows.length === 0) return emptyState('clipboard', s.t('auditNone'));
   const mono = (text: string | null) => (text ? h('code', { attrs: { dir: 'ltr' } }, text) : '—');
   // Wider than the page on a narrow screen: a focusable region, so the keyboard can scroll it.
