@@ -12,6 +12,7 @@ import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
 import { securityScreen } from './security/screen.js';
 import { teamScreen } from './team/screen.js';
+import { templateListScreen, templateNewScreen, templateScreen } from './templates/screens.js';
 import { signInScreen } from './views/signIn.js';
 import { twoFactorScreen } from './views/twoFactor.js';
 import { eventDetailScreen, eventListScreen, webhookDetailScreen, webhookListScreen, webhookNewScreen } from './webhooks/screens.js';
@@ -33,6 +34,7 @@ export interface NavGroup {
 export const NAV: readonly (NavLink | NavGroup)[] = [
   { path: '', label: 'navHome', icon: 'home' },
   { path: '/requests', label: 'navRequests', icon: 'inbox' },
+  { path: '/templates', label: 'navTemplates', icon: 'doc' },
   { path: '/identity-review', label: 'navIdentity', icon: 'userCheck' },
   {
     label: 'navDevelopers',
@@ -69,6 +71,9 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/requests', access: 'signed-in', screen: requestListScreen },
   { path: '/requests/new', access: 'signed-in', screen: requestNewScreen },
   { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
+  { path: '/templates', access: 'signed-in', screen: templateListScreen },
+  { path: '/templates/new', access: 'signed-in', screen: templateNewScreen },
+  { path: '/templates/:id', access: 'signed-in', screen: templateScreen, pattern: /^\/templates\/tpl_[A-Za-z0-9_]+$/ },
   { path: '/identity-review', access: 'signed-in', screen: identityReviewScreen },
   { path: '/audit-log', access: 'signed-in', screen: auditLogScreen },
   { path: '/developers/api-keys', access: 'signed-in', screen: apiKeysScreen },
