@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
-import { isFocused, launchBrowser, tabTo, type PageWatch, type TestBrowser } from '../support/browser.js';
+import { isFocused, launchBrowser, screenshot, tabTo, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { checkConsolePage } from '../support/console.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { signInPage, visitConsole } from '../support/consolePage.js';
@@ -214,6 +214,8 @@ describe('the console Templates page, in Chromium', { timeout: 600_000 }, () => 
 
     await visit(`/templates/${copyId}`, 'ar', '.tpl-pdf[data-state="ready"]');
     await checkConsolePage(page, 'template-editor', 'ar');
+    // The PDF.js drawing of an Arabic page, close up (test-artifacts/e2e), to look at its shaping.
+    await screenshot(page.locator('.tpl-pdf-canvas'), 'template-pdf-preview-ar');
     tab.watch.assertClean('the templates list and the copy');
   });
 

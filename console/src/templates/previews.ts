@@ -16,7 +16,8 @@ const PDF_WIDTH = 520;
 
 export class Previews {
   readonly root: HTMLElement;
-  private readonly text = h('div', { class: 'tpl-doc', attrs: { 'data-preview': 'text' } });
+  // A long contract scrolls inside its box (a focusable region, so the keyboard scrolls it too).
+  private readonly text = h('div', { class: 'tpl-doc', attrs: { 'data-preview': 'text', tabindex: 0, role: 'region', 'aria-labelledby': 'tpl-text-head' } });
   private readonly canvas = h('canvas', { class: 'tpl-pdf-canvas', attrs: { role: 'img' } });
   private readonly status = h('p', { class: 'muted small', attrs: { role: 'status' } });
   private readonly figure: HTMLElement;
