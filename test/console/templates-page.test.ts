@@ -240,7 +240,10 @@ describe('the console Templates page, in Chromium', { timeout: 600_000 }, () => 
     await visit('/requests/new', 'en', '#new-template');
     const offered = await page.locator('#new-template option').allTextContents();
     assert.ok(!offered.includes('Office lease'), offered.join(', '));
-    assert.ok(offered.some((t) => t.endsWith('(2)')), 'the copy is offered');
+    assert.ok(
+      offered.some((t) => t.endsWith('(2)')),
+      'the copy is offered',
+    );
   });
 
   test('a viewer reads templates but cannot write them; the server refuses too', async () => {
@@ -251,7 +254,13 @@ describe('the console Templates page, in Chromium', { timeout: 600_000 }, () => 
     assert.equal(await page.getByRole('link', { name: 'New template' }).count(), 0);
     assert.equal(await page.locator('.tpl-table button').count(), 0);
     await visit('/templates/tpl_nda_ar', 'en', '.tpl-pdf[data-state="ready"]');
-    assert.equal(await page.getByRole('button').filter({ hasText: /Save|Copy|Archive/ }).count(), 0);
+    assert.equal(
+      await page
+        .getByRole('button')
+        .filter({ hasText: /Save|Copy|Archive/ })
+        .count(),
+      0,
+    );
     assert.equal(await page.locator('#tpl-body').getAttribute('readonly'), '');
 
     const c = new ConsoleClient(s.url, 'en');

@@ -14,8 +14,7 @@ export interface Fixes {
 }
 
 export function checksList(s: Strings, m: Mismatch, fixes: Fixes | null): HTMLElement {
-  if (isClean(m))
-    return h('p', { class: 'tpl-check tpl-check-ok' }, icon('check'), s.t('tplChecksClean'));
+  if (isClean(m)) return h('p', { class: 'tpl-check tpl-check-ok' }, icon('check'), s.t('tplChecksClean'));
   const item = (text: Child[], fix: HTMLButtonElement | null) =>
     h('li', { class: 'tpl-check tpl-check-bad' }, icon('alert'), h('span', null, text), fix);
   const fixButton = (label: string, name: string, run: () => void) => {
@@ -35,7 +34,10 @@ export function checksList(s: Strings, m: Mismatch, fixes: Fixes | null): HTMLEl
       ),
     ),
     m.unused.map((k) =>
-      item(fillNodes(s.t('tplUnusedField'), named(k)), fixes && fixButton(s.t('tplFixRemove'), s.t('tplFixRemoveOf', { key: k }), () => fixes.remove(k))),
+      item(
+        fillNodes(s.t('tplUnusedField'), named(k)),
+        fixes && fixButton(s.t('tplFixRemove'), s.t('tplFixRemoveOf', { key: k }), () => fixes.remove(k)),
+      ),
     ),
     m.invalid.map((k) => item(fillNodes(s.t('tplInvalidKey'), code(k)), null)),
     m.duplicate.map((k) => item(fillNodes(s.t('tplDuplicateKey'), named(k)), null)),

@@ -46,14 +46,22 @@ export function templateScreen(ctx: ScreenContext): Screen {
 /** The editor's inputs for the title, the language and the text. */
 function textInputs(ctx: ScreenContext, t: Template | null, readOnly: boolean) {
   const { s } = ctx;
-  const title = h('input', { class: 'input', attrs: { id: 'tpl-title', name: 'title', autocomplete: 'off', maxlength: 200, readonly: readOnly } });
+  const title = h('input', {
+    class: 'input',
+    attrs: { id: 'tpl-title', name: 'title', autocomplete: 'off', maxlength: 200, readonly: readOnly },
+  });
   title.value = t?.title ?? '';
   const language = h(
     'select',
     { class: 'input', attrs: { id: 'tpl-language', name: 'language', disabled: readOnly } },
-    (['ar', 'en'] as const).map((l) => h('option', { attrs: { value: l, selected: (t?.language ?? s.lang) === l } }, s.t(l === 'ar' ? 'tplLangAr' : 'tplLangEn'))),
+    (['ar', 'en'] as const).map((l) =>
+      h('option', { attrs: { value: l, selected: (t?.language ?? s.lang) === l } }, s.t(l === 'ar' ? 'tplLangAr' : 'tplLangEn')),
+    ),
   );
-  const text = h('textarea', { class: ['input', 'tpl-body'], attrs: { id: 'tpl-body', name: 'body', rows: 14, readonly: readOnly, spellcheck: 'false' } });
+  const text = h('textarea', {
+    class: ['input', 'tpl-body'],
+    attrs: { id: 'tpl-body', name: 'body', rows: 14, readonly: readOnly, spellcheck: 'false' },
+  });
   text.value = t?.body ?? '';
   const direction = () => text.setAttribute('dir', language.value === 'ar' ? 'rtl' : 'ltr');
   language.addEventListener('change', direction);
@@ -81,7 +89,9 @@ function editor(ctx: ScreenContext, t: Template | null, say: Say, screen: Screen
     const m = mismatch(d.body, d.fields);
     table.mark(m);
     checks.replaceChildren(checksList(s, m, readOnly ? null : { add: (k) => table.add(k), remove: (k) => table.remove(k) }));
-    previews.update(d, table.samples(), isClean(m) && d.title !== '' && d.body.trim() !== '');
+    // A placeholder without a field stays visible in the text preview, where one would look for it.
+    const values = { ...Object.fromEntries(m.missing.map((k) => [k, `{{${k}}}`])), ...table.samples() };
+    previews.update(d, values, isClean(m) && d.title !== '' && d.body.trim() !== '');
   };
   const table = new FieldTable(s, t?.fields ?? [], readOnly, refresh);
   for (const input of [inputs.title, inputs.text]) input.addEventListener('input', refresh);
@@ -98,17 +108,29 @@ function editor(ctx: ScreenContext, t: Template | null, say: Say, screen: Screen
     h('div', { class: 'tpl-edit-col' }, inputs.root),
     previews.root,
     // Full width below: the field table has six columns.
-    h('div', { class: 'tpl-fields-col' }, h('h2', { class: 'subtitle' }, s.t('tplFields')), checks, table.root, actionsOf(ctx, t, readOnly, draft, say)),
+    h(
+      'div',
+      { class: 'tpl-fields-col' },
+      h('h2', { class: 'subtitle' }, s.t('tplFields')),
+      checks,
+      table.root,
+      actionsOf(ctx, t, readOnly, draft, say),
+    ),
   );
 }
 
 function actionsOf(ctx: ScreenContext, t: Template | null, readOnly: boolean, draft: () => TemplateDraft, say: Say): HTMLElement {
   const { s } = ctx;
   const write = canWrite(ctx.session?.permissions);
-  const copy = t && write ? button(s.t(t.source === 'library' ? 'tplCopyLibrary' : 'tplDuplicate'), 'secondary', () => void duplicate(ctx, t, say)) : null;
+  const copy =
+    t && write
+      ? button(s.t(t.source === 'library' ? 'tplCopyLibrary' : 'tplDuplicate'), 'secondary', () => void duplicate(ctx, t, say))
+      : null;
   if (readOnly) return h('div', { class: 'actions' }, copy);
   const save = button(s.t('tplSave'), 'primary', () => void saveDraft(ctx, t, draft(), save, say));
-  const archive = t ? button(s.t('tplArchive'), 'quiet', () => void archiveTemplate(ctx, t, say).then((done) => done && ctx.go(at('/templates')))) : null;
+  const archive = t
+    ? button(s.t('tplArchive'), 'quiet', () => void archiveTemplate(ctx, t, say).then((done) => done && ctx.go(at('/templates'))))
+    : null;
   return h('div', { class: 'actions' }, save, copy, archive);
 }
 

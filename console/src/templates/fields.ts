@@ -88,7 +88,15 @@ export class FieldTable {
     const sample = this.input('sample', r.sample, s.t('tplSampleOf', n), (v) => (r.sample = v));
     if (this.readOnly) {
       const req = s.t(r.required ? 'tplYes' : 'tplNo');
-      return h('tr', null, h('td', { attrs: { dir: 'ltr' } }, r.key), h('td', null, r.label), h('td', null, s.t(`tplType_${r.type}`)), h('td', null, req), h('td', null, sample));
+      return h(
+        'tr',
+        null,
+        h('td', { attrs: { dir: 'ltr' } }, r.key),
+        h('td', null, r.label),
+        h('td', null, s.t(`tplType_${r.type}`)),
+        h('td', null, req),
+        h('td', null, sample),
+      );
     }
     const key = this.input('key', r.key, s.t('tplKeyOf', n), (v) => (r.key = v));
     key.setAttribute('dir', 'ltr');
@@ -103,7 +111,9 @@ export class FieldTable {
       r.type = type.value as Row['type'];
       this.changed();
     });
-    const required = h('input', { attrs: { type: 'checkbox', name: 'required', checked: r.required, 'aria-label': s.t('tplRequiredOf', n) } });
+    const required = h('input', {
+      attrs: { type: 'checkbox', name: 'required', checked: r.required, 'aria-label': s.t('tplRequiredOf', n) },
+    });
     required.addEventListener('change', () => {
       r.required = required.checked;
       this.changed();
@@ -111,7 +121,11 @@ export class FieldTable {
     const remove = button(s.t('tplRemoveField'), 'quiet', () => this.removeRow(r));
     remove.setAttribute('aria-label', s.t('tplRemoveFieldOf', n));
     const cells = [key, this.input('label', r.label, s.t('tplLabelOf', n), (v) => (r.label = v)), type, required, sample, remove];
-    return h('tr', { attrs: { 'data-field': r.key } }, cells.map((c) => h('td', null, c)));
+    return h(
+      'tr',
+      { attrs: { 'data-field': r.key } },
+      cells.map((c) => h('td', null, c)),
+    );
   }
 
   private input(name: string, value: string, label: string, set: (v: string) => void): HTMLInputElement {

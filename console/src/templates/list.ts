@@ -29,7 +29,12 @@ export function templateListScreen(ctx: ScreenContext): Screen {
     'form',
     { class: 'tpl-search', attrs: { role: 'search' } },
     h('label', { class: 'label', attrs: { for: 'tpl-search' } }, s.t('tplSearch')),
-    h('div', { class: 'tpl-search-row' }, search, button(s.t('tplSearchGo'), 'secondary', () => undefined, { type: 'submit' })),
+    h(
+      'div',
+      { class: 'tpl-search-row' },
+      search,
+      button(s.t('tplSearchGo'), 'secondary', () => undefined, { type: 'submit' }),
+    ),
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -46,7 +51,9 @@ export function templateListScreen(ctx: ScreenContext): Screen {
     library,
   );
   if (canWrite(ctx.session?.permissions))
-    screen.root.querySelector('.page-head')?.append(h('div', { class: 'page-actions' }, linkButton(s.t('tplNew'), '/templates/new', 'primary')));
+    screen.root
+      .querySelector('.page-head')
+      ?.append(h('div', { class: 'page-actions' }, linkButton(s.t('tplNew'), '/templates/new', 'primary')));
   const load = async (): Promise<void> => {
     const q = search.value.trim() || undefined;
     try {
@@ -55,7 +62,10 @@ export function templateListScreen(ctx: ScreenContext): Screen {
         ctx.publicApi.get<ListPage<Template>>(ctx.livemode, '/templates', { search: q, limit: LIMIT }),
       ]);
       const shelf = all.data.filter((t) => t.source === 'library');
-      replace(mine, own.data.length ? table(ctx, own.data, 'tplCaptionMine', load, say) : emptyState('doc', s.t(q ? 'tplNoneFound' : 'tplNoneMine')));
+      replace(
+        mine,
+        own.data.length ? table(ctx, own.data, 'tplCaptionMine', load, say) : emptyState('doc', s.t(q ? 'tplNoneFound' : 'tplNoneMine')),
+      );
       replace(library, shelf.length ? table(ctx, shelf, 'tplCaptionLibrary', load, say) : emptyState('doc', s.t('tplNoneFound')));
       ctx.announce(s.t('tplCount', { mine: own.data.length, library: shelf.length }));
     } catch (err) {

@@ -17,7 +17,10 @@ const PDF_WIDTH = 520;
 export class Previews {
   readonly root: HTMLElement;
   // A long contract scrolls inside its box (a focusable region, so the keyboard scrolls it too).
-  private readonly text = h('div', { class: 'tpl-doc', attrs: { 'data-preview': 'text', tabindex: 0, role: 'region', 'aria-labelledby': 'tpl-text-head' } });
+  private readonly text = h('div', {
+    class: 'tpl-doc',
+    attrs: { 'data-preview': 'text', tabindex: 0, role: 'region', 'aria-labelledby': 'tpl-text-head' },
+  });
   private readonly canvas = h('canvas', { class: 'tpl-pdf-canvas', attrs: { role: 'img' } });
   private readonly status = h('p', { class: 'muted small', attrs: { role: 'status' } });
   private readonly figure: HTMLElement;
@@ -32,8 +35,18 @@ export class Previews {
     this.root = h(
       'div',
       { class: 'tpl-previews' },
-      h('section', { class: 'tpl-preview', attrs: { 'aria-labelledby': 'tpl-text-head' } }, h('h2', { class: 'subtitle', id: 'tpl-text-head' }, s.t('tplTextPreview')), this.text),
-      h('section', { class: 'tpl-preview', attrs: { 'aria-labelledby': 'tpl-pdf-head' } }, h('h2', { class: 'subtitle', id: 'tpl-pdf-head' }, s.t('tplPdfPreview')), this.figure),
+      h(
+        'section',
+        { class: 'tpl-preview', attrs: { 'aria-labelledby': 'tpl-text-head' } },
+        h('h2', { class: 'subtitle', id: 'tpl-text-head' }, s.t('tplTextPreview')),
+        this.text,
+      ),
+      h(
+        'section',
+        { class: 'tpl-preview', attrs: { 'aria-labelledby': 'tpl-pdf-head' } },
+        h('h2', { class: 'subtitle', id: 'tpl-pdf-head' }, s.t('tplPdfPreview')),
+        this.figure,
+      ),
     );
   }
 

@@ -56,10 +56,16 @@ async function ownTemplate(trx: Tx, accountId: string, id: string): Promise<Temp
   const t = await findTemplate(trx, accountId, id);
   if (!t) throw new ApiError('not_found', 'id');
   if (t.account_id === null) {
-    throw new ApiError('invalid_state', 'id', {}, {}, {
-      en: 'A library template cannot be changed: duplicate it and change the copy.',
-      ar: 'لا يمكن تعديل قالب من المكتبة: انسخه وعدّل النسخة.',
-    });
+    throw new ApiError(
+      'invalid_state',
+      'id',
+      {},
+      {},
+      {
+        en: 'A library template cannot be changed: duplicate it and change the copy.',
+        ar: 'لا يمكن تعديل قالب من المكتبة: انسخه وعدّل النسخة.',
+      },
+    );
   }
   if (t.archived_at !== null) {
     throw new ApiError('invalid_state', 'id', {}, {}, { en: 'The template is archived.', ar: 'القالب مؤرشف.' });

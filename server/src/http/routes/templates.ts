@@ -12,10 +12,7 @@ import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
   scope: z.enum(['mine', 'all']).default('all'),
-  archived: z
-    .enum(['false', 'true'])
-    .default('false')
-    .describe('true: archived templates too (they are left out otherwise)'),
+  archived: z.enum(['false', 'true']).default('false').describe('true: archived templates too (they are left out otherwise)'),
   search: z.string().max(200).optional(),
   limit: limitParam(100),
   starting_after: z.string().max(100).optional(),
