@@ -192,6 +192,14 @@ describe('the console Templates page, in Chromium', { timeout: 600_000 }, () => 
       assert.equal(await page.locator('tr[data-template="tpl_nda_ar"]').count(), 1);
       await checkConsolePage(page, 'templates-list', lang);
     }
+    // Search by title (the API's search), kept in the address.
+    await page.locator('#tpl-search').fill('lease');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/console\/templates\?q=lease$/);
+    await page.locator('tr[data-template="tpl_nda_ar"]').waitFor({ state: 'detached' });
+    const found = await page.locator('.tpl-table tbody th').allInnerTexts();
+    assert.ok(found.length > 0 && found.every((t) => /lease/i.test(t)), found.join(', '));
+    await visit('/templates', 'en', '.tpl-table');
     const row = page.locator('tr[data-template="tpl_nda_ar"]');
     const title = (await row.locator('th').innerText()).trim();
     await row.getByRole('button', { name: `Copy to my templates: ${title}` }).click();
