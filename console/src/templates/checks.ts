@@ -41,5 +41,6 @@ export function checksList(s: Strings, m: Mismatch, fixes: Fixes | null): HTMLEl
     ),
     m.invalid.map((k) => item(fillNodes(s.t('tplInvalidKey'), code(k)), null)),
     m.duplicate.map((k) => item(fillNodes(s.t('tplDuplicateKey'), named(k)), null)),
+    m.incomplete.map((n) => item([s.t('tplIncompleteField', { n })], null)),
   );
 }

@@ -7,7 +7,7 @@ import { h } from '@tawqi/signing-page/dom';
 import { button } from '@tawqi/signing-page/kit';
 import type { Strings } from '../i18n.js';
 import { dataTable } from '../views/dataTable.js';
-import { FIELD_TYPES, labelOf, type Mismatch, type TemplateField } from './model.js';
+import { FIELD_KEY, FIELD_TYPES, labelOf, type Mismatch, type TemplateField } from './model.js';
 
 interface Row extends TemplateField {
   sample: string;
@@ -61,7 +61,7 @@ export class FieldTable {
   mark(m: Mismatch): void {
     this.keyInputs.forEach((input, i) => {
       const key = this.rows[i]!.key.trim();
-      const bad = m.unused.includes(key) || m.duplicate.includes(key);
+      const bad = m.unused.includes(key) || m.duplicate.includes(key) || (m.incomplete.includes(i + 1) && !FIELD_KEY.test(key));
       if (bad) input.setAttribute('aria-invalid', 'true');
       else input.removeAttribute('aria-invalid');
     });

@@ -47,6 +47,8 @@ export interface Mismatch {
   unused: string[];
   /** Keys defined twice. */
   duplicate: string[];
+  /** Fields (1-based) without a valid key or a label: the server would refuse the draft. */
+  incomplete: number[];
 }
 
 export function mismatch(body: string, fields: readonly TemplateField[]): Mismatch {
@@ -57,10 +59,12 @@ export function mismatch(body: string, fields: readonly TemplateField[]): Mismat
     invalid: used.filter((k) => !FIELD_KEY.test(k)),
     unused: keys.filter((k) => k !== '' && !used.includes(k)),
     duplicate: [...new Set(keys.filter((k, i) => k !== '' && keys.indexOf(k) !== i))],
+    incomplete: fields.flatMap((f, i) => (FIELD_KEY.test(f.key) && f.label !== '' ? [] : [i + 1])),
   };
 }
 
-export const isClean = (m: Mismatch): boolean => m.missing.length + m.invalid.length + m.unused.length + m.duplicate.length === 0;
+export const isClean = (m: Mismatch): boolean =>
+  m.missing.length + m.invalid.length + m.unused.length + m.duplicate.length + m.incomplete.length === 0;
 
 /** A label to start from for a new field: its key in words (tenant_name → Tenant name). */
 export function labelOf(key: string): string {
