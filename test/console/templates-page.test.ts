@@ -17,7 +17,7 @@ import { ensureConsole } from '../support/bundles.js';
 import { isFocused, launchBrowser, screenshot, tabTo, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { checkConsolePage } from '../support/console.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
-import { signInPage, visitConsole } from '../support/consolePage.js';
+import { loaded, signInPage, visitConsole } from '../support/consolePage.js';
 import { assertError } from '../support/envelope.js';
 import { pdfToText } from '../support/pdfTools.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -196,7 +196,8 @@ describe('the console Templates page, in Chromium', { timeout: 600_000 }, () => 
     await page.locator('#tpl-search').fill('lease');
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/console\/templates\?q=lease$/);
-    await page.locator('tr[data-template="tpl_nda_ar"]').waitFor({ state: 'detached' });
+    await page.locator('.tpl-table').first().waitFor();
+    await loaded(page);
     const found = await page.locator('.tpl-table tbody th').allInnerTexts();
     assert.ok(found.length > 0 && found.every((t) => /lease/i.test(t)), found.join(', '));
     await visit('/templates', 'en', '.tpl-table');
