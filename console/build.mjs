@@ -4,7 +4,8 @@
 // ESM, with the settings of every browser bundle of the project (signing-page/bundle-options.mjs).
 // Usage: node build.mjs [--watch]
 import * as esbuild from 'esbuild';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { browserBundle } from '@tawqi/signing-page/bundle-options';
@@ -23,7 +24,9 @@ const manifest = {
       for (const [file, out] of Object.entries(result.metafile.outputs)) {
         if (file.endsWith('.map')) continue;
         const base = path.basename(file);
-        names[out.entryPoint?.endsWith('.css') || base.endsWith('.css') ? 'app.css' : 'app.js'] = base;
+        // The two entry points; chunks loaded on demand (import(): PDF.js for the template editor) are not named.
+        if (out.entryPoint === 'src/main.ts') names['app.js'] = base;
+        else if (out.entryPoint === 'src/styles.css' || (base.endsWith('.css') && base.startsWith('app-'))) names['app.css'] = base;
       }
       await writeFile(`${outdir}/manifest.json`, `${JSON.stringify(names, null, 2)}\n`);
     });
@@ -42,11 +45,26 @@ const options = {
   // The signing page's kit and stylesheet are TypeScript and CSS sources (its package exports them).
   conditions: ['tawqi-source'],
   metafile: true,
+  // A screen's large library (PDF.js) is a chunk of its own, fetched when the screen needs it.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   plugins: [manifest],
 };
 
+/**
+ * PDF.js's worker (the template editor's PDF preview, src/templates/pdfPage.ts), beside the bundle as
+ * pdf.worker-<version>.js: served from 'self' under the console's CSP, the version in its name so a
+ * year's caching is safe. Already minified by its package; copied as it is.
+ */
+async function copyPdfWorker() {
+  const pdfjs = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.mjs'));
+  const { version } = JSON.parse(await readFile(path.join(pdfjs, '..', 'package.json'), 'utf8'));
+  await copyFile(path.join(pdfjs, 'pdf.worker.min.mjs'), `${outdir}/pdf.worker-${version}.js`);
+}
+
 await rm(outdir, { recursive: true, force: true });
 await mkdir(outdir, { recursive: true });
+await copyPdfWorker();
 
 if (watch) await (await esbuild.context(options)).watch();
 else await esbuild.build(options);

@@ -20,6 +20,7 @@ import { inviteScreen } from './views/invite.js';
 import { forgotPasswordScreen, resetPasswordScreen } from './views/password.js';
 import { securityScreen } from './security/screen.js';
 import { teamScreen } from './team/screen.js';
+import { templateListScreen, templateNewScreen, templateScreen } from './templates/screens.js';
 import { signInScreen } from './views/signIn.js';
 import { twoFactorScreen } from './views/twoFactor.js';
 import { verificationScreen } from './verification/screen.js';
@@ -43,6 +44,7 @@ export interface NavGroup {
 export const NAV: readonly (NavLink | NavGroup)[] = [
   { path: '', label: 'navHome', icon: 'home' },
   { path: '/requests', label: 'navRequests', icon: 'inbox' },
+  { path: '/templates', label: 'navTemplates', icon: 'doc' },
   { path: '/workflows', label: 'navWorkflows', icon: 'pen' },
   { path: '/identity-review', label: 'navIdentity', icon: 'userCheck' },
   {
@@ -93,6 +95,9 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/requests', access: 'signed-in', screen: requestListScreen },
   { path: '/requests/new', access: 'signed-in', screen: requestNewScreen },
   { path: '/requests/:id', access: 'signed-in', screen: requestDetailScreen, pattern: /^\/requests\/sr_[A-Za-z0-9_]+$/ },
+  { path: '/templates', access: 'signed-in', screen: templateListScreen },
+  { path: '/templates/new', access: 'signed-in', screen: templateNewScreen },
+  { path: '/templates/:id', access: 'signed-in', screen: templateScreen, pattern: /^\/templates\/tpl_[A-Za-z0-9_]+$/ },
   { path: '/identity-review', access: 'signed-in', screen: identityReviewScreen },
   { path: '/audit-log', access: 'signed-in', screen: auditLogScreen },
   { path: '/billing', access: 'signed-in', screen: billingScreen },

@@ -66,7 +66,8 @@ async function prepareStore(store: Store, clock: Clock): Promise<void> {
   const now = nowSeconds(clock);
   await store.tx(async (trx) => {
     await resetIdempotency(trx, now - IDEMPOTENCY_TTL_SECONDS, now);
-    for (const t of TEMPLATE_LIBRARY) await upsertLibraryTemplate(trx, { ...t, fields: [...t.fields], account_id: null, created_at: 0 });
+    for (const t of TEMPLATE_LIBRARY)
+      await upsertLibraryTemplate(trx, { ...t, fields: [...t.fields], account_id: null, created_at: 0, archived_at: null });
   });
 }
 

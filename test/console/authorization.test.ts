@@ -27,7 +27,7 @@ import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD, type Conso
 import { startTestServer, type TestServer } from '../support/server.js';
 
 /** The kind of account object a route's `:id` names (account B's is tried by account A). */
-type ObjectKind = 'user' | 'key' | 'endpoint' | 'document' | 'workflow';
+type ObjectKind = 'user' | 'key' | 'endpoint' | 'document' | 'workflow' | 'template';
 
 interface Row {
   access: ConsoleAccess;
@@ -91,6 +91,10 @@ const ROUTES: Record<string, Row> = {
   'DELETE /company_verification/documents/:id': { access: 'company.verify', id: 'document' },
   'POST /company_verification/representative': { access: 'company.verify' },
   'POST /company_verification/submit': { access: 'company.verify' },
+  'PUT /templates/:id': { access: 'requests.write', id: 'template', body: { title: 'Taken over', body: 'Changed.' } },
+  'POST /templates/:id/duplicate': { access: 'requests.write', id: 'template', body: {} },
+  'POST /templates/:id/archive': { access: 'requests.write', id: 'template', body: {} },
+  'POST /template_preview': { access: 'requests.read' },
   // The operator's admin: installation-wide (every account's objects), so no account-B row applies.
   'GET /admin/status': { access: 'operator' },
   'GET /admin/accounts': { access: 'operator' },
@@ -175,6 +179,7 @@ before(async () => {
   bIds.document = ((await pdf.json()) as { id: string }).id;
   const tpl = await s.call('POST', '/templates', { key: b.keys.secret_test, body: { title: 'B terms', body: 'Terms of B.' } });
   assert.equal(tpl.status, 201, tpl.text);
+  bIds.template = tpl.body.id;
   const req = await s.call('POST', '/signature_requests', {
     key: b.keys.secret_test,
     body: {

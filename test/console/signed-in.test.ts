@@ -31,6 +31,7 @@ const totp = (ms: number) =>
 const OWNER_NAV = [
   '',
   '/requests',
+  '/templates',
   '/workflows',
   '/identity-review',
   '/developers/api-keys',

@@ -21,6 +21,7 @@ const template: TemplateRecord = {
   body: 'x',
   fields: [],
   created_at: NOW - 10,
+  archived_at: null,
 };
 
 function input(body: Record<string, unknown>, over: Partial<CreateInput> = {}): CreateInput {

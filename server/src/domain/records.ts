@@ -132,6 +132,8 @@ export interface TemplateRecord {
   body: string;
   fields: TemplateFieldDefinition[];
   created_at: number;
+  /** Archived: no longer listed; still found by id, and still the text of the requests made from it. */
+  archived_at: number | null;
 }
 
 /** What a request from a workflow keeps beside the request row (filters of GET /sessions, cc, method). */

@@ -35,5 +35,6 @@ export function presentTemplate(t: TemplateRecord): Template {
     body: t.body,
     fields: t.fields,
     created_at: t.created_at,
+    archived_at: t.archived_at,
   };
 }

@@ -883,6 +883,15 @@ ${REQUEST_LOG_18_COMMON}    `,
       ALTER TABLE identity_verifications ADD COLUMN subject TEXT COLLATE "C" NOT NULL DEFAULT 'signer';
     `,
   },
+  {
+    id: 20,
+    name: 'templates: archived (no longer listed or offered; kept for the requests made from them)',
+    // A request names its template and fills the template's text when it is shown and sealed
+    // (services/completion.ts), so a template with requests is never changed in place: an edit of one is saved as a new template and the
+    // old one archived (services/templates.ts).
+    sql: `ALTER TABLE templates ADD COLUMN archived_at INTEGER;`,
+    postgres: `ALTER TABLE templates ADD COLUMN archived_at BIGINT;`,
+  },
 ];
 
 /**

@@ -95,6 +95,7 @@ export interface TemplatesTable {
   body: string;
   fields: string;
   created_at: number;
+  archived_at: number | null;
 }
 
 export interface RequestLogTable {

@@ -6,7 +6,16 @@ import { dialectOf } from './dialect.js';
 import type { TemplateRecord } from '../domain/records.js';
 export type { TemplateRecord };
 
-type Row = { id: string; account_id: string | null; title: string; language: string; body: string; fields: string; created_at: number };
+type Row = {
+  id: string;
+  account_id: string | null;
+  title: string;
+  language: string;
+  body: string;
+  fields: string;
+  created_at: number;
+  archived_at: number | null;
+};
 const fromRow = (r: Row): TemplateRecord => ({
   ...r,
   language: r.language as 'ar' | 'en',
@@ -46,12 +55,40 @@ export async function findTemplate(tx: Tx, accountId: string, id: string): Promi
   return row ? fromRow(row) : undefined;
 }
 
-export async function titleTaken(tx: Tx, accountId: string, title: string): Promise<boolean> {
-  const row = await tx
+/** Whether another of the account's templates (not archived, not `exceptId`) has this title. */
+export async function titleTaken(tx: Tx, accountId: string, title: string, exceptId?: string): Promise<boolean> {
+  let query = tx
     .selectFrom('templates')
     .select('id')
     .where('account_id', '=', accountId)
     .where('title', '=', title)
+    .where('archived_at', 'is', null);
+  if (exceptId) query = query.where('id', '!=', exceptId);
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+/** A custom template's new title, language, text and fields (the caller checked it has no requests). */
+export async function updateTemplate(tx: Tx, t: TemplateRecord): Promise<void> {
+  await tx
+    .updateTable('templates')
+    .set({ title: t.title, language: t.language, body: t.body, fields: JSON.stringify(t.fields) })
+    .where('id', '=', t.id)
+    .where('account_id', '=', t.account_id)
+    .execute();
+}
+
+export async function archiveTemplate(tx: Tx, accountId: string, id: string, at: number): Promise<void> {
+  await tx.updateTable('templates').set({ archived_at: at }).where('id', '=', id).where('account_id', '=', accountId).execute();
+}
+
+/** Whether any request (either mode) was made from the template: its text is then theirs too. */
+export async function templateInUse(tx: Tx, accountId: string, id: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('signature_requests')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('template_id', '=', id)
+    .limit(1)
     .executeTakeFirst();
   return row !== undefined;
 }
@@ -59,6 +96,8 @@ export async function titleTaken(tx: Tx, accountId: string, title: string): Prom
 export interface TemplateQuery {
   accountId: string;
   mineOnly: boolean;
+  /** Archived templates too (else they are left out). */
+  archived: boolean;
   search?: string;
   startingAfter?: string;
   limit: number;
@@ -70,6 +109,7 @@ export async function listTemplates(tx: Tx, q: TemplateQuery): Promise<TemplateR
   query = q.mineOnly
     ? query.where('account_id', '=', q.accountId)
     : query.where((eb) => eb.or([eb('account_id', '=', q.accountId), eb('account_id', 'is', null)]));
+  if (!q.archived) query = query.where('archived_at', 'is', null);
   if (q.search) {
     // Case-insensitive for ASCII letters only on both engines: SQLite's LIKE, PostgreSQL's ILIKE on a COLLATE "C" column.
     const like = dialectOf(tx) === 'postgres' ? sql`ILIKE` : sql`LIKE`;

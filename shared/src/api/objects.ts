@@ -89,6 +89,7 @@ export const templateSchema = z
     body: z.string(),
     fields: z.array(templateFieldSchema),
     created_at: time,
+    archived_at: time.nullable().describe('When archived (no longer listed or offered; its requests keep it); null if not'),
   })
   .meta({ id: 'Template' });
 

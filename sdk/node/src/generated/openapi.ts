@@ -58,7 +58,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List templates: the ready-made library and your own (scope=mine: your own only) */
+    /** List templates: the ready-made library and your own (scope=mine: your own only; archived=true: archived ones too) */
     get: operations['getTemplates'];
     put?: never;
     /** Create a custom contract template (secret key) */
@@ -676,6 +676,8 @@ export interface components {
       fields: components['schemas']['TemplateField'][];
       /** @description Unix seconds */
       created_at: number;
+      /** @description When archived (no longer listed or offered; its requests keep it); null if not */
+      archived_at: number | null;
     };
     /** @description The name on the identity document against the name sent */
     SignerNameMatch: {
@@ -1554,6 +1556,7 @@ export interface operations {
     parameters: {
       query?: {
         scope?: 'mine' | 'all';
+        archived?: 'false' | 'true';
         search?: string;
         limit?: number;
         starting_after?: string;

@@ -38,7 +38,7 @@ export const OPERATIONS = {
     path: '/templates',
     status: 200,
     contentType: 'application/json',
-    summary: 'List templates: the ready-made library and your own (scope=mine: your own only)',
+    summary: 'List templates: the ready-made library and your own (scope=mine: your own only; archived=true: archived ones too)',
   },
   postTemplates: {
     method: 'POST',

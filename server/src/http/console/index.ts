@@ -22,6 +22,7 @@ import { passwordsRoutes } from './api/passwords.js';
 import { requestLogRoutes } from './api/requestLog.js';
 import { ConsoleRoutes } from './api/routes.js';
 import { teamRoutes } from './api/team.js';
+import { templatesRoutes } from './api/templates.js';
 import { twoFactorRoutes } from './api/twoFactor.js';
 import { versionPinRoutes } from './api/versionPin.js';
 import { webhooksRoutes } from './api/webhooks.js';
@@ -51,6 +52,7 @@ export function consoleApiRoutes(ctx: AppContext): ConsoleRoutes {
   brandingRoutes(routes, ctx);
   billingRoutes(routes, ctx);
   companyVerificationRoutes(routes, ctx);
+  templatesRoutes(routes, ctx);
   adminRoutes(routes, ctx);
   workflowsRoutes(routes, ctx);
   return routes;

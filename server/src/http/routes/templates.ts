@@ -1,9 +1,8 @@
 import { templateListSchema, templateSchema } from '@tawqi/shared/api';
 import { z } from 'zod';
-import { nowSeconds } from '../../clock.js';
-import { templateCreateSchema, templateProblem } from '../../domain/templates.js';
-import { newId } from '../../ids.js';
-import { findTemplate, insertTemplate, listTemplates, titleTaken } from '../../store/templates.js';
+import { templateCreateSchema } from '../../domain/templates.js';
+import { createTemplate } from '../../services/templates.js';
+import { findTemplate, listTemplates } from '../../store/templates.js';
 import { ApiError } from '../../errors.js';
 import { commitWrite } from '../commitWrite.js';
 import { checkLiveGates } from '../gates.js';
@@ -13,6 +12,7 @@ import { defineRoute } from './registry.js';
 
 const listQuery = z.object({
   scope: z.enum(['mine', 'all']).default('all'),
+  archived: z.enum(['false', 'true']).default('false').describe('true: archived templates too (they are left out otherwise)'),
   search: z.string().max(200).optional(),
   limit: limitParam(100),
   starting_after: z.string().max(100).optional(),
@@ -22,7 +22,7 @@ export const templateRoutes = [
   defineRoute({
     method: 'get',
     path: '/templates',
-    summary: 'List templates: the ready-made library and your own (scope=mine: your own only)',
+    summary: 'List templates: the ready-made library and your own (scope=mine: your own only; archived=true: archived ones too)',
     tag: 'templates',
     access: 'key',
     query: listQuery,
@@ -35,6 +35,7 @@ export const templateRoutes = [
       const rows = await listTemplates(ctx.store.db, {
         accountId,
         mineOnly: query.scope === 'mine',
+        archived: query.archived === 'true',
         search: query.search,
         startingAfter: query.starting_after,
         limit: query.limit,
@@ -55,20 +56,8 @@ export const templateRoutes = [
     handle: async (ctx, { req, res, body }) => {
       const auth = req.tawqi.auth!;
       checkLiveGates(ctx, auth);
-      const problem = templateProblem(body);
-      if (problem) throw new ApiError('parameter_invalid', problem.param, {}, {}, problem);
       await commitWrite(ctx, req, res, async (trx) => {
-        if (await titleTaken(trx, auth.account.id, body.title)) throw new ApiError('template_key_taken', 'title');
-        const record = {
-          id: newId('template', ctx.clock),
-          account_id: auth.account.id,
-          title: body.title,
-          language: body.language,
-          body: body.body,
-          fields: body.fields,
-          created_at: nowSeconds(ctx.clock),
-        };
-        await insertTemplate(trx, record);
+        const record = await createTemplate(trx, ctx.clock, auth.account.id, body);
         return { status: 201, body: presentTemplate(record) };
       });
     },

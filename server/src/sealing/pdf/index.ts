@@ -28,6 +28,20 @@ export function renderCertificatePdf(input: FinalDocumentInput): Promise<Uint8Ar
   return render(input, false);
 }
 
+/**
+ * The first page of the final PDF (the contract's start, in its frame): a template's preview in the
+ * console (services/templates.ts), drawn by this same renderer so it looks as the real one will.
+ */
+export async function renderFirstPagePdf(input: FinalDocumentInput): Promise<Uint8Array> {
+  const whole = await PDFDocument.load(await render(input, true), { updateMetadata: false });
+  const first = await PDFDocument.create({ updateMetadata: false });
+  const [page] = await first.copyPages(whole, [0]);
+  first.addPage(page);
+  first.setTitle(input.title);
+  first.setLanguage(input.language);
+  return first.save({ useObjectStreams: true, addDefaultPage: false });
+}
+
 async function render(input: FinalDocumentInput, withContract: boolean): Promise<Uint8Array> {
   const t = labelsFor(input.language);
   const pdf = await PDFDocument.create({ updateMetadata: false });
