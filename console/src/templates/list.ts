@@ -110,7 +110,14 @@ function rowActions(ctx: ScreenContext, t: Template, reload: () => Promise<void>
   const copy = button(s.t(t.source === 'library' ? 'tplCopyLibrary' : 'tplDuplicate'), 'secondary', () => void duplicate(ctx, t, say));
   copy.setAttribute('aria-label', s.t(t.source === 'library' ? 'tplCopyLibraryOf' : 'tplDuplicateOf', { title: t.title }));
   if (t.source === 'library') return [copy];
-  const archive = button(s.t('tplArchive'), 'quiet', () => void archiveTemplate(ctx, t, say).then((done) => done && reload()));
+  const archive = button(
+    s.t('tplArchive'),
+    'quiet',
+    () =>
+      void archiveTemplate(ctx, t, say).then(async (done) => {
+        if (done) await reload();
+      }),
+  );
   archive.setAttribute('aria-label', s.t('tplArchiveOf', { title: t.title }));
   return [copy, archive];
 }
