@@ -16,6 +16,7 @@ import { ApiError } from '../errors.js';
 import { newId } from '../ids.js';
 import { renderFirstPagePdf } from '../sealing/pdf/index.js';
 import { getAccount } from '../store/accounts.js';
+import { recordAudit, type AuditActor } from './consoleAudit.js';
 import type { Tx } from '../store/types.js';
 import {
   archiveTemplate as markArchived,
@@ -79,24 +80,37 @@ export interface TemplateEdit {
   replaced: string | null;
 }
 
+/** A console user of the account: who the audit log names for a change. */
+export type TemplateEditor = AuditActor & { account_id: string };
+
+/** An audit entry for a template change, in the change's transaction. */
+async function audited(trx: Tx, ctx: ServiceContext, who: TemplateEditor, action: string, t: TemplateRecord, extra = {}): Promise<void> {
+  await recordAudit(trx, ctx.clock, who, { action, target: t.id, detail: { title: t.title, ...extra } });
+}
+
 /** Edit a custom template: in place without requests, else as a new template with the old one archived. */
-export async function editTemplate(ctx: ServiceContext, accountId: string, id: string, input: TemplateCreate): Promise<TemplateEdit> {
+export async function editTemplate(ctx: ServiceContext, who: TemplateEditor, id: string, input: TemplateCreate): Promise<TemplateEdit> {
   checkTemplate(input);
+  const accountId = who.account_id;
   return ctx.store.tx(async (trx) => {
     const current = await ownTemplate(trx, accountId, id);
     if (await titleTaken(trx, accountId, input.title, id)) throw new ApiError('template_key_taken', 'title');
     if (!(await templateInUse(trx, accountId, id))) {
       const template = { ...current, ...input };
       await updateTemplate(trx, template);
+      await audited(trx, ctx, who, 'template.updated', template);
       return { template, replaced: null };
     }
     await markArchived(trx, accountId, id, nowSeconds(ctx.clock));
-    return { template: await createTemplate(trx, ctx.clock, accountId, input), replaced: id };
+    const template = await createTemplate(trx, ctx.clock, accountId, input);
+    await audited(trx, ctx, who, 'template.updated', template, { replaced: id });
+    return { template, replaced: id };
   });
 }
 
 /** A custom copy of one of the account's templates or of a library one, titled "… (2)", "… (3)"… until free. */
-export async function duplicateTemplate(ctx: ServiceContext, accountId: string, id: string): Promise<TemplateRecord> {
+export async function duplicateTemplate(ctx: ServiceContext, who: TemplateEditor, id: string): Promise<TemplateRecord> {
+  const accountId = who.account_id;
   return ctx.store.tx(async (trx) => {
     const source = await findTemplate(trx, accountId, id);
     if (!source) throw new ApiError('not_found', 'id');
@@ -104,16 +118,20 @@ export async function duplicateTemplate(ctx: ServiceContext, accountId: string, 
     let n = 2;
     while (await titleTaken(trx, accountId, `${base} (${n})`)) n += 1;
     const copy = { title: `${base} (${n})`, language: source.language, body: source.body, fields: source.fields };
-    return createTemplate(trx, ctx.clock, accountId, copy);
+    const created = await createTemplate(trx, ctx.clock, accountId, copy);
+    await audited(trx, ctx, who, 'template.duplicated', created, { source: id });
+    return created;
   });
 }
 
 /** Archive a custom template: no longer listed or offered; the requests made from it keep it. */
-export async function archiveTemplate(ctx: ServiceContext, accountId: string, id: string): Promise<TemplateRecord> {
+export async function archiveTemplate(ctx: ServiceContext, who: TemplateEditor, id: string): Promise<TemplateRecord> {
+  const accountId = who.account_id;
   return ctx.store.tx(async (trx) => {
     const t = await ownTemplate(trx, accountId, id);
     const at = nowSeconds(ctx.clock);
     await markArchived(trx, accountId, id, at);
+    await audited(trx, ctx, who, 'template.archived', t);
     return { ...t, archived_at: at };
   });
 }

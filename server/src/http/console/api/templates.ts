@@ -12,6 +12,7 @@ import { presentTemplate } from '../../../presenters/account.js';
 import { archiveTemplate, duplicateTemplate, editTemplate, previewTemplatePdf } from '../../../services/templates.js';
 import type { AppContext } from '../../context.js';
 import { parseWith } from '../../routes/registry.js';
+import { accountActor } from './actor.js';
 import type { ConsoleRoutes } from './routes.js';
 
 /** Sample values of the preview: one per field key, as a request's signer would give them. */
@@ -24,18 +25,18 @@ const accountOf = (req: Request): string => req.tawqi.console!.user.account_id!;
 export function templatesRoutes(routes: ConsoleRoutes, ctx: AppContext): void {
   routes.add('put', '/templates/:id', 'requests.write', async (req, res) => {
     const body = parseWith(templateCreateSchema, req.body ?? {});
-    const { template, replaced } = await editTemplate(ctx, accountOf(req), String(req.params.id), body);
+    const { template, replaced } = await editTemplate(ctx, accountActor(req), String(req.params.id), body);
     res.json({ template: presentTemplate(template), replaced });
   });
 
   routes.add('post', '/templates/:id/duplicate', 'requests.write', async (req, res) => {
     parseWith(z.strictObject({}), req.body ?? {});
-    res.status(201).json(presentTemplate(await duplicateTemplate(ctx, accountOf(req), String(req.params.id))));
+    res.status(201).json(presentTemplate(await duplicateTemplate(ctx, accountActor(req), String(req.params.id))));
   });
 
   routes.add('post', '/templates/:id/archive', 'requests.write', async (req, res) => {
     parseWith(z.strictObject({}), req.body ?? {});
-    res.json(presentTemplate(await archiveTemplate(ctx, accountOf(req), String(req.params.id))));
+    res.json(presentTemplate(await archiveTemplate(ctx, accountActor(req), String(req.params.id))));
   });
 
   routes.add('post', '/template_preview', 'requests.read', async (req, res) => {
