@@ -14,7 +14,7 @@ import type { Locator, Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
 import { isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { assertAccessible, consoleScreenshot, useConsoleLanguage } from '../support/console.js';
-import { signInPage } from '../support/consolePage.js';
+import { loaded, signInPage } from '../support/consolePage.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -62,7 +62,7 @@ describe('the console API keys page, in Chromium', { timeout: 300_000 }, () => {
     await useConsoleLanguage(browser, s.url, lang);
     await page.goto(`${s.url}/console/developers/api-keys`);
     await page.locator('.version-pin').waitFor();
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    await loaded(page);
   }
 
   async function checkPage(name: string, lang: 'ar' | 'en') {

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { ensureConsole } from '../support/bundles.js';
 import { isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { checkConsolePage } from '../support/console.js';
-import { setMode as setModeOf, signInPage, visitConsole } from '../support/consolePage.js';
+import { loaded, setMode as setModeOf, signInPage, visitConsole } from '../support/consolePage.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { teamAccount, type TeamAccount } from '../support/teamAccount.js';
@@ -103,7 +103,7 @@ describe('the console Logs screen, in Chromium', { timeout: 300_000 }, () => {
     await visit('/console/developers/logs', 'en', '.logs-table');
     await page.getByRole('link', { name: 'GET /api/v1/usage' }).click();
     await page.getByRole('heading', { name: 'GET /api/v1/usage', level: 1 }).waitFor();
-    await page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    await loaded(page);
     assert.ok(await isFocused(page.getByRole('heading', { level: 1 })), 'focus on the heading');
     assert.match(await page.locator('.logs-refusal').innerText(), /ip_not_allowed[\s\S]*IP allowlist/);
     assert.equal(await page.locator('.copyable code').first().textContent(), refusedRequestId);

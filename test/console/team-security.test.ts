@@ -23,6 +23,7 @@ import { isFocused, launchBrowser, tabTo, until, type PageWatch, type TestBrowse
 import { assertAccessible, consoleScreenshot, useConsoleLanguage } from '../support/console.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { deliverMails, smtpEnvOf } from '../support/consoleMail.js';
+import { loaded } from '../support/consolePage.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startSmtpPeer, type SmtpPeer } from '../support/smtpPeer.js';
 
@@ -77,7 +78,7 @@ describe('the console Team and Security screens, in Chromium', { timeout: 600_00
     await useConsoleLanguage(browser, s.url, lang);
     await t.page.goto(`${s.url}${path}`);
     await t.page.locator(ready).first().waitFor();
-    await t.page.waitForFunction('!document.querySelector(\'[aria-busy="true"]\')');
+    await loaded(t.page);
   }
 
   async function check(page: Page, name: string, lang: 'ar' | 'en') {
