@@ -169,7 +169,7 @@ describe('the console Company verification page, in Chromium', { timeout: 300_00
 
     // Submit by keyboard through the confirm dialog (its safe answer has the focus first).
     const submit = page.getByRole('button', { name: 'Submit for review' });
-    await tabTo(page, submit);
+    await tabTo(page, submit, { max: 60 }); // from the top of the page: past the navigation
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: 'Submit the company verification?' });
     await dialog.waitFor();
