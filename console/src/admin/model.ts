@@ -4,6 +4,7 @@
  */
 import { h } from '@tawqi/signing-page/dom';
 import type { Strings } from '../i18n.js';
+import type { CompanyDocument } from '../verification/model.js';
 
 export interface Money {
   amount: number;
@@ -62,14 +63,6 @@ export interface Representative {
   document_type: string | null;
   document_last4: string | null;
   completed_at: number | null;
-}
-
-export interface CompanyDocument {
-  id: string;
-  file_name: string;
-  content_type: string;
-  size: number;
-  created_at: number;
 }
 
 export interface ReviewRound extends Submission {

@@ -13,7 +13,8 @@ import { dataTable } from '../views/dataTable.js';
 import { messageSlot } from '../views/notice.js';
 import { pageScreen, textLink } from '../views/parts.js';
 import { decision } from './decide.js';
-import { code, type CompanyDocument, type Representative, type ReviewRound } from './model.js';
+import type { CompanyDocument } from '../verification/model.js';
+import { code, type Representative, type ReviewRound } from './model.js';
 import { checkText, errorNotice, fact, kybBadge } from './parts.js';
 
 export function roundScreen(ctx: ScreenContext): Screen {
