@@ -12,7 +12,9 @@ import https from 'node:https';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createApp } from '../../server/src/http/app.js';
-import { HSTS } from '../../server/src/http/pageHeaders.js';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { FALLBACK_PAGE_CSP, HSTS, securityHeaders } from '../../server/src/http/pageHeaders.js';
 import { accountWithTemplate, sealedRequest } from '../support/installation.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { makeTestCa, type TestCa } from '../support/webhookReceiver.js';
@@ -175,5 +177,35 @@ describe('security headers on every response', () => {
       const html = await sweep(tls.url, [...routes, ...STATELESS_PAGES], { hsts: true, ca: ca.caPem });
       for (const p of STATELESS_PAGES) assert.ok(html.includes(p), `${p} is an HTML page`);
     });
+  });
+});
+
+describe('an HTML response that declares no policy', () => {
+  it('gets the fallback CSP and no referrer, whichever way it is sent', async () => {
+    // The middleware on its own, in front of handlers that forget setPageHeaders (a future page's mistake).
+    const app = express();
+    app.use(securityHeaders());
+    app.get('/send', (_req, res) => void res.type('html').send('<p>forgot</p>'));
+    app.get('/end', (_req, res) => {
+      res.setHeader('Content-Type', 'text/html; charset=utf-8');
+      res.end('<p>forgot</p>');
+    });
+    app.get('/json', (_req, res) => void res.json({ ok: true }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      for (const p of ['/send', '/end']) {
+        const a = await get(base + p);
+        assert.equal(a.headers['content-security-policy'], FALLBACK_PAGE_CSP, p);
+        assert.equal(a.headers['referrer-policy'], 'no-referrer', p);
+        assert.equal(a.headers['x-content-type-options'], 'nosniff', p);
+      }
+      const json = await get(`${base}/json`);
+      assert.equal(json.headers['content-security-policy'], undefined);
+      assert.equal(json.headers['x-content-type-options'], 'nosniff');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
