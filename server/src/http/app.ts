@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { ApiError } from '../errors.js';
 import type { AppContext } from './context.js';
 import { sendError } from './envelope.js';
+import { securityHeaders } from './pageHeaders.js';
 import { accountRateLimit, ipRateLimit, publishableQuota } from './middleware/limits.js';
 import { authenticate } from './middleware/authenticate.js';
 import { corsPreflight } from './middleware/cors.js';
@@ -59,6 +60,8 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.set('etag', false);
   app.set('query parser', 'simple');
 
+  // Before anything that can answer (health, drain): every response carries the security headers.
+  app.use(securityHeaders());
   app.use(trackRequests(lifecycle));
   app.use(healthEndpoints(ctx, lifecycle));
   app.use(requestContext(ctx));

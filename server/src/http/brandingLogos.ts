@@ -16,7 +16,6 @@ export function brandingLogosRouter(ctx: AppContext): express.Router {
     if (!logo) throw new ApiError('not_found');
     res.setHeader('Content-Type', logo.contentType);
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     res.end(logo.bytes);

@@ -33,6 +33,5 @@ export function embedScriptRouter(): express.Router {
 function headers(res: Response): void {
   res.setHeader('Access-Control-Allow-Origin', '*');
   res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.type('text/javascript; charset=utf-8');
 }

@@ -85,7 +85,6 @@ export function consolePageRouter(): express.Router {
       immutable: true,
       maxAge: '365d',
       fallthrough: true,
-      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
     }),
     (req: Request, res: Response) => sendError(req, res, new ApiError('not_found')),
   );

@@ -24,7 +24,6 @@ export function docsRouter(ctx: AppContext, openapi: Record<string, unknown>): e
     res.type('html').send(page);
   });
   router.get('/docs/assets/docs.css', (_req: Request, res: Response) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.type('css').send(DOCS_CSS);
   });

@@ -8,6 +8,7 @@ import { renderCertificatePdf } from '../../sealing/pdf/index.js';
 import { presentDownload } from '../../presenters/download.js';
 import { getEvidence, getSealedDocument, type SealedDocument } from '../../store/sealing.js';
 import type { AppContext } from '../context.js';
+import { setPageHeaders } from '../pageHeaders.js';
 import { defineRoute } from './registry.js';
 import type { Request } from 'express';
 
@@ -69,7 +70,11 @@ export const documentRoutes = [
     handle: async (ctx, { req, res }) => {
       const d = await completedDocument(ctx, req);
       const input = await finalDocumentInput(ctx, ctx.store.db, d);
-      res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+      // The document's own inline styles and data: images (documentHtml); no script, never framed.
+      setPageHeaders(
+        res,
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      );
       res.type('html').send(documentHtml(input));
     },
   }),

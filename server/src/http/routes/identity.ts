@@ -18,6 +18,7 @@ import { presentIdentityVerification } from '../../presenters/identityVerificati
 import { findVerification, getVerification, type IdentityVerificationRecord } from '../../store/identityVerifications.js';
 import { getSigner } from '../../store/signatureRequests.js';
 import { commitWrite } from '../commitWrite.js';
+import { setPageHeaders } from '../pageHeaders.js';
 import type { AppContext } from '../context.js';
 import { ipRateLimit } from '../middleware/limits.js';
 import { signerObject, viewFor } from '../../presenters/objects.js';
@@ -205,12 +206,11 @@ function sendPage(res: Response, status: number, html: string): void {
   res.setHeader('Cache-Control', 'no-store');
   // same-origin: the token in the URL never leaves the site, and the page's own POST still carries
   // its Origin (no-referrer would make browsers send `Origin: null`, which refuseCrossSite refuses).
-  res.setHeader('Referrer-Policy', 'same-origin');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader(
-    'Content-Security-Policy',
+  setPageHeaders(
+    res,
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'same-origin',
   );
   res.send(html);
 }

@@ -94,7 +94,6 @@ export function signingRouter(ctx: AppContext): express.Router {
   const api = express.Router();
   api.use((req, res, next) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
   api.use(jsonBody('600kb'));

@@ -49,7 +49,6 @@ export function sendCompanyDocument(res: Response, doc: CompanyDocument, bytes: 
   const utf8Name = encodeURIComponent(doc.file_name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   res.setHeader('Content-Type', doc.content_type);
   res.setHeader('Content-Disposition', `attachment; filename="${doc.id}.${ext}"; filename*=UTF-8''${utf8Name}`);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
   res.setHeader('Cache-Control', 'no-store');
   res.send(bytes);
