@@ -124,6 +124,9 @@ function errorHandler(ctx: AppContext) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (err instanceof ApiError) return sendError(req, res, err);
     const e = err as HttpError;
+    // A path parameter that is not valid percent-encoding (%ZZ, an encoded lone surrogate): the
+    // router cannot decode it, so it names no object (the same answer as any unknown id).
+    if (err instanceof URIError && e.status === 400) return sendError(req, res, new ApiError('not_found'));
     if (e.type === 'entity.parse.failed') return sendError(req, res, new ApiError('invalid_json'));
     if (e.type === 'entity.too.large') {
       return sendError(req, res, new ApiError('request_too_large', null, { max_bytes: ctx.config.TAWQI_BODY_LIMIT_BYTES }));
