@@ -9,6 +9,7 @@ import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/jsonBody.js';
 import { requestContext } from './middleware/requestContext.js';
 import { recordRequests } from './middleware/requestLog.js';
+import { refuseControlCharactersInPath } from './middleware/pathText.js';
 import { buildOpenApi } from './openapi.js';
 import { platformRoutes } from './routes/platform.js';
 import { mountRoutes, pathMatcher, type AnyRoute } from './routes/registry.js';
@@ -63,6 +64,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.use(healthEndpoints(ctx, lifecycle));
   app.use(requestContext(ctx));
   app.use(accessLog(ctx));
+  app.use(refuseControlCharactersInPath);
   app.use(metricsEndpoint(ctx, lifecycle));
 
   const openapi = buildOpenApi(API_ROUTES);
