@@ -25,7 +25,7 @@ import {
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const SEED = 20261128;
-const RUNS = 2500;
+const RUNS = 1500;
 
 describe(`generated fuzzing of the API (${TEST_DATABASE})`, () => {
   let s: TestServer;
