@@ -7,37 +7,17 @@
  * the answer's request id, a refusal where the case must be refused, and no partial write: the
  * rows the API created equal the 2xx answers, and every account's balances equal its ledger.
  */
-import assert from 'node:assert/strict';
 import http from 'node:http';
 import fc from 'fast-check';
-import { simulateIdentityDecision, startIdentityVerification } from '../../server/src/services/identity.js';
-import { issueKey } from '../../server/src/services/accounts.js';
-import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { ledgerTotals } from '../../server/src/store/ledger.js';
 import { apiCases, operationsOf, type FuzzCase, type FuzzWorld } from './fuzzCases.js';
-import { sealedRequest } from './installation.js';
-import { responseProblem, servedDocument } from './openapiCheck.js';
+import { buildWorld } from './fuzzWorld.js';
+import { responseProblem } from './openapiCheck.js';
 import type { Schema } from './schemaArbitrary.js';
 import type { TestServer } from './server.js';
-import { teamAccount, type TeamAccount } from './teamAccount.js';
+import type { TeamAccount } from './teamAccount.js';
 
-/** The settings of a fuzzed server: limits high enough that the cases, not the rate windows, decide the answers. */
-export const FUZZ_SERVER_ENV = {
-  TAWQI_RATE_LIMIT: '10000000',
-  TAWQI_IP_RATE_LIMIT: '10000000',
-  TAWQI_BODY_LIMIT_BYTES: '8192',
-  TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true',
-};
-
-const TEMPLATE = {
-  title: 'Fuzzed agreement',
-  language: 'en',
-  body: 'Agreed by {{client_name}}.',
-  fields: [{ key: 'client_name', label: 'Client', type: 'text', required: false }],
-};
-const SHOP = 'https://shop.example.com';
-const HOOK = 'https://127.0.0.1:9/hook';
-const WHERE = { ip: '198.51.100.7', user_agent: 'fuzz' };
+export { FUZZ_SERVER_ENV } from './fuzzWorld.js';
 
 /**
  * What a 2xx answer of an operation created (or removed), by table: the tally the database must
@@ -64,104 +44,14 @@ export interface Fuzzed {
   answers: Map<string, Map<number, number>>;
 }
 
-async function idsOf(s: TestServer, key: string, path: string): Promise<string[]> {
-  const r = await s.call('GET', path, { key });
-  assert.equal(r.status, 200, r.text);
-  return r.body.data.map((o: { id: string }) => o.id);
-}
-
-async function created(s: TestServer, key: string, path: string, body: unknown): Promise<Schema> {
-  const r = await s.call('POST', path, { key, body });
-  assert.ok(r.status < 300, `${path}: ${r.text}`);
-  return r.body;
-}
-
-/** Objects of every kind the API names, in both modes of one account, and a few of another account. */
+/** A world of objects on `s` (fuzzWorld.ts), and the tally of its rows before any case runs. */
 export async function fuzzWorld(s: TestServer): Promise<Fuzzed> {
-  const a = await teamAccount(s, TEMPLATE, { overrides: { plan: 'enterprise', balanceSends: 500, walletMinor: 10_000_000 } });
-  const b = await teamAccount(s, TEMPLATE);
-  const { secret_test: test, secret_live: live } = a.keys;
-  const request = (extra: Record<string, unknown> = {}) => ({
-    title: 'Fuzz base',
-    source: { type: 'template', template_id: a.templateId },
-    signers: [{ name: 'Amira Saleh', email: a.team[1] }],
-    ...extra,
-  });
-  const sent = [await created(s, test, '/signature_requests', request()), await created(s, live, '/signature_requests', request())];
-  const draft = await created(s, test, '/signature_requests', request({ send: false }));
-  const idv = await created(s, test, '/signature_requests', request({ legal_level: 'aes' }));
-  await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, idv.signers[0].id, 'otp_verified', WHERE));
-  const verification = await startIdentityVerification(s.ctx, idv.signers[0].id);
-  await simulateIdentityDecision(s.ctx, verification.verificationId, 'approve', { documentName: 'Someone Else' });
-  const sealed = await sealedRequest(s, live, a.templateId);
-  const endpoints = [
-    await created(s, test, '/webhook_endpoints', { url: HOOK, enabled_events: ['*'] }),
-    await created(s, live, '/webhook_endpoints', { url: HOOK, enabled_events: ['*'] }),
-  ];
-  const flows = await idsOf(s, test, '/flows');
-  const session = await created(s, test, '/sessions', {
-    workflow_id: 'default',
-    template_id: a.templateId,
-    signers: [{ name: 'Amira Saleh', email: a.team[2] }],
-  });
-  const publishable = await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', 'test', { allowedOrigins: [SHOP] }));
-  const foreignRequest = await created(s, b.keys.secret_test, '/signature_requests', {
-    ...request(),
-    source: { type: 'template', template_id: b.templateId },
-    signers: [{ name: 'Other', email: b.team[1] }],
-  });
-  const foreignEndpoint = await created(s, b.keys.secret_test, '/webhook_endpoints', { url: HOOK, enabled_events: ['*'] });
-  const requests = [...sent, draft, idv, { id: sealed.id }].map((r) => r.id);
-  const signers = [...sent, draft, idv].flatMap((r) => r.signers.map((x: { id: string }) => x.id));
-  const ids: Record<string, string[]> = {
-    signature_requests: requests,
-    signers,
-    events: [...(await idsOf(s, test, '/events?limit=20')), ...(await idsOf(s, live, '/events?limit=20'))],
-    webhook_endpoints: endpoints.map((e) => e.id),
-    templates: [a.templateId, ...(await idsOf(s, test, '/templates?limit=3'))],
-    flows,
-    sessions: [session.id],
-    identity_verifications: [verification.verificationId],
-    verifications: [sealed.reference],
-    test_helpers: signers,
-  };
-  const { doc, validator } = servedDocument();
-  const world: FuzzWorld = {
-    doc,
-    valid: (schema, value) => validator.compile(schema)(value) as boolean,
-    hints: {
-      template_id: [a.templateId],
-      email: a.team,
-      signer: signers,
-      endpoint: endpoints.map((e) => e.id),
-      workflow_id: ['default', ...flows],
-      url: [HOOK, 'https://93.184.215.14/hook'],
-      enabled_events: [['*'], ['signature_request.completed', 'signer.signed']],
-      success_url: [`${SHOP}/done/{signature_request}`],
-      return_url: [`${SHOP}/back`],
-      cancel_url: [`${SHOP}/cancel?r={signature_request}`],
-      embed_origin: [SHOP],
-      // Lists: a cursor must be an id the list can show, times unix seconds or ISO 8601.
-      starting_after: Object.values(ids).flat(),
-      signature_request: requests,
-      created_after: ['0', '1700000000', '2026-01-01T00:00:00Z'],
-      created_before: ['4102444800', '2099-12-31T00:00:00Z'],
-    },
-    ids,
-    foreignIds: [foreignRequest.id, foreignRequest.signers[0].id, foreignEndpoint.id, b.templateId],
-    keys: [
-      { name: 'test secret key', key: test, weight: 8 },
-      { name: 'live secret key', key: live, weight: 5 },
-      { name: 'test publishable key', key: publishable.secret, weight: 1 },
-    ],
-    origins: [SHOP],
-    bodyLimit: Number(FUZZ_SERVER_ENV.TAWQI_BODY_LIMIT_BYTES),
-  };
+  const { world, account, others } = await buildWorld(s);
   const fuzzed: Fuzzed = {
     server: s,
     world,
-    account: a,
-    others: [b.id],
+    account,
+    others,
     tally: { requests: 0, templates: 0, endpoints: 0 },
     cases: 0,
     answers: new Map(),
