@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { updateAccount } from '../../server/src/store/accounts.js';
 import { TEST_DATABASE } from '../support/database.js';
 import {
   answerSummary,
@@ -42,5 +43,16 @@ describe(`generated fuzzing of the API (${TEST_DATABASE})`, () => {
     for (const line of answerSummary(f)) t.diagnostic(line);
     assert.deepEqual(unreached(f), [], 'every operation of the document was fuzzed');
     assert.equal(await invariantProblem(f), null);
+  });
+
+  test('the checks are not vacuous: a row no answer accounts for, or a balance moved beside the ledger, is caught', async () => {
+    // A template created outside the fuzzed answers (through call(), which the tally does not see).
+    const extra = await s.call('POST', '/templates', { key: f.account.keys.secret_test, body: { title: 'Outside the tally', body: 'x' } });
+    assert.equal(extra.status, 201, extra.text);
+    assert.match((await invariantProblem(f)) ?? '', /^templates: /);
+    f.tally.templates++;
+    assert.equal(await invariantProblem(f), null);
+    await updateAccount(s.ctx.store.db, f.account.id, { balance_sends: 1 });
+    assert.match((await invariantProblem(f)) ?? '', /balance 1 sends/);
   });
 });

@@ -7,9 +7,10 @@
  * the answer's request id, a refusal where the case must be refused, and no partial write: the
  * rows the API created equal the 2xx answers, and every account's balances equal its ledger.
  */
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import fc from 'fast-check';
-import { ledgerTotals } from '../../server/src/store/ledger.js';
+import { sql } from 'kysely';
 import { apiCases, operationsOf, type FuzzCase, type FuzzWorld } from './fuzzCases.js';
 import { buildWorld } from './fuzzWorld.js';
 import { responseProblem } from './openapiCheck.js';
@@ -115,32 +116,41 @@ export function answerProblem(c: FuzzCase, r: Answer): string | null {
   return null;
 }
 
+/** The rows the tally counts, in one statement (it runs after every case). */
 async function counts(f: Fuzzed): Promise<Fuzzed['tally']> {
-  const db = f.server.ctx.store.db;
-  const n = async (q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) =>
-    Number((await q.executeTakeFirstOrThrow()).n);
   const id = f.account.id;
-  return {
-    requests: await n(
-      db
-        .selectFrom('signature_requests')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', id),
-    ),
-    templates: await n(
-      db
-        .selectFrom('templates')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', id),
-    ),
-    endpoints: await n(
-      db
-        .selectFrom('webhook_endpoints')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', id)
-        .where('deleted_at', 'is', null),
-    ),
-  };
+  const { rows } = await sql<Record<keyof Fuzzed['tally'], number | string>>`
+    SELECT (SELECT COUNT(*) FROM signature_requests WHERE account_id = ${id}) AS requests,
+           (SELECT COUNT(*) FROM templates WHERE account_id = ${id}) AS templates,
+           (SELECT COUNT(*) FROM webhook_endpoints WHERE account_id = ${id} AND deleted_at IS NULL) AS endpoints`.execute(
+    f.server.ctx.store.db,
+  );
+  const row = rows[0]!;
+  return { requests: Number(row.requests), templates: Number(row.templates), endpoints: Number(row.endpoints) };
+}
+
+/** Each account's balances beside the sums of its ledger, in one statement. */
+async function balances(f: Fuzzed): Promise<{ id: string; sends: number; wallet: number; ledgerSends: number; ledgerWallet: number }[]> {
+  const ids = [f.account.id, ...f.others];
+  const { rows } = await sql<{
+    id: string;
+    sends: number | string;
+    wallet: number | string;
+    ledger_sends: number | string;
+    ledger_wallet: number | string;
+  }>`
+    SELECT a.id, a.balance_sends AS sends, a.wallet_minor AS wallet,
+           (SELECT COALESCE(SUM(l.sends_delta), 0) FROM ledger l WHERE l.account_id = a.id) AS ledger_sends,
+           (SELECT COALESCE(SUM(l.wallet_delta_minor), 0) FROM ledger l WHERE l.account_id = a.id) AS ledger_wallet
+    FROM accounts a WHERE a.id IN (${sql.join(ids)})`.execute(f.server.ctx.store.db);
+  assert.equal(rows.length, ids.length);
+  return rows.map((r) => ({
+    id: r.id,
+    sends: Number(r.sends),
+    wallet: Number(r.wallet),
+    ledgerSends: Number(r.ledger_sends),
+    ledgerWallet: Number(r.ledger_wallet),
+  }));
 }
 
 /** No partial write: the rows equal the tally of 2xx answers, and every account's balances equal its ledger. */
@@ -149,15 +159,9 @@ export async function invariantProblem(f: Fuzzed): Promise<string | null> {
   for (const table of Object.keys(now) as (keyof Fuzzed['tally'])[]) {
     if (now[table] !== f.tally[table]) return `${table}: ${now[table]} rows, but the answers account for ${f.tally[table]}`;
   }
-  for (const accountId of [f.account.id, ...f.others]) {
-    const account = await f.server.ctx.store.db
-      .selectFrom('accounts')
-      .select(['balance_sends', 'wallet_minor'])
-      .where('id', '=', accountId)
-      .executeTakeFirstOrThrow();
-    const ledger = await ledgerTotals(f.server.ctx.store.db, accountId);
-    if (Number(account.balance_sends) !== ledger.sends || Number(account.wallet_minor) !== ledger.walletMinor) {
-      return `account ${accountId}: balance ${account.balance_sends} sends / ${account.wallet_minor} wallet, ledger ${ledger.sends} / ${ledger.walletMinor}`;
+  for (const b of await balances(f)) {
+    if (b.sends !== b.ledgerSends || b.wallet !== b.ledgerWallet) {
+      return `account ${b.id}: balance ${b.sends} sends / ${b.wallet} wallet, ledger ${b.ledgerSends} / ${b.ledgerWallet}`;
     }
   }
   return null;
