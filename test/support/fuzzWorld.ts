@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { issueKey } from '../../server/src/services/accounts.js';
 import { simulateIdentityDecision, startIdentityVerification } from '../../server/src/services/identity.js';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
+import { updateAccount } from '../../server/src/store/accounts.js';
 import type { FuzzWorld } from './fuzzCases.js';
 import { sealedRequest } from './installation.js';
 import { servedDocument } from './openapiCheck.js';
@@ -33,6 +34,7 @@ const TEMPLATE = {
 };
 const SHOP = 'https://shop.example.com';
 const HOOK = 'https://127.0.0.1:9/hook';
+const PHONE = '+201001234567';
 const WHERE = { ip: '198.51.100.7', user_agent: 'fuzz' };
 
 async function idsOf(s: TestServer, key: string, path: string): Promise<string[]> {
@@ -114,10 +116,15 @@ async function makeObjects(s: TestServer, a: TeamAccount, b: TeamAccount): Promi
 }
 
 /** Realistic values by field name: ids that exist, the team's addresses, https URLs, list cursors and times. */
-function hintsFor(a: TeamAccount, o: Objects): FuzzWorld['hints'] {
+function hintsFor(a: TeamAccount, o: Objects, now: number): FuzzWorld['hints'] {
   return {
     template_id: [a.templateId],
     email: a.team,
+    phone: [PHONE],
+    // Drawn signatures at the simple level with its format (aes and qes ask for PAdES, qes for a token).
+    method: ['draw'],
+    legal_level: ['ses'],
+    format: ['platform-evidence'],
     signer: o.signers,
     endpoint: o.endpoints,
     workflow_id: ['default', ...o.flows],
@@ -132,19 +139,22 @@ function hintsFor(a: TeamAccount, o: Objects): FuzzWorld['hints'] {
     signature_request: o.requests,
     created_after: ['0', '1700000000', '2026-01-01T00:00:00Z'],
     created_before: ['4102444800', '2099-12-31T00:00:00Z'],
+    expires_at: [Math.floor(now / 1000) + 30 * 86400],
   };
 }
 
 /** The world: the fuzzed account (enterprise, with balance and wallet), another account, their objects and keys. */
 export async function buildWorld(s: TestServer): Promise<{ world: FuzzWorld; account: TeamAccount; others: string[] }> {
   const a = await teamAccount(s, TEMPLATE, { overrides: { plan: 'enterprise', balanceSends: 500, walletMinor: 10_000_000 } });
+  // Test-mode signers may be the team's phones too; redirect URLs must be on an accepted domain.
+  await updateAccount(s.ctx.store.db, a.id, { team_phones: [PHONE], accepted_domains: [new URL(SHOP).hostname] });
   const b = await teamAccount(s, TEMPLATE);
   const o = await makeObjects(s, a, b);
   const { doc, validator } = servedDocument();
   const world: FuzzWorld = {
     doc,
     valid: (schema, value) => validator.compile(schema)(value) as boolean,
-    hints: hintsFor(a, o),
+    hints: hintsFor(a, o, s.clock.nowMs()),
     ids: o.ids,
     foreignIds: o.foreignIds,
     keys: [
