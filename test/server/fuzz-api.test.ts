@@ -26,7 +26,7 @@ import {
 import { startTestServer, type TestServer } from '../support/server.js';
 
 const SEED = 20261128;
-const RUNS = 1500;
+const RUNS = 1000;
 
 describe(`generated fuzzing of the API (${TEST_DATABASE})`, () => {
   let s: TestServer;
