@@ -36,6 +36,19 @@ describe('HTTP platform: envelope, request ids, languages, versions', () => {
     assert.ok(outside.headers.get('svc-version'));
   });
 
+  test('a path id that is not valid percent-encoding, or spells a control character, is 404 not_found, not 500 (found by the API fuzzing)', async () => {
+    // The router cannot decode %ZZ or an encoded lone surrogate; it used to fall through as 500 internal_error.
+    // PostgreSQL refuses text with NUL: an id with %00 was a 500 there.
+    for (const id of ['%ZZ', '%ED%A0%80', '%E0%A4', '%', '%00', 'sr_%00x', '%1B', '%C2%85']) {
+      await assertErrorBothLanguages(
+        (prefix) => s.call('GET', `/signature_requests/${id}`, { key: s.keys.secret_test, prefix }),
+        'not_found',
+      );
+      assertError(await s.call('GET', `/verifications/${id}`), 'not_found');
+      for (const page of ['/verify/', '/sign/']) assertError(await s.call('GET', `${page}${id}`, { prefix: '' }), 'not_found');
+    }
+  });
+
   test('wrong method on a known path: 405 method_not_allowed with Allow', async () => {
     const r = await assertErrorBothLanguages(
       (prefix) => s.call('DELETE', '/templates', { key: s.keys.secret_live, prefix }),

@@ -10,6 +10,7 @@ import { idempotency } from './middleware/idempotency.js';
 import { jsonBody } from './middleware/jsonBody.js';
 import { requestContext } from './middleware/requestContext.js';
 import { recordRequests } from './middleware/requestLog.js';
+import { refuseControlCharactersInPath } from './middleware/pathText.js';
 import { buildOpenApi } from './openapi.js';
 import { platformRoutes } from './routes/platform.js';
 import { mountRoutes, pathMatcher, type AnyRoute } from './routes/registry.js';
@@ -66,6 +67,7 @@ export function createApp(ctx: AppContext, lifecycle = new Lifecycle()): express
   app.use(healthEndpoints(ctx, lifecycle));
   app.use(requestContext(ctx));
   app.use(accessLog(ctx));
+  app.use(refuseControlCharactersInPath);
   app.use(metricsEndpoint(ctx, lifecycle));
 
   const openapi = buildOpenApi(API_ROUTES);
@@ -127,6 +129,9 @@ function errorHandler(ctx: AppContext) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (err instanceof ApiError) return sendError(req, res, err);
     const e = err as HttpError;
+    // A path parameter that is not valid percent-encoding (%ZZ, an encoded lone surrogate): the
+    // router cannot decode it, so it names no object (the same answer as any unknown id).
+    if (err instanceof URIError && e.status === 400) return sendError(req, res, new ApiError('not_found'));
     if (e.type === 'entity.parse.failed') return sendError(req, res, new ApiError('invalid_json'));
     if (e.type === 'entity.too.large') {
       return sendError(req, res, new ApiError('request_too_large', null, { max_bytes: ctx.config.TAWQI_BODY_LIMIT_BYTES }));
