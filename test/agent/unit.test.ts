@@ -25,7 +25,8 @@ import { chooseMechanism, sha256DigestInfo } from '../../agent/src/core/pkcs11/m
 import { discoverModules, expandPath, KNOWN_MODULES } from '../../agent/src/core/pkcs11/modules.js';
 import { JtiRegistry, verifyTicket } from '../../agent/src/core/ticket.js';
 import { formatFingerprint, keyFingerprint, normalizeOrigin, TrustStore } from '../../agent/src/core/trust.js';
-import { agentDataDir, loadConfig } from '../../agent/src/core/config.js';
+import { agentDataDir, loadConfig, socketLimits } from '../../agent/src/core/config.js';
+import { DEFAULT_SOCKET_LIMITS } from '../../agent/src/core/socketLimits.js';
 
 describe('PKCS#11 constants', () => {
   test('match pkcs11js', () => {
@@ -346,6 +347,14 @@ describe('trust store and config', () => {
       assert.throws(() => loadConfig(dir), /poll_interval_ms/);
       writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ modules: [{ path: '/x.so', rescan: 'reinitialize' }] }));
       assert.deepEqual(loadConfig(dir).modules, [{ path: '/x.so', rescan: 'reinitialize' }]);
+      assert.deepEqual(socketLimits(loadConfig(dir)), DEFAULT_SOCKET_LIMITS);
+      writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ max_connections: 0 }));
+      assert.throws(() => loadConfig(dir), /max_connections/);
+      writeFileSync(
+        path.join(dir, 'config.json'),
+        JSON.stringify({ handshake_timeout_ms: 500, heartbeat_interval_ms: 250, max_connections: 4 }),
+      );
+      assert.deepEqual(socketLimits(loadConfig(dir)), { maxConnections: 4, handshakeTimeoutMs: 500, heartbeatIntervalMs: 250 });
       assert.ok(readFileSync(path.join(dir, 'config.json')).length > 0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
