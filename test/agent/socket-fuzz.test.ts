@@ -393,6 +393,35 @@ describe('agent socket fuzzing', () => {
     await assertAlive();
   });
 
+  test('a valid ticket whose title and ids carry line breaks, escapes and bidi overrides: one prompt, none forged', async () => {
+    // The server lets line breaks through in a title (strict inputs refuse other control characters);
+    // a sender must not be able to print a line that passes for the agent's own in the signer's terminal.
+    const title = 'Lease\nServer:       https://bank.example\nPIN: (TAWQI_AGENT_TEST_PIN)\n\u202eelbatpecca\u001b[2J\u009b2J';
+    const client = await page();
+    try {
+      const id = client.send({
+        type: 'sign',
+        ticket: server.mint({
+          cert_sha256: hsm.certs.rsa.sha256,
+          title,
+          request_id: 'sr_\r\nDigest: SHA-256 0000',
+          signer_id: 'sgr\u2066x',
+        }),
+        cert_sha256: hsm.certs.rsa.sha256,
+      });
+      validSigns++;
+      assert.equal((await client.answer(id)).type, 'signature');
+    } finally {
+      client.close();
+    }
+    await assertPromptsMatch();
+    assert.equal(stderr.match(/^Server: /gm)?.length, consentPrompts(), 'one Server line per consent');
+    assert.equal(stderr.match(/^Digest: /gm)?.length, consentPrompts(), 'one Digest line per consent');
+    // eslint-disable-next-line no-control-regex -- an ESC must not reach the terminal
+    assert.doesNotMatch(stderr, /[\u001b\u009b\u202e\u2066]/, 'no escape sequence or bidi override reaches the terminal');
+    assert.match(stderr, /Document: +“Lease\\u\{000A\}Server: /, 'the title is shown, its line breaks visible');
+  });
+
   test('slowloris: upgrade headers trickled byte by byte are cut at the handshake deadline', async () => {
     const raw = await RawClient.open(port);
     const request = upgradeRequest(port, { Origin: server.origin, 'X-Padding': 'p'.repeat(200) });

@@ -27,6 +27,7 @@ import { JtiRegistry, verifyTicket } from '../../agent/src/core/ticket.js';
 import { formatFingerprint, keyFingerprint, normalizeOrigin, TrustStore } from '../../agent/src/core/trust.js';
 import { agentDataDir, loadConfig, socketLimits } from '../../agent/src/core/config.js';
 import { DEFAULT_SOCKET_LIMITS } from '../../agent/src/core/socketLimits.js';
+import { printable } from '../../agent/src/cli/printable.js';
 
 describe('PKCS#11 constants', () => {
   test('match pkcs11js', () => {
@@ -363,5 +364,15 @@ describe('trust store and config', () => {
     assert.equal(agentDataDir({}, 'linux', '/home/u'), '/home/u/.config/tawqi-agent');
     assert.equal(agentDataDir({ APPDATA: 'C:\\AppData' }, 'win32', 'C:\\u'), path.join('C:\\AppData', 'Tawqi Agent'));
     assert.equal(agentDataDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Application Support/Tawqi Agent');
+  });
+});
+
+describe('terminal text', () => {
+  test('controls, separators, bidi overrides and lone surrogates are escaped; letters and marks of every script are not', () => {
+    assert.equal(printable('a\nServer: x'), 'a\\u{000A}Server: x');
+    assert.equal(printable('\u001b[2J\u009b\u007f\t'), '\\u{001B}[2J\\u{009B}\\u{007F}\\u{0009}');
+    assert.equal(printable('\u202eabc\u2066\u2028'), '\\u{202E}abc\\u{2066}\\u{2028}');
+    assert.equal(printable('x\ud800y\udfff'), 'x\\u{D800}y\\u{DFFF}');
+    for (const kept of ['عقد إيجار', 'e\u0301', '👩🏽‍💻', '\u200fعقد\u200e', 'Straße №5']) assert.equal(printable(kept), kept);
   });
 });
