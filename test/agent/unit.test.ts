@@ -28,6 +28,7 @@ import { formatFingerprint, keyFingerprint, normalizeOrigin, TrustStore } from '
 import { agentDataDir, loadConfig, socketLimits } from '../../agent/src/core/config.js';
 import { DEFAULT_SOCKET_LIMITS } from '../../agent/src/core/socketLimits.js';
 import { printable } from '../../agent/src/cli/printable.js';
+import { createLogger } from '../../agent/src/core/log.js';
 
 describe('PKCS#11 constants', () => {
   test('match pkcs11js', () => {
@@ -374,5 +375,13 @@ describe('terminal text', () => {
     assert.equal(printable('\u202eabc\u2066\u2028'), '\\u{202E}abc\\u{2066}\\u{2028}');
     assert.equal(printable('x\ud800y\udfff'), 'x\\u{D800}y\\u{DFFF}');
     for (const kept of ['عقد إيجار', 'e\u0301', '👩🏽‍💻', '\u200fعقد\u200e', 'Straße №5']) assert.equal(printable(kept), kept);
+  });
+
+  test('log lines escape what JSON.stringify leaves raw (C1 controls, separators, bidi overrides) and stay JSON', () => {
+    const lines: string[] = [];
+    const origin = '\u009b2J\u202eevil\u001b\u2028é';
+    createLogger('info', (line) => lines.push(line)).warn('connection refused', { origin });
+    assert.doesNotMatch(lines[0] ?? '', /[\u007f-\u009f\u2028\u202e]/);
+    assert.equal((JSON.parse(lines[0] ?? '') as { origin: string }).origin, origin);
   });
 });
