@@ -87,27 +87,32 @@ before(async () => {
     },
     nowS: () => Math.floor(Date.now() / 1000),
   };
-  agent = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', CLI, 'serve'], {
+  await startAgentProcess();
+});
+
+/** `tawqi-agent serve` on the test's data directory; its stderr is appended to `stderr` (prompt counts go on across restarts). */
+async function startAgentProcess(): Promise<void> {
+  exit = null;
+  const child = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', CLI, 'serve'], {
     cwd: ROOT,
     env: { ...hsm.env, TAWQI_AGENT_HOME: home, TAWQI_AGENT_TEST_PIN: hsm.pin, TAWQI_AGENT_TEST_CONSENT: 'yes' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  agent = child;
   let stdout = '';
   const wake = () => [...wakers].forEach((w) => w());
-  agent.stdout?.on('data', (d: Buffer) => ((stdout += d.toString()), wake()));
-  agent.stderr?.on('data', (d: Buffer) => ((stderr += d.toString()), wake()));
-  agent.on('exit', (code, signal) => ((exit = { code, signal }), wake()));
-  port = await waitFor(
-    () => {
-      if (exit) throw new Error(`the agent exited: ${stderr}`);
-      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
-      return m ? Number(m[1]) : undefined;
-    },
+  child.stdout?.on('data', (d: Buffer) => ((stdout += d.toString()), wake()));
+  child.stderr?.on('data', (d: Buffer) => ((stderr += d.toString()), wake()));
+  child.on('exit', (code, signal) => ((exit = { code, signal }), wake()));
+  const started = await waitFor(
+    () => (exit ? 'exited' : /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1]),
     wakers,
     () => `the agent did not start: ${stderr}`,
     60_000,
   );
-});
+  assert.notEqual(started, 'exited', `the agent exited: ${stderr}`);
+  port = Number(started);
+}
 
 after(async () => {
   if (agent && !exit) {
@@ -496,6 +501,51 @@ describe('agent socket fuzzing', () => {
     await waitForConnection();
     await assertAlive();
     assert.match(stderr, /too many connections/, 'the drops are logged');
+  });
+
+  test('a burst of valid signs over several connections: each is signed or answered busy, one prompt per signature', async () => {
+    const clients = await Promise.all([0, 1, 2].map(() => page()));
+    try {
+      const cert = hsm.certs.ec.sha256;
+      const sent = clients.flatMap((client) =>
+        [0, 1, 2, 3].map(() => ({
+          client,
+          id: client.send({ type: 'sign', ticket: server.mint({ cert_sha256: cert }), cert_sha256: cert }),
+        })),
+      );
+      const answers = await Promise.all(sent.map(({ client, id }) => client.answer(id)));
+      const signed = answers.filter((a) => a.type === 'signature').length;
+      const busy = answers.filter((a) => a.type === 'error' && a.code === 'busy').length;
+      assert.equal(signed + busy, answers.length, JSON.stringify(answers.map((a) => (a.type === 'error' ? a.code : a.type))));
+      assert.ok(signed >= 1);
+      validSigns += signed;
+    } finally {
+      for (const client of clients) client.close();
+    }
+    await assertPromptsMatch();
+  });
+
+  test('killed with SIGKILL and restarted: a ticket used before the kill stays used; the agent answers again', async () => {
+    const ticket = server.mint({ cert_sha256: hsm.certs.rsa.sha256 });
+    const earlier = await page();
+    const first = await earlier.answer(earlier.send({ type: 'sign', ticket, cert_sha256: 'f'.repeat(64) }));
+    assert.equal(first.type === 'error' && first.code, 'certificate_mismatch', 'first use: verified, its jti recorded');
+    agent.kill('SIGKILL');
+    await waitFor(
+      () => exit ?? undefined,
+      wakers,
+      () => 'the agent did not die',
+      20_000,
+    );
+    await startAgentProcess();
+    const later = await page();
+    try {
+      const replay = await later.answer(later.send({ type: 'sign', ticket, cert_sha256: hsm.certs.rsa.sha256 }));
+      assert.equal(replay.type === 'error' && replay.code, 'ticket_replayed');
+    } finally {
+      later.close();
+    }
+    await assertAlive();
   });
 
   test('the agent never prompted without a valid ticket and never crashed', async () => {
