@@ -11,19 +11,18 @@
  * properties scale with it). The number of cases run is printed.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { AGENT_CLOSE_CODES, AGENT_MAX_MESSAGE_BYTES, type AgentResponse } from '@tawqi/shared';
 import fc from 'fast-check';
 import { TrustStore } from '../../agent/src/core/trust.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 import { waitFor } from '../support/waitFor.js';
-import { opensslVerify, PageClient, startFakeServer, type FakeServer } from './helpers.js';
+import { listeningPort, opensslVerify, PageClient, spawnAgentCli, startFakeServer, type FakeServer } from './helpers.js';
 import { clientFrame, RawClient, upgradeRequest } from './rawSocket.js';
 import {
   expectedForText,
@@ -35,9 +34,6 @@ import {
   type FrameCase,
   type TicketMinter,
 } from './socketFuzzCases.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = path.join(ROOT, 'agent/src/cli/main.ts');
 
 const SEED = Number(process.env.TAWQI_FUZZ_SEED ?? 20261128);
 const FRAME_RUNS = Number(process.env.TAWQI_FUZZ_RUNS ?? 240);
@@ -93,25 +89,17 @@ before(async () => {
 /** `tawqi-agent serve` on the test's data directory; its stderr is appended to `stderr` (prompt counts go on across restarts). */
 async function startAgentProcess(): Promise<void> {
   exit = null;
-  const child = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', CLI, 'serve'], {
-    cwd: ROOT,
-    env: { ...hsm.env, TAWQI_AGENT_HOME: home, TAWQI_AGENT_TEST_PIN: hsm.pin, TAWQI_AGENT_TEST_CONSENT: 'yes' },
-    stdio: ['pipe', 'pipe', 'pipe'],
+  const child = spawnAgentCli(['serve'], {
+    ...hsm.env,
+    TAWQI_AGENT_HOME: home,
+    TAWQI_AGENT_TEST_PIN: hsm.pin,
+    TAWQI_AGENT_TEST_CONSENT: 'yes',
   });
   agent = child;
-  let stdout = '';
   const wake = () => [...wakers].forEach((w) => w());
-  child.stdout?.on('data', (d: Buffer) => ((stdout += d.toString()), wake()));
   child.stderr?.on('data', (d: Buffer) => ((stderr += d.toString()), wake()));
   child.on('exit', (code, signal) => ((exit = { code, signal }), wake()));
-  const started = await waitFor(
-    () => (exit ? 'exited' : /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(stdout)?.[1]),
-    wakers,
-    () => `the agent did not start: ${stderr}`,
-    60_000,
-  );
-  assert.notEqual(started, 'exited', `the agent exited: ${stderr}`);
-  port = Number(started);
+  port = await listeningPort(child);
 }
 
 after(async () => {
