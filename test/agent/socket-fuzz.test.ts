@@ -540,4 +540,24 @@ describe('agent socket fuzzing', () => {
     await assertAlive();
     assert.doesNotMatch(stderr, /"level":"error"/, 'no internal error was logged');
   });
+
+  test('SIGTERM with clients still connected (a page, a socket in its handshake, a refused origin): a clean exit', async () => {
+    const client = await page();
+    const raw = await RawClient.open(port);
+    raw.write('GET / HTTP/1.1\r\n');
+    const refused = await RawClient.open(port);
+    refused.write(upgradeRequest(port, { Origin: 'https://evil.example' })); // never answers the close
+    assert.equal(await refused.status(), 101);
+    agent.kill('SIGTERM');
+    assert.deepEqual(
+      await waitFor(
+        () => exit ?? undefined,
+        wakers,
+        () => 'the agent did not stop',
+        30_000,
+      ),
+      { code: 0, signal: null },
+    );
+    await Promise.all([client.closed, raw.closed, refused.closed]);
+  });
 });

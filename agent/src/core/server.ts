@@ -176,7 +176,10 @@ export class AgentServer {
     const http = this.http;
     this.wss = null;
     this.http = null;
-    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
+    if (wss) {
+      for (const ws of wss.clients) ws.terminate(); // refused ones still closing too: ws 8 leaves them open
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
     if (http) {
       http.closeAllConnections(); // sockets still in their handshake
       await new Promise<void>((resolve) => http.close(() => resolve()));
