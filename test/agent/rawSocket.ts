@@ -11,7 +11,8 @@ export class RawClient {
   /** Bytes written before the agent closed the connection. */
   written = 0;
   readonly closed: Promise<void>;
-  private readonly wakers = new Set<() => void>();
+  /** Called on every chunk received (test/support/waitFor.ts). */
+  readonly wakers = new Set<() => void>();
 
   private constructor(readonly socket: Socket) {
     socket.on('data', (d: Buffer) => {
@@ -124,4 +125,30 @@ export function clientFrame(opcode: number, payload: Buffer, fin = true): Buffer
   }
   const masked = Buffer.from(payload.map((b, i) => b ^ (mask[i % 4] ?? 0)));
   return Buffer.concat([header, mask, masked]);
+}
+
+/** The frames the agent sent after its 101 answer (unmasked, as servers send them); an unfinished last frame is left out. */
+export function serverFrames(received: Buffer): { opcode: number; payload: Buffer }[] {
+  const start = received.indexOf('\r\n\r\n');
+  if (start < 0) return [];
+  const frames: { opcode: number; payload: Buffer }[] = [];
+  let at = start + 4;
+  while (at + 2 <= received.length) {
+    const opcode = (received[at] ?? 0) & 0x0f;
+    let length = (received[at + 1] ?? 0) & 0x7f;
+    let header = 2;
+    if (length === 126) {
+      if (at + 4 > received.length) break;
+      length = received.readUInt16BE(at + 2);
+      header = 4;
+    } else if (length === 127) {
+      if (at + 10 > received.length) break;
+      length = Number(received.readBigUInt64BE(at + 2));
+      header = 10;
+    }
+    if (at + header + length > received.length) break;
+    frames.push({ opcode, payload: received.subarray(at + header, at + header + length) });
+    at += header + length;
+  }
+  return frames;
 }

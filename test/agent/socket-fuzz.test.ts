@@ -23,7 +23,7 @@ import { TrustStore } from '../../agent/src/core/trust.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 import { waitFor } from '../support/waitFor.js';
 import { listeningPort, opensslVerify, PageClient, spawnAgentCli, startFakeServer, type FakeServer } from './helpers.js';
-import { clientFrame, RawClient, upgradeRequest } from './rawSocket.js';
+import { clientFrame, RawClient, serverFrames, upgradeRequest } from './rawSocket.js';
 import {
   expectedForText,
   expectedSign,
@@ -429,6 +429,38 @@ describe('agent socket fuzzing', () => {
     // eslint-disable-next-line no-control-regex -- an ESC must not reach the terminal
     assert.doesNotMatch(stderr, /[\u001b\u009b\u202e\u2066]/, 'no escape sequence or bidi override reaches the terminal');
     assert.match(stderr, /Document: +“Lease\\u\{000A\}Server: /, 'the title is shown, its line breaks visible');
+  });
+
+  test('fragmented messages: over 64 KiB in total closes with 1009; under it, the fragments make one message', async () => {
+    for (const [fragments, size] of [
+      [70, 1024],
+      [8, 1024],
+    ] as const) {
+      const raw = await RawClient.open(port);
+      try {
+        raw.write(upgradeRequest(port, { Origin: server.origin }));
+        assert.equal(await raw.status(), 101);
+        // A hello padded with JSON whitespace to fragments × size bytes, sent as a first frame and continuations.
+        const head = '{"type":"hello","id":"frag","versions":[1]';
+        const message = Buffer.from(`${head}${' '.repeat(fragments * size - head.length - 1)}}`);
+        for (let i = 0; i < fragments; i++) {
+          const part = message.subarray(i * size, (i + 1) * size);
+          raw.write(clientFrame(i === 0 ? 1 : 0, part, i === fragments - 1));
+        }
+        const tooBig = message.length > AGENT_MAX_MESSAGE_BYTES;
+        const frame = await waitFor(
+          () => serverFrames(raw.received).find((f) => f.opcode === 8 || f.opcode === 1),
+          raw.wakers,
+          () => 'no answer to the fragmented message',
+          20_000,
+        );
+        if (tooBig) assert.deepEqual([frame.opcode, frame.payload.readUInt16BE(0)], [8, 1009]);
+        else assert.equal((JSON.parse(frame.payload.toString()) as { type: string }).type, 'hello', 'answered as one message');
+      } finally {
+        raw.destroy();
+      }
+    }
+    await assertAlive();
   });
 
   test('slowloris: upgrade headers trickled byte by byte are cut at the handshake deadline', async () => {
