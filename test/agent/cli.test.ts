@@ -4,7 +4,7 @@
  * PIN source (TAWQI_AGENT_TEST_PIN / TAWQI_AGENT_TEST_CONSENT).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { formatFingerprint } from '../../agent/src/core/trust.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
-import { opensslVerify, PageClient, startFakeServer, type FakeServer } from './helpers.js';
+import { listeningPort, opensslVerify, PageClient, spawnAgentCli, startFakeServer, type FakeServer } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = path.join(ROOT, 'agent/src/cli/main.ts');
 
 let hsm: SoftHsm;
 let server: FakeServer;
@@ -38,10 +37,12 @@ after(async () => {
 });
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', CLI, ...args], {
-    cwd: ROOT,
-    env: { ...hsm.env, TAWQI_AGENT_HOME: home, TAWQI_AGENT_TEST_PIN: undefined, TAWQI_AGENT_TEST_CONSENT: undefined, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
+  return spawnAgentCli(args, {
+    ...hsm.env,
+    TAWQI_AGENT_HOME: home,
+    TAWQI_AGENT_TEST_PIN: undefined,
+    TAWQI_AGENT_TEST_CONSENT: undefined,
+    ...env,
   });
 }
 
@@ -115,16 +116,10 @@ describe('tawqi-agent CLI', () => {
     const child = start(['serve'], { TAWQI_AGENT_TEST_PIN: hsm.pin, TAWQI_AGENT_TEST_CONSENT: 'yes' });
     let stdout = '';
     let stderr = '';
+    child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        child.stdout?.on('data', (d: Buffer) => {
-          stdout += d.toString();
-          const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
-          if (m) resolve(Number(m[1]));
-        });
-        child.on('exit', () => reject(new Error(`serve exited: ${stderr}`)));
-      });
+      const port = await listeningPort(child);
       const client = await PageClient.open(port, server.origin);
       assert.equal((await client.hello()).type, 'hello');
       const content = Buffer.from('the document');
@@ -153,14 +148,7 @@ describe('tawqi-agent CLI', () => {
   test('serve: a refusal in the terminal is user_canceled', async () => {
     const child = start(['serve'], { TAWQI_AGENT_TEST_PIN: hsm.pin, TAWQI_AGENT_TEST_CONSENT: 'no' });
     try {
-      let stdout = '';
-      const port = await new Promise<number>((resolve) => {
-        child.stdout?.on('data', (d: Buffer) => {
-          stdout += d.toString();
-          const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
-          if (m) resolve(Number(m[1]));
-        });
-      });
+      const port = await listeningPort(child);
       const client = await PageClient.open(port, server.origin);
       await client.hello();
       const id = client.send({ type: 'sign', ticket: server.mint({ cert_sha256: hsm.certs.ec.sha256 }), cert_sha256: hsm.certs.ec.sha256 });

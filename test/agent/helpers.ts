@@ -2,15 +2,45 @@
  * Helpers for the agent tests: a tiny "server" origin (Ed25519 ticket key at /pki/evidence-key.pem,
  * a page-1 preview behind the ticket), ticket minting, a WebSocket page client, openssl verification.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AgentResponseSchema, encodeSignTicketPayload, joinSignTicket, type AgentResponse, type SignTicketPayload } from '@tawqi/shared';
 import { ecdsaRawToDer, padesSignedAttributes, sha256SignatureAlgorithm, signedData } from '@tawqi/shared/cms';
 import WebSocket from 'ws';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The CLI shell (`tawqi-agent <args>`) run from source as a child process. `env` is added to this
+ * process's environment (give it the SoftHSM's env and TAWQI_AGENT_HOME); undefined removes a variable.
+ */
+export function spawnAgentCli(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', path.join(ROOT, 'agent/src/cli/main.ts'), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/** The port a `tawqi-agent serve` child listens on, from its first line on stdout; rejects when it exits first. */
+export function listeningPort(child: ChildProcess): Promise<number> {
+  let stdout = '';
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout?.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code, signal) => reject(new Error(`serve exited (${code ?? signal}) before listening: ${stderr}`)));
+  });
+}
 
 /** A 1×1 PNG. */
 export const PREVIEW_PNG = Buffer.from(

@@ -25,7 +25,10 @@ import { chooseMechanism, sha256DigestInfo } from '../../agent/src/core/pkcs11/m
 import { discoverModules, expandPath, KNOWN_MODULES } from '../../agent/src/core/pkcs11/modules.js';
 import { JtiRegistry, verifyTicket } from '../../agent/src/core/ticket.js';
 import { formatFingerprint, keyFingerprint, normalizeOrigin, TrustStore } from '../../agent/src/core/trust.js';
-import { agentDataDir, loadConfig } from '../../agent/src/core/config.js';
+import { agentDataDir, loadConfig, socketLimits } from '../../agent/src/core/config.js';
+import { DEFAULT_SOCKET_LIMITS } from '../../agent/src/core/socketLimits.js';
+import { printable } from '../../agent/src/cli/printable.js';
+import { createLogger } from '../../agent/src/core/log.js';
 
 describe('PKCS#11 constants', () => {
   test('match pkcs11js', () => {
@@ -346,6 +349,14 @@ describe('trust store and config', () => {
       assert.throws(() => loadConfig(dir), /poll_interval_ms/);
       writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ modules: [{ path: '/x.so', rescan: 'reinitialize' }] }));
       assert.deepEqual(loadConfig(dir).modules, [{ path: '/x.so', rescan: 'reinitialize' }]);
+      assert.deepEqual(socketLimits(loadConfig(dir)), DEFAULT_SOCKET_LIMITS);
+      writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ max_connections: 0 }));
+      assert.throws(() => loadConfig(dir), /max_connections/);
+      writeFileSync(
+        path.join(dir, 'config.json'),
+        JSON.stringify({ handshake_timeout_ms: 500, heartbeat_interval_ms: 250, max_connections: 4 }),
+      );
+      assert.deepEqual(socketLimits(loadConfig(dir)), { maxConnections: 4, handshakeTimeoutMs: 500, heartbeatIntervalMs: 250 });
       assert.ok(readFileSync(path.join(dir, 'config.json')).length > 0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -354,5 +365,23 @@ describe('trust store and config', () => {
     assert.equal(agentDataDir({}, 'linux', '/home/u'), '/home/u/.config/tawqi-agent');
     assert.equal(agentDataDir({ APPDATA: 'C:\\AppData' }, 'win32', 'C:\\u'), path.join('C:\\AppData', 'Tawqi Agent'));
     assert.equal(agentDataDir({}, 'darwin', '/Users/u'), '/Users/u/Library/Application Support/Tawqi Agent');
+  });
+});
+
+describe('terminal text', () => {
+  test('controls, separators, bidi overrides and lone surrogates are escaped; letters and marks of every script are not', () => {
+    assert.equal(printable('a\nServer: x'), 'a\\u{000A}Server: x');
+    assert.equal(printable('\u001b[2J\u009b\u007f\t'), '\\u{001B}[2J\\u{009B}\\u{007F}\\u{0009}');
+    assert.equal(printable('\u202eabc\u2066\u2028'), '\\u{202E}abc\\u{2066}\\u{2028}');
+    assert.equal(printable('x\ud800y\udfff'), 'x\\u{D800}y\\u{DFFF}');
+    for (const kept of ['عقد إيجار', 'e\u0301', '👩🏽‍💻', '\u200fعقد\u200e', 'Straße №5']) assert.equal(printable(kept), kept);
+  });
+
+  test('log lines escape what JSON.stringify leaves raw (C1 controls, separators, bidi overrides) and stay JSON', () => {
+    const lines: string[] = [];
+    const origin = '\u009b2J\u202eevil\u001b\u2028é';
+    createLogger('info', (line) => lines.push(line)).warn('connection refused', { origin });
+    assert.doesNotMatch(lines[0] ?? '', /[\u007f-\u009f\u2028\u202e]/);
+    assert.equal((JSON.parse(lines[0] ?? '') as { origin: string }).origin, origin);
   });
 });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { describePinState } from '../core/pkcs11/flags.js';
 import { formatFingerprint } from '../core/trust.js';
 import type { AgentNotice, AgentUi, ConsentRequest, PinRequest } from '../core/ui.js';
+import { printable as p } from './printable.js';
 
 const CTRL_C = 0x03;
 const CTRL_D = 0x04;
@@ -118,20 +119,20 @@ export class TerminalUi implements AgentUi {
       writeFileSync(file, r.preview.bytes, { mode: 0o600 });
       preview = `first page saved to ${file} (${r.preview.contentType}) — open it before answering`;
     } else {
-      preview = `UNAVAILABLE (${r.preview.reason})`;
+      preview = `UNAVAILABLE (${p(r.preview.reason)})`;
     }
     this.write(
       [
         '',
         '── Signature request ─────────────────────────────────────────',
-        `Server:       ${r.origin}`,
+        `Server:       ${p(r.origin)}`,
         `Server key:   ${formatFingerprint(r.serverKeyFingerprint)}`,
-        `Document:     “${r.title}” (${r.pages} page${r.pages === 1 ? '' : 's'})`,
-        `Request:      ${r.requestId} / signer ${r.signerId}`,
+        `Document:     “${p(r.title)}” (${r.pages} page${r.pages === 1 ? '' : 's'})`,
+        `Request:      ${p(r.requestId)} / signer ${p(r.signerId)}`,
         `Digest:       SHA-256 ${r.digest}`,
-        `Certificate:  ${c.name} — issued by ${c.issuer} — valid until ${fmtDate(c.not_after)}`,
+        `Certificate:  ${p(c.name)} — issued by ${p(c.issuer)} — valid until ${fmtDate(c.not_after)}`,
         `              ${c.key_type.toUpperCase()} ${c.curve ?? c.key_bits}, SHA-256 ${c.cert_sha256}`,
-        `Token:        ${c.token.label} (${c.token.manufacturer} ${c.token.model}) — ${describePinState(c.token.pin)}`,
+        `Token:        ${p(c.token.label)} (${p(c.token.manufacturer)} ${p(c.token.model)}) — ${describePinState(c.token.pin)}`,
         `Preview:      ${preview}`,
         `Expires:      ${new Date(r.expiresAt * 1000).toISOString()}`,
         '',
@@ -152,7 +153,7 @@ export class TerminalUi implements AgentUi {
   }
 
   async askPin(r: PinRequest, signal: AbortSignal): Promise<Uint8Array | null> {
-    this.write(`PIN for token “${r.token.label}” — ${describePinState(r.pin)}\n`);
+    this.write(`PIN for token “${p(r.token.label)}” — ${describePinState(r.pin)}\n`);
     if (this.testPin !== undefined) {
       this.write('PIN: (TAWQI_AGENT_TEST_PIN)\n');
       return new TextEncoder().encode(this.testPin);
@@ -165,13 +166,14 @@ export class TerminalUi implements AgentUi {
   }
 
   showPinPad(r: PinRequest): () => void {
-    this.write(`Enter the PIN on the reader’s PIN pad for token “${r.token.label}”. ${describePinState(r.pin)}\n`);
+    this.write(`Enter the PIN on the reader’s PIN pad for token “${p(r.token.label)}”. ${describePinState(r.pin)}\n`);
     return () => this.write('PIN pad done.\n');
   }
 
   notify(n: AgentNotice): void {
-    if (n.kind === 'signed') this.write(`Signed “${n.title}” for ${n.origin}.\n`);
-    else if (n.kind === 'sign-failed') this.write(`Not signed (${n.code}): ${n.message}${n.pin ? ` — ${describePinState(n.pin)}` : ''}\n`);
-    else this.write(`Refused a connection from an untrusted origin: ${n.origin ?? '(no Origin header)'}\n`);
+    if (n.kind === 'signed') this.write(`Signed “${p(n.title)}” for ${p(n.origin)}.\n`);
+    else if (n.kind === 'sign-failed')
+      this.write(`Not signed (${n.code}): ${p(n.message)}${n.pin ? ` — ${describePinState(n.pin)}` : ''}\n`);
+    else this.write(`Refused a connection from an untrusted origin: ${n.origin === null ? '(no Origin header)' : p(n.origin)}\n`);
   }
 }

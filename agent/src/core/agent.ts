@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { agentDataDir, loadConfig, type AgentConfig } from './config.js';
+import { agentDataDir, loadConfig, socketLimits, type AgentConfig } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { discoverModules, type DiscoveryResult } from './pkcs11/modules.js';
 import { TokenService } from './pkcs11/tokens.js';
@@ -56,6 +56,7 @@ export async function startAgent(options: StartAgentOptions): Promise<RunningAge
     agentVersion: AGENT_VERSION,
     log,
     usedTicketsFile: path.join(dataDir, 'used-tickets.json'),
+    limits: socketLimits(config),
     ...(options.now ? { now: options.now } : {}),
     ...(options.fetchPreview ? { fetchPreview: options.fetchPreview } : {}),
   });

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AGENT_PORTS } from '@tawqi/shared';
 import { z } from 'zod';
+import { DEFAULT_SOCKET_LIMITS, type AgentSocketLimits } from './socketLimits.js';
 
 export const AgentConfigSchema = z
   .object({
@@ -36,6 +37,12 @@ export const AgentConfigSchema = z
     /** How often tokens are polled for insertion and removal, in ms (0: never). */
     poll_interval_ms: z.number().int().min(0).max(60_000).default(1500),
     log_level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** Local connections held at once; more are dropped (socketLimits.ts). */
+    max_connections: z.number().int().min(1).max(1024).default(DEFAULT_SOCKET_LIMITS.maxConnections),
+    /** ms from connect to a completed WebSocket upgrade; slower clients are disconnected. */
+    handshake_timeout_ms: z.number().int().min(100).max(120_000).default(DEFAULT_SOCKET_LIMITS.handshakeTimeoutMs),
+    /** ms between pings; a connection that missed the previous pong is closed. */
+    heartbeat_interval_ms: z.number().int().min(100).max(300_000).default(DEFAULT_SOCKET_LIMITS.heartbeatIntervalMs),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
@@ -66,4 +73,13 @@ export function loadConfig(dataDir: string): AgentConfig {
     throw new Error(`${file}: setting "${issue?.path.join('.') || '(root)'}": ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
+}
+
+/** The socket limits a configuration sets (AgentServer's `limits`). */
+export function socketLimits(config: AgentConfig): AgentSocketLimits {
+  return {
+    maxConnections: config.max_connections,
+    handshakeTimeoutMs: config.handshake_timeout_ms,
+    heartbeatIntervalMs: config.heartbeat_interval_ms,
+  };
 }

@@ -5,7 +5,7 @@
  * needs the user's consent and PIN in the agent's own UI.
  */
 import { createHash, type KeyObject } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import {
   AGENT_CLOSE_CODES,
   AGENT_ERRORS,
@@ -25,6 +25,7 @@ import { pinStateFromFlags } from './pkcs11/flags.js';
 import type { SignOutcome } from './pkcs11/backend.js';
 import type { TokenService } from './pkcs11/tokens.js';
 import { fetchPreview as defaultFetchPreview, type Preview } from './preview.js';
+import { DEFAULT_SOCKET_LIMITS, guardConnections, Heartbeat, type AgentSocketLimits } from './socketLimits.js';
 import { CLOCK_SKEW_S, JtiRegistry, publicKeyFromPem, verifyTicket } from './ticket.js';
 import type { TrustedServer, TrustStore } from './trust.js';
 import type { AgentUi } from './ui.js';
@@ -42,6 +43,8 @@ export interface AgentServerOptions {
   fetchPreview?: (url: string, ticket: string, issuer: string, signal?: AbortSignal) => Promise<Preview>;
   /** Where used ticket ids are kept across restarts (the data directory's used-tickets.json). */
   usedTicketsFile?: string;
+  /** Connection cap, handshake deadline and heartbeat (socketLimits.ts); defaults for the rest. */
+  limits?: Partial<AgentSocketLimits>;
 }
 
 class AgentError extends Error {
@@ -65,6 +68,10 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost']);
 
 export class AgentServer {
   private wss: WebSocketServer | null = null;
+  private http: Server | null = null;
+  private heartbeat: Heartbeat | null = null;
+  private readonly limits: AgentSocketLimits;
+  private upgraded: (socket: IncomingMessage['socket']) => void = () => {};
   private readonly connections = new Set<Connection>();
   private readonly jtis: JtiRegistry;
   private busy = false;
@@ -82,6 +89,7 @@ export class AgentServer {
     this.now = options.now ?? (() => new Date());
     this.fetchPreview = options.fetchPreview ?? defaultFetchPreview;
     this.jtis = new JtiRegistry(options.usedTicketsFile);
+    this.limits = { ...DEFAULT_SOCKET_LIMITS, ...options.limits };
   }
 
   get port(): number {
@@ -110,9 +118,15 @@ export class AgentServer {
 
   private bind(port: number): Promise<WebSocketServer> {
     return new Promise((resolve, reject) => {
+      // What ws answers to a request that is not an upgrade, on a server of our own so that the
+      // connections can be bounded (socketLimits.ts).
+      const http = createServer((_req, res) => {
+        const body = STATUS_CODES[426] ?? '';
+        res.writeHead(426, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) }).end(body);
+      });
+      const guard = guardConnections(http, this.limits, () => this.onDrop());
       const wss = new WebSocketServer({
-        host: '127.0.0.1',
-        port,
+        server: http,
         maxPayload: AGENT_MAX_MESSAGE_BYTES,
         // DNS rebinding: the page must have dialled the loopback address itself.
         verifyClient: (info: { req: IncomingMessage }) => {
@@ -122,6 +136,7 @@ export class AgentServer {
       });
       const onError = (error: Error): void => {
         wss.close();
+        http.close();
         reject(error);
       };
       wss.once('error', onError);
@@ -129,9 +144,23 @@ export class AgentServer {
         wss.off('error', onError);
         wss.on('error', (error) => this.options.log.error('server error', { error: error.message }));
         wss.on('connection', (ws, req) => this.accept(ws, req));
+        this.http = http;
+        this.upgraded = guard.upgraded;
+        this.heartbeat = new Heartbeat(this.limits.heartbeatIntervalMs);
         resolve(wss);
       });
+      http.listen(port, '127.0.0.1');
     });
+  }
+
+  private lastDropLog = 0;
+
+  /** A connection beyond maxConnections was dropped: logged at most once a minute (a flood would flood the log). */
+  private onDrop(): void {
+    const now = this.now().getTime();
+    if (now - this.lastDropLog < 60_000) return;
+    this.lastDropLog = now;
+    this.options.log.warn('connection dropped: too many connections', { max: this.limits.maxConnections });
   }
 
   async close(): Promise<void> {
@@ -141,9 +170,20 @@ export class AgentServer {
       c.ws.terminate();
     }
     this.connections.clear();
+    this.heartbeat?.stop();
+    this.heartbeat = null;
     const wss = this.wss;
+    const http = this.http;
     this.wss = null;
-    if (wss) await new Promise<void>((resolve) => wss.close(() => resolve()));
+    this.http = null;
+    if (wss) {
+      for (const ws of wss.clients) ws.terminate(); // refused ones still closing too: ws 8 leaves them open
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
+    if (http) {
+      http.closeAllConnections(); // sockets still in their handshake
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
   }
 
   private send(c: Connection, message: AgentResponse): void {
@@ -180,7 +220,11 @@ export class AgentServer {
       ws.close(AGENT_CLOSE_CODES.originNotTrusted, 'origin not trusted');
       return;
     }
+    // Only now is the handshake deadline lifted: a refused client that never completes the close
+    // handshake is disconnected at that deadline, not held for ws's 30 s close timeout.
+    this.upgraded(req.socket);
     this.connections.add(c);
+    this.heartbeat?.track(ws);
     ws.on('message', (data, isBinary) => {
       if (isBinary) return this.sendError(c, null, new AgentError('bad_message', 'binary messages are not part of the protocol'));
       void this.onMessage(c, data.toString());
