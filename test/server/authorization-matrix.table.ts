@@ -114,6 +114,52 @@ export const API_MATRIX: Record<string, string> = {
   'POST /test_helpers/signers/:id/sign':      'testonly ok       forbid   forbid   forbid   forbid   ok       badkey   badkey   notfound nokey    badkey   nokey    nokey    nokey    nokey    ok       ok       ok       forbid',
 };
 
-/** The credentials tried on every signing-page API route (/sign/api), in column order. */
-export const PAGE_CREDENTIALS = [] as const;
-export const PAGE_MATRIX: Record<string, string> = {};
+/**
+ * The page tokens tried on every route of the signing page's API (/sign/api, signing-page/API.md),
+ * in column order. own: the signer's page token, driven to the step the route is for; none and
+ * malformed: no X-Tawqi-Page-Token, or one that was never issued; link_expired: the token of a
+ * signing link 12 hours and a second after it was opened; session_expired: the token of an
+ * embedded or redirect signing session past its expiry; canceled: the signer's token after the
+ * request was canceled; not_turn: the token of the second signer of an ordered request while the
+ * first has not signed.
+ */
+export const PAGE_CREDENTIALS = ['own', 'none', 'malformed', 'link_expired', 'session_expired', 'canceled', 'not_turn'] as const;
+export type PageCredential = (typeof PAGE_CREDENTIALS)[number];
+
+// prettier-ignore
+/** `METHOD /path` as the signing router serves it → one answer per PAGE_CREDENTIALS column. */
+export const PAGE_MATRIX: Record<string, string> = {
+  //                             own             none            malformed       link_expired    session_expired canceled        not_turn
+  // Reading the state, and a view (recorded only where the signer may act), answer a closed or not-yet-open page.
+  'GET /api/state':              'ok              nopage          nopage          nopage          nopage          ok              ok',
+  'POST /api/view':              'ok              nopage          nopage          nopage          nopage          ok              ok',
+  'POST /api/access_code':       'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/otp/send':          'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/otp/verify':        'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/sign':              'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/decline':           'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/identity/start':    'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/identity/simulate': 'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/token/check':       'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/token/prepare':     'ok              nopage          nopage          nopage          nopage          state           state',
+  'POST /api/token/complete':    'ok              nopage          nopage          nopage          nopage          state           state',
+};
+
+/**
+ * The sign tickets tried on the routes a ticket authorizes (the qualified flow: the agent fetches
+ * the preview with the ticket alone; complete takes the page token and the ticket), in column
+ * order. own: the ticket this signer's prepare returned; none: no ticket (complete then answers
+ * the signer's open prepared signature); malformed: not a ticket; replayed: a ticket already used
+ * for a completed signature; other_signer: the ticket of another signer of the same request;
+ * other_request: the ticket of a signer of another request; expired: five minutes and a second on.
+ */
+export const TICKET_CREDENTIALS = ['own', 'none', 'malformed', 'replayed', 'other_signer', 'other_request', 'expired'] as const;
+export type TicketCredential = (typeof TICKET_CREDENTIALS)[number];
+
+// prettier-ignore
+export const TICKET_MATRIX: Record<string, string> = {
+  //                             own             none            malformed       replayed        other_signer    other_request   expired
+  // The preview is the agent's, authorized by the ticket alone: any open ticket shows its own document's first page.
+  'GET /api/token/preview':      'ok              ticket          ticket          ticket          ok              ok              ticket',
+  'POST /api/token/complete':    'ok              ok              ticket          ticket          ticket          ticket          ticket',
+};

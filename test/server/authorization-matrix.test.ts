@@ -8,12 +8,16 @@
  * tables are the same before and after).
  */
 import assert from 'node:assert/strict';
+import { createPrivateKey, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { API_ROUTES } from '../../server/src/http/app.js';
 import type { AnyRoute } from '../../server/src/http/routes/registry.js';
+import { signingRouter } from '../../server/src/http/signing/router.js';
 import { issueKey, revokeKey, rotateKey } from '../../server/src/services/accounts.js';
 import { simulateIdentityDecision, startIdentityVerification } from '../../server/src/services/identity.js';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
+import { LINK_PAGE_SESSION_SECONDS, mintPageSession } from '../../server/src/services/signerJourney.js';
 import { createWorkflow } from '../../server/src/services/workflows.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import type { ConsoleRole } from '../../server/src/domain/consoleRoles.js';
@@ -21,8 +25,24 @@ import { startIdentityProvider, type IdentityProviderPeer } from '../support/ide
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, signedInClient } from '../support/consoleClient.js';
 import { assertError } from '../support/envelope.js';
 import { sealedRequest } from '../support/installation.js';
+import { mountedRoutes } from '../support/mountedRoutes.js';
+import { createPkiFixture, type PkiFixture } from '../support/pkiFixture.js';
+import { agentCms, b64, type TokenKey } from '../support/qesSoftSigner.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
-import { API_CREDENTIALS, API_MATRIX, OUTCOMES, type ApiCredential, type Outcome } from './authorization-matrix.table.js';
+import { lastOtp, PageClient, pngDataUrl } from '../support/signing.js';
+import {
+  API_CREDENTIALS,
+  API_MATRIX,
+  OUTCOMES,
+  PAGE_CREDENTIALS,
+  PAGE_MATRIX,
+  TICKET_CREDENTIALS,
+  TICKET_MATRIX,
+  type ApiCredential,
+  type Outcome,
+  type PageCredential,
+  type TicketCredential,
+} from './authorization-matrix.table.js';
 
 type Mode = 'live' | 'test';
 type Keys = TestServer['keys'];
@@ -48,11 +68,16 @@ const routeKey = (r: AnyRoute) => `${r.method.toUpperCase()} ${r.path}`;
 const parseRow = (row: string) => row.trim().split(/\s+/) as Outcome[];
 
 let s: TestServer;
+/** A throwaway PKI whose seal certificate stands for a signer's token (the qualified flow). */
+let pki: PkiFixture;
+let token: TokenKey;
 /** The identity provider of live mode (a local peer of the documented protocol). */
 let provider: IdentityProviderPeer;
 let a: { id: string; keys: Keys };
 let b: { id: string; keys: Keys };
 let template: string;
+/** An Arabic template for the signing page's requests: every answer of the page is then in Arabic. */
+let pageTemplate: string;
 /** Account A's own workflow (the built-in default one is every account's). */
 let flow: string;
 const readOnly = {} as Record<Mode, string>;
@@ -61,7 +86,15 @@ const consoles = new Map<ConsoleRole, ConsoleClient>();
 
 before(async () => {
   provider = await startIdentityProvider();
+  pki = createPkiFixture('rsa');
+  token = {
+    der: pki.seal.der,
+    chain: [pki.issuingCa.der, pki.root.der],
+    key: createPrivateKey(readFileSync(pki.seal.keyFile)),
+    rsa: true,
+  };
   s = await startTestServer({
+    TAWQI_QES_TRUSTED_ROOTS: pki.caFile,
     ...CONSOLE_TEST_ENV,
     TAWQI_IDENTITY_PROVIDER_URL: provider.url,
     TAWQI_IDENTITY_PROVIDER_KEY: provider.apiKey,
@@ -76,6 +109,8 @@ before(async () => {
   });
   a = await s.account({ name: 'A Co', ownerEmail: OWNER, plan: 'enterprise', balanceSends: 10_000, walletMinor: 100_000_000 });
   b = await s.account({ name: 'B Co', ownerEmail: 'owner@b.example.com', plan: 'enterprise', balanceSends: 1000, walletMinor: 1_000_000 });
+  // The fixture's certificates are valid from the real now: the injected clock starts there.
+  s.clock.set(Date.now());
   provider.now = () => Math.floor(s.clock.nowMs() / 1000);
   // B may send to A's signers and shop too, so B's requests naming A's objects fail on the objects alone.
   for (const id of [a.id, b.id])
@@ -93,6 +128,12 @@ before(async () => {
     await consoleUser(s, a.id, roleEmail(role), role);
     consoles.set(role, await signedInClient(s, roleEmail(role), 'en'));
   }
+  const arabic = await s.call('POST', '/templates', {
+    key: a.keys.secret_live,
+    body: { title: 'شروط المصفوفة', language: 'ar', body: 'موافق.', fields: [] },
+  });
+  assert.equal(arabic.status, 201, arabic.text);
+  pageTemplate = arabic.body.id;
   const tpl = await s.call('POST', '/templates', {
     key: a.keys.secret_live,
     body: { title: 'Matrix terms', language: 'en', body: 'Agreed.', fields: [] },
@@ -103,6 +144,7 @@ before(async () => {
 after(async () => {
   await s?.close();
   await provider?.close();
+  pki?.close();
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -312,37 +354,56 @@ const uniq = () => `${Date.now().toString(36)}-${++counter}`;
 // ---------------------------------------------------------------------------------------------
 // Checks
 
-/** Every row of the tables an API call could change, sorted: equal before and after means nothing was written. */
-async function snapshot(): Promise<string> {
+/** Tables whose row count a refused call must leave as it was (no row added or removed). */
+const COUNTED = [
+  'signature_requests',
+  'signers',
+  'templates',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'events',
+  'sessions',
+  'signing_sessions',
+  'identity_verifications',
+  'ledger',
+  'workflows',
+  'qes_prepared',
+] as const;
+/** Tables whose rows a call names by id (in its path): those rows must be unchanged too. */
+const NAMED = ['signature_requests', 'signers', 'templates', 'webhook_endpoints', 'events', 'identity_verifications', 'workflows'] as const;
+
+/**
+ * What a refused call could have written: every table's row count, the accounts (balances), and
+ * the rows of the objects it names, with their signers and session. Equal before and after means nothing was
+ * written (cheaper than every row of every table, which grows with every cell).
+ */
+async function snapshot(ids: readonly string[]): Promise<string> {
   const db = s.ctx.store.db;
-  const tables = [
-    'accounts',
-    'signature_requests',
-    'signers',
-    'templates',
-    'webhook_endpoints',
-    'webhook_deliveries',
-    'events',
-    'sessions',
-    'signing_sessions',
-    'identity_verifications',
-    'ledger',
-    'workflows',
-  ] as const;
-  const out: string[][] = [];
-  for (const t of tables)
+  const out: unknown[] = [await db.selectFrom('accounts').selectAll().orderBy('id').execute()];
+  for (const t of COUNTED)
     out.push(
-      (
+      await db
+        .selectFrom(t as 'templates')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst(),
+    );
+  if (ids.length > 0) {
+    for (const t of NAMED)
+      out.push(
         await db
           .selectFrom(t as 'templates')
           .selectAll()
-          .execute()
-      )
-        .map((r) => JSON.stringify(r))
-        .sort(),
-    );
+          .where('id', 'in', ids)
+          .execute(),
+      );
+    out.push(await db.selectFrom('signers').selectAll().where('signature_request_id', 'in', ids).orderBy('id').execute());
+    out.push(await db.selectFrom('sessions').selectAll().where('signature_request_id', 'in', ids).execute());
+  }
   return JSON.stringify(out);
 }
+
+/** The ids a path names (`/signature_requests/sr_…/send` → `sr_…`). */
+const idsIn = (path: string) => path.split(/[/?=&]/).filter((part) => /^[a-z]+_[0-9A-Za-z]+$/.test(part));
 
 /** The answer a cell got, as the table's word for it (or the raw status and code when it is none of them). */
 function outcomeOf(route: AnyRoute, r: CallResult): string {
@@ -356,7 +417,8 @@ function outcomeOf(route: AnyRoute, r: CallResult): string {
 async function playCell(route: AnyRoute, column: ApiCredential, expected: Outcome): Promise<string> {
   const credential = await CREDENTIALS[column]();
   const call = await FIXTURES[routeKey(route)]!(credential.mode);
-  const before = expected === 'ok' ? null : await snapshot();
+  const ids = idsIn(call.path);
+  const before = expected === 'ok' ? null : await snapshot(ids);
   const now = s.clock.nowMs();
   if (credential.offsetSeconds) s.clock.set(now + credential.offsetSeconds * 1000);
   let r: CallResult;
@@ -379,7 +441,7 @@ async function playCell(route: AnyRoute, column: ApiCredential, expected: Outcom
   }
   if (got === expected && expected !== 'ok') {
     assertError(r, OUTCOMES[expected]);
-    assert.equal(await snapshot(), before, `${routeKey(route)} as ${column}: a refusal wrote something`);
+    assert.equal(await snapshot(ids), before, `${routeKey(route)} as ${column}: a refusal wrote something`);
   }
   return got;
 }
@@ -428,5 +490,304 @@ describe('the authorization matrix of the public API', () => {
   }
   after(() =>
     console.log(`authorization matrix: ${API_ROUTES.length} API routes × ${API_CREDENTIALS.length} credentials = ${cells} cells checked`),
+  );
+});
+
+// ---------------------------------------------------------------------------------------------
+// The signing page's API: page tokens, and the sign tickets of the qualified flow
+
+const nowSeconds = () => Math.floor(s.clock.nowMs() / 1000);
+
+/** A request for the page: test mode, or live for a qualified (token) signature; its signers signing in order. */
+async function pageRequest(spec: PageSpec, signers = 1): Promise<{ id: string; signers: { id: string; signing_url: string }[] }> {
+  const mode: Mode = spec.qes ? 'live' : 'test';
+  const body = {
+    title: 'مصفوفة',
+    source: { type: 'template', template_id: pageTemplate },
+    signers: TEAM.slice(0, signers).map((email, i) => ({ name: ['Amira Saleh', 'Bassem Ali'][i], email, ...spec.signer })),
+    ordered: !spec.parallel,
+    ...(spec.qes ? { legal_level: 'qes' } : {}),
+  };
+  return ok(201, 'POST', '/signature_requests', mode, body);
+}
+
+async function must(r: Promise<{ status: number; body: unknown }>): Promise<void> {
+  const answer = await r;
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+}
+
+/** View, ask for the one-time code and enter it: the step after the code (review, or identity). */
+async function pastCode(page: PageClient, signerId: string): Promise<void> {
+  await must(page.call('POST', '/view'));
+  await must(page.call('POST', '/otp/send'));
+  await must(page.call('POST', '/otp/verify', { code: await lastOtp(s, signerId) }));
+}
+
+const certificate = () => ({ certificate: b64(token.der), chain: token.chain.map(b64) });
+
+/** Prepare a token signature on a page at review: its ticket and the CMS the agent would return for it. */
+async function prepared(page: PageClient): Promise<{ ticket: string; cms: string }> {
+  const r = await page.call('POST', '/token/prepare', certificate());
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return { ticket: r.body.ticket, cms: b64(agentCms(token, Buffer.from(r.body.digest, 'hex'))) };
+}
+
+interface PageSpec {
+  qes?: boolean;
+  /** Every signer invited at once (the default: in order). */
+  parallel?: boolean;
+  signer?: Record<string, unknown>;
+}
+interface PageFixture {
+  spec: PageSpec;
+  /** Drive the signer's page to the step the route is for; the body a signer would then send. */
+  drive: (page: PageClient, signerId: string) => Promise<unknown>;
+  /** A body of the right shape for a page that cannot be driven (not the signer's turn). */
+  sample?: () => unknown;
+}
+
+const ACCESS_CODE = 'K7-matrix';
+const PAGE_FIXTURES: Record<string, PageFixture> = {
+  'GET /api/state': { spec: {}, drive: async () => undefined },
+  'POST /api/view': { spec: {}, drive: async () => undefined },
+  'POST /api/access_code': {
+    spec: { signer: { access_code: ACCESS_CODE } },
+    drive: async () => ({ code: ACCESS_CODE }),
+    sample: () => ({ code: ACCESS_CODE }),
+  },
+  'POST /api/otp/send': { spec: {}, drive: (page) => must(page.call('POST', '/view')) },
+  'POST /api/otp/verify': {
+    spec: {},
+    drive: async (page, signer) => {
+      await must(page.call('POST', '/view'));
+      await must(page.call('POST', '/otp/send'));
+      return { code: await lastOtp(s, signer) };
+    },
+    sample: () => ({ code: '000000' }),
+  },
+  'POST /api/sign': {
+    spec: {},
+    drive: async (page, signer) => {
+      await pastCode(page, signer);
+      return { signature: pngDataUrl(), consent: true };
+    },
+    sample: () => ({ signature: pngDataUrl(), consent: true }),
+  },
+  'POST /api/decline': { spec: {}, drive: async () => ({ reason: 'لا' }), sample: () => ({ reason: 'لا' }) },
+  'POST /api/identity/start': {
+    spec: { signer: { require_identity: true } },
+    drive: async (page, signer) => {
+      await pastCode(page, signer);
+      return {};
+    },
+    sample: () => ({}),
+  },
+  'POST /api/identity/simulate': {
+    spec: { signer: { require_identity: true } },
+    drive: async (page, signer) => {
+      await pastCode(page, signer);
+      return { decision: 'approve' };
+    },
+    sample: () => ({ decision: 'approve' }),
+  },
+  'POST /api/token/check': {
+    spec: { qes: true },
+    drive: async (page, signer) => {
+      await pastCode(page, signer);
+      return { certificates: [certificate()] };
+    },
+    sample: () => ({ certificates: [certificate()] }),
+  },
+  'POST /api/token/prepare': {
+    spec: { qes: true },
+    drive: async (page, signer) => {
+      await pastCode(page, signer);
+      return certificate();
+    },
+    sample: certificate,
+  },
+  'POST /api/token/complete': {
+    spec: { qes: true },
+    drive: async (page, signer) => {
+      await pastCode(page, signer);
+      return prepared(page);
+    },
+    sample: () => ({ cms: b64(randomBytes(64)) }),
+  },
+};
+
+/** One call of the page API, with this page token (or none). */
+async function pageCall(method: string, path: string, pageToken: string | null, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${s.url}/sign${path}`, {
+    method,
+    headers: {
+      ...(pageToken === null ? {} : { 'x-tawqi-page-token': pageToken }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  // The preview answers an image or a PDF; everything else of the page API is JSON.
+  const json = (res.headers.get('content-type') ?? '').includes('application/json');
+  const text = json ? await res.text() : `(${res.headers.get('content-type')}, ${(await res.arrayBuffer()).byteLength} bytes)`;
+  return { status: res.status, headers: res.headers, text, body: json && text ? JSON.parse(text) : undefined } as CallResult;
+}
+
+/** The page token and body of a cell, and how far to move the clock before the call. */
+async function pageCredential(
+  key: string,
+  column: PageCredential,
+): Promise<{ pageToken: string | null; body: unknown; offsetSeconds: number; ids: string[] }> {
+  const f = PAGE_FIXTURES[key]!;
+  // Refused before any page is read: a body of the right shape, no request needed.
+  if (column === 'none') return { pageToken: null, body: f.sample?.(), offsetSeconds: 0, ids: [] };
+  if (column === 'malformed') return { pageToken: randomBytes(24).toString('base64url'), body: f.sample?.(), offsetSeconds: 0, ids: [] };
+  if (column === 'not_turn') {
+    const sr = await pageRequest(f.spec, 2);
+    // What the second signer's link would mint: its page, before its turn.
+    const pageToken = await mintPageSession(s.ctx, sr.signers[1]!.id, 'link', nowSeconds() + LINK_PAGE_SESSION_SECONDS, null);
+    return { pageToken, body: f.sample?.(), offsetSeconds: 0, ids: [sr.id] };
+  }
+  const sr = await pageRequest(f.spec);
+  const signer = sr.signers[0]!;
+  let url = signer.signing_url;
+  let offsetSeconds = column === 'link_expired' ? LINK_PAGE_SESSION_SECONDS + 1 : 0;
+  if (column === 'session_expired') {
+    const session = await ok(200, 'POST', `/signers/${signer.id}/signing_session`, f.spec.qes ? 'live' : 'test', {
+      mode: 'redirect',
+      success_url: `${SHOP}/done/{signature_request}`,
+    });
+    url = session.signing_url;
+    offsetSeconds = session.expires_at - nowSeconds() + 1;
+  }
+  const page = await PageClient.open(url);
+  const body = await f.drive(page, signer.id);
+  if (column === 'canceled') await ok(200, 'POST', `/signature_requests/${sr.id}/cancel`, f.spec.qes ? 'live' : 'test');
+  return { pageToken: page.token, body, offsetSeconds, ids: [sr.id] };
+}
+
+/** Call with the clock moved on by `offsetSeconds` for the call alone. */
+async function later<T>(offsetSeconds: number, call: () => Promise<T>): Promise<T> {
+  const now = s.clock.nowMs();
+  if (offsetSeconds) s.clock.set(now + offsetSeconds * 1000);
+  try {
+    return await call();
+  } finally {
+    s.clock.set(now);
+  }
+}
+
+/** A page answer as the table's word; a refusal that matches: its envelope checked and nothing written. */
+async function judge(r: CallResult, expected: Outcome, ids: readonly string[], before: string | null): Promise<string> {
+  const code = r.body?.error?.code;
+  const got =
+    r.status === 200 ? 'ok' : (Object.entries(OUTCOMES).find(([, c]) => c === code)?.[0] ?? `${r.status}:${code ?? r.text.slice(0, 80)}`);
+  if (got === expected && expected !== 'ok') {
+    assertError(r, OUTCOMES[expected]);
+    assert.equal(await snapshot(ids), before, 'a refusal wrote something');
+  }
+  return got;
+}
+
+function assertRow<C extends string>(key: string, columns: readonly C[], got: string[], answers: string[]): void {
+  assert.deepEqual(
+    Object.fromEntries(columns.map((c, i) => [c, got[i]])),
+    Object.fromEntries(columns.map((c, i) => [c, answers[i]])),
+    `${key}: ${got.join(' ')}`,
+  );
+}
+
+const methodPath = (key: string) => key.split(' ') as [string, string];
+
+describe('the authorization matrix of the signing page', () => {
+  let pageCells = 0;
+  test('one row per route of the page API (page token or ticket), none for a route that does not exist', () => {
+    const served = mountedRoutes(signingRouter(s.ctx)).filter((k) => methodPath(k)[1].startsWith('/api/'));
+    const rows = [...new Set([...Object.keys(PAGE_MATRIX), ...Object.keys(TICKET_MATRIX)])].sort();
+    assert.deepEqual(served, rows, 'PAGE_MATRIX and TICKET_MATRIX (authorization-matrix.table.ts) against the routes served');
+    for (const [key, row] of Object.entries(PAGE_MATRIX)) assert.equal(parseRow(row).length, PAGE_CREDENTIALS.length, key);
+    for (const [key, row] of Object.entries(TICKET_MATRIX)) assert.equal(parseRow(row).length, TICKET_CREDENTIALS.length, key);
+    assert.deepEqual(Object.keys(PAGE_FIXTURES).sort(), Object.keys(PAGE_MATRIX).sort(), 'one fixture per row');
+  });
+
+  for (const [key, row] of Object.entries(PAGE_MATRIX)) {
+    test(`${key}: page tokens`, async () => {
+      const [method, path] = methodPath(key);
+      const answers = parseRow(row);
+      const got: string[] = [];
+      for (const [i, column] of PAGE_CREDENTIALS.entries()) {
+        const cell = await pageCredential(key, column);
+        const before = await snapshot(cell.ids);
+        const r = await later(cell.offsetSeconds, () => pageCall(method, path, cell.pageToken, cell.body));
+        got.push(await judge(r, answers[i]!, cell.ids, before));
+        // A closed or not-yet-open page may answer its state, but nothing but the signer's own page changes anything.
+        if (column !== 'own') assert.equal(await snapshot(cell.ids), before, `${key} with a ${column} page token wrote something`);
+        pageCells++;
+      }
+      assertRow(key, PAGE_CREDENTIALS, got, answers);
+    });
+  }
+
+  /** The reason a refused ticket names (shared/src/agentProtocol.ts, services/qes.ts). */
+  const TICKET_REASONS: Partial<Record<TicketCredential, string>> = {
+    malformed: 'malformed',
+    replayed: 'used',
+    other_signer: 'other_signer',
+    other_request: 'other_signer',
+    expired: 'expired',
+  };
+
+  /** A signer at review with a prepared signature, and the ticket of the column. */
+  async function ticketCell(column: TicketCredential) {
+    const sr = await pageRequest({ qes: true, parallel: true }, 2);
+    const signer = sr.signers[0]!;
+    const page = await PageClient.open(signer.signing_url);
+    await pastCode(page, signer.id);
+    const own = await prepared(page);
+    let ticket: string | null = own.ticket;
+    let offsetSeconds = 0;
+    if (column === 'none') ticket = null;
+    if (column === 'malformed') ticket = 'not-a-ticket';
+    if (column === 'expired') offsetSeconds = 301;
+    if (column === 'replayed') {
+      // Signed with it; the replay comes from the signer's link opened again.
+      await must(page.call('POST', '/token/complete', own));
+      return { page: await PageClient.open(signer.signing_url), ticket, cms: own.cms, offsetSeconds, ids: [sr.id] };
+    }
+    if (column === 'other_signer' || column === 'other_request') {
+      // Another signer at review: the second one of this request, or the first of another request.
+      const other = column === 'other_request' ? (await pageRequest({ qes: true })).signers[0]! : sr.signers[1]!;
+      const otherPage = await PageClient.open(other.signing_url);
+      await pastCode(otherPage, other.id);
+      const theirs = await prepared(otherPage);
+      return { page, ticket: theirs.ticket, cms: theirs.cms, offsetSeconds, ids: [sr.id] };
+    }
+    return { page, ticket, cms: own.cms, offsetSeconds, ids: [sr.id] };
+  }
+
+  for (const [key, row] of Object.entries(TICKET_MATRIX)) {
+    test(`${key}: sign tickets`, async () => {
+      const [method, path] = methodPath(key);
+      const answers = parseRow(row);
+      const got: string[] = [];
+      for (const [i, column] of TICKET_CREDENTIALS.entries()) {
+        const cell = await ticketCell(column);
+        const before = answers[i] === 'ok' ? null : await snapshot(cell.ids);
+        const r = await later(cell.offsetSeconds, () =>
+          method === 'GET'
+            ? pageCall(method, path, null, undefined, cell.ticket === null ? {} : { authorization: `Bearer ${cell.ticket}` })
+            : pageCall(method, path, cell.page.token, cell.ticket === null ? { cms: cell.cms } : { cms: cell.cms, ticket: cell.ticket }),
+        );
+        got.push(await judge(r, answers[i]!, cell.ids, before));
+        if (answers[i] === 'ticket' && got[i] === 'ticket' && TICKET_REASONS[column])
+          assert.equal(r.body.error.reason, TICKET_REASONS[column], `${key} with a ${column} ticket: ${r.text}`);
+        pageCells++;
+      }
+      assertRow(key, TICKET_CREDENTIALS, got, answers);
+    });
+  }
+
+  after(
+    () => pageCells > 0 && console.log(`authorization matrix: signing page, ${pageCells} cells checked (page tokens and sign tickets)`),
   );
 });
