@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { API_ROUTES } from '../../server/src/http/app.js';
 import type { AnyRoute } from '../../server/src/http/routes/registry.js';
 import { signingRouter } from '../../server/src/http/signing/router.js';
@@ -102,6 +103,7 @@ before(async () => {
     // Every cell that may create a request makes a fresh one: far more than a test account's day.
     TAWQI_TEST_DAILY_REQUESTS: '100000',
     TAWQI_TEST_DAILY_EMAILS: '100000',
+    TAWQI_PUBLISHABLE_HOURLY_QUOTA: '100000',
     TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true',
     TAWQI_RATE_LIMIT: '100000',
     TAWQI_IP_RATE_LIMIT: '100000',
@@ -153,18 +155,26 @@ after(async () => {
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const secretOf = (mode: Mode) => (mode === 'live' ? a.keys.secret_live : a.keys.secret_test);
 
-/** A fresh publishable key (its hourly quota and daily cap are its own), sent from its allowed origin. */
-async function publishable(mode: Mode): Promise<Credential> {
-  const k = await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', mode, { name: 'shop', allowedOrigins: [SHOP] }));
-  return { headers: { ...bearer(k.secret), origin: SHOP }, mode };
+/** Made on first use, then the same for every cell (the clock only moves for a call and back). */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
 }
 
-/** A secret test key rotated now with the default grace: the old secret, optionally used past the grace. */
-async function rotated(pastGrace: boolean): Promise<Credential> {
-  const old = await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'secret', 'test', { name: 'rotating' }));
-  await rotateKey(s.ctx.store, s.clock, old.key.id);
-  return { headers: bearer(old.secret), mode: 'test', offsetSeconds: pastGrace ? 24 * 3600 + 1 : 0 };
-}
+/** A publishable key of the mode, sent from its allowed origin (the hourly quota is raised for the run). */
+const publishable = (mode: Mode) =>
+  once(async (): Promise<Credential> => {
+    const k = await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'publishable', mode, { name: 'shop', allowedOrigins: [SHOP] }));
+    return { headers: { ...bearer(k.secret), origin: SHOP }, mode };
+  });
+
+/** A secret test key rotated with the default grace: the old secret, used within the grace or 24 h and 1 s on. */
+const rotated = (pastGrace: boolean) =>
+  once(async (): Promise<Credential> => {
+    const old = await s.ctx.store.tx((trx) => issueKey(trx, s.clock, a.id, 'secret', 'test', { name: 'rotating' }));
+    await rotateKey(s.ctx.store, s.clock, old.key.id);
+    return { headers: bearer(old.secret), mode: 'test', offsetSeconds: pastGrace ? 24 * 3600 + 1 : 0 };
+  });
 
 function cookie(role: ConsoleRole): Credential {
   const c = consoles.get(role)!;
@@ -172,21 +182,22 @@ function cookie(role: ConsoleRole): Credential {
 }
 
 /** The console's internal credential of a user of `role` for the API, test mode. */
-async function consoleCredential(role: ConsoleRole): Promise<Credential> {
-  const r = await consoles.get(role)!.call('POST', '/credentials', { body: { livemode: false } });
-  assert.equal(r.status, 201, r.text);
-  return { headers: bearer(r.body.token), mode: 'test' };
-}
+const consoleCredential = (role: ConsoleRole) =>
+  once(async (): Promise<Credential> => {
+    const r = await consoles.get(role)!.call('POST', '/credentials', { body: { livemode: false } });
+    assert.equal(r.status, 201, r.text);
+    return { headers: bearer(r.body.token), mode: 'test' };
+  });
 
 const CREDENTIALS: Record<ApiCredential, () => Credential | Promise<Credential>> = {
   secret_live: () => ({ headers: bearer(a.keys.secret_live), mode: 'live' }),
   secret_test: () => ({ headers: bearer(a.keys.secret_test), mode: 'test' }),
-  publishable_live: () => publishable('live'),
-  publishable_test: () => publishable('test'),
+  publishable_live: publishable('live'),
+  publishable_test: publishable('test'),
   read_only_live: () => ({ headers: bearer(readOnly.live), mode: 'live' }),
   read_only_test: () => ({ headers: bearer(readOnly.test), mode: 'test' }),
-  rotated_in_grace: () => rotated(false),
-  rotated_past_grace: () => rotated(true),
+  rotated_in_grace: rotated(false),
+  rotated_past_grace: rotated(true),
   revoked: () => ({ headers: bearer(revoked), mode: 'test' }),
   other_account: () => ({ headers: bearer(b.keys.secret_test), mode: 'test' }),
   none: () => ({ headers: {}, mode: 'test' }),
@@ -195,10 +206,10 @@ const CREDENTIALS: Record<ApiCredential, () => Credential | Promise<Credential>>
   cookie_admin: () => cookie('admin'),
   cookie_developer: () => cookie('developer'),
   cookie_viewer: () => cookie('viewer'),
-  console_owner: () => consoleCredential('owner'),
-  console_admin: () => consoleCredential('admin'),
-  console_developer: () => consoleCredential('developer'),
-  console_viewer: () => consoleCredential('viewer'),
+  console_owner: consoleCredential('owner'),
+  console_admin: consoleCredential('admin'),
+  console_developer: consoleCredential('developer'),
+  console_viewer: consoleCredential('viewer'),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -373,20 +384,18 @@ const COUNTED = [
 const NAMED = ['signature_requests', 'signers', 'templates', 'webhook_endpoints', 'events', 'identity_verifications', 'workflows'] as const;
 
 /**
- * What a refused call could have written: every table's row count, the accounts (balances), and
- * the rows of the objects it names, with their signers and session. Equal before and after means nothing was
- * written (cheaper than every row of every table, which grows with every cell).
+ * What a refused call could have written: every table's row count (one query), the accounts
+ * (balances), and for a state change the rows of the objects it names, with their signers and
+ * session. Equal before and after means nothing was written (cheaper than every row of every
+ * table, which grows with every cell; a refused read is held to the counts and balances).
  */
 async function snapshot(ids: readonly string[]): Promise<string> {
   const db = s.ctx.store.db;
-  const out: unknown[] = [await db.selectFrom('accounts').selectAll().orderBy('id').execute()];
-  for (const t of COUNTED)
-    out.push(
-      await db
-        .selectFrom(t as 'templates')
-        .select((eb) => eb.fn.countAll().as('n'))
-        .executeTakeFirst(),
-    );
+  const counts = sql.raw(COUNTED.map((t) => `(SELECT COUNT(*) FROM ${t}) AS ${t}`).join(', '));
+  const out: unknown[] = [
+    (await sql<Record<string, unknown>>`SELECT ${counts}`.execute(db)).rows.map((r) => Object.values(r).map(Number)),
+    await db.selectFrom('accounts').selectAll().orderBy('id').execute(),
+  ];
   if (ids.length > 0) {
     for (const t of NAMED)
       out.push(
@@ -417,7 +426,7 @@ function outcomeOf(route: AnyRoute, r: CallResult): string {
 async function playCell(route: AnyRoute, column: ApiCredential, expected: Outcome): Promise<string> {
   const credential = await CREDENTIALS[column]();
   const call = await FIXTURES[routeKey(route)]!(credential.mode);
-  const ids = idsIn(call.path);
+  const ids = route.method === 'get' ? [] : idsIn(call.path);
   const before = expected === 'ok' ? null : await snapshot(ids);
   const now = s.clock.nowMs();
   if (credential.offsetSeconds) s.clock.set(now + credential.offsetSeconds * 1000);
