@@ -4,8 +4,8 @@
  * registry, the signing page's routers) and the table differ, so a new route cannot ship without a
  * row. Then every cell is played over real HTTP with a request that is valid apart from its
  * credential (real ids of the right mode, a valid body; a fresh object where a success changes it),
- * its status and envelope code checked, and for every refusal: nothing written (the account
- * tables are the same before and after).
+ * its status and envelope code checked, and for every refusal: nothing written (row counts and
+ * balances the same before and after, and the rows a refused write names).
  */
 import assert from 'node:assert/strict';
 import { createPrivateKey, randomBytes } from 'node:crypto';
@@ -428,24 +428,19 @@ async function playCell(route: AnyRoute, column: ApiCredential, expected: Outcom
   const call = await FIXTURES[routeKey(route)]!(credential.mode);
   const ids = route.method === 'get' ? [] : idsIn(call.path);
   const before = expected === 'ok' ? null : await snapshot(ids);
-  const now = s.clock.nowMs();
-  if (credential.offsetSeconds) s.clock.set(now + credential.offsetSeconds * 1000);
-  let r: CallResult;
-  try {
-    r = await s.call(route.method.toUpperCase(), call.path, { headers: credential.headers, body: call.body });
-  } finally {
-    s.clock.set(now);
-  }
+  const r = await later(credential.offsetSeconds ?? 0, () =>
+    s.call(route.method.toUpperCase(), call.path, { headers: credential.headers, body: call.body }),
+  );
   const got = outcomeOf(route, r);
   if (got === 'ok' && column === 'other_account' && route.access !== 'public') {
     // Account B's key answered with B's own objects: none of A's may be in the answer (a public verification is anyone's).
-    const ids = [
+    const ofA = [
       a.id,
       template,
       flow,
       ...Object.values(await world('test')).flatMap((v) => (typeof v === 'string' ? [v] : [v.id, v.reference])),
     ];
-    for (const id of ids)
+    for (const id of ofA)
       assert.equal(r.text.includes(id), false, `${routeKey(route)} as account B: ${id} of account A in ${r.text.slice(0, 300)}`);
   }
   if (got === expected && expected !== 'ok') {
