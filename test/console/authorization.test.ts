@@ -13,7 +13,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Router } from 'express';
 import { CONSOLE_ROLES, hasPermission, type ConsoleRole } from '../../server/src/domain/consoleRoles.js';
 import { API_ROUTES } from '../../server/src/http/app.js';
 import { consoleApiRouter, consoleApiRoutes } from '../../server/src/http/console/index.js';
@@ -22,6 +21,7 @@ import { enableTwoFactor } from '../../server/src/services/consoleUsers.js';
 import { createEndpoint } from '../../server/src/webhooks/endpoints.js';
 import { createWorkflow } from '../../server/src/services/workflows.js';
 import { assertError } from '../support/envelope.js';
+import { mountedRoutes } from '../support/mountedRoutes.js';
 import { NDA_FIELDS } from '../support/ndaFields.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD, type ConsoleAnswer } from '../support/consoleClient.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -236,25 +236,12 @@ async function snapshotOfB(): Promise<string> {
   return JSON.stringify(sorted);
 }
 
-/** The routes an Express router serves, walking nested routers: what is really mounted. */
-function mounted(router: Router): string[] {
-  const out: string[] = [];
-  const walk = (stack: { route?: { path: string; methods: Record<string, boolean> }; handle: { stack?: unknown } }[]) => {
-    for (const layer of stack) {
-      if (layer.route) for (const m of Object.keys(layer.route.methods)) out.push(`${m.toUpperCase()} ${layer.route.path}`);
-      else if (Array.isArray(layer.handle.stack)) walk(layer.handle.stack as typeof stack);
-    }
-  };
-  walk(router.stack as unknown as Parameters<typeof walk>[0]);
-  return out.sort();
-}
-
 describe('the route table', () => {
   test('one row per route the console API serves: none missing, none for a route that does not exist', () => {
     const declared = consoleApiRoutes(s.ctx).list;
     const keys = declared.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort();
     // Nothing is mounted around the registry (a route added with router.get would be missing from it).
-    assert.deepEqual(mounted(consoleApiRouter(s.ctx)), keys);
+    assert.deepEqual(mountedRoutes(consoleApiRouter(s.ctx)), keys);
     const rows = Object.keys(ROUTES).sort();
     assert.deepEqual(
       keys.filter((k) => !(k in ROUTES)),

@@ -154,6 +154,10 @@ describe('the signer journey over the page API', () => {
     assert.equal(wrong.body.error.attempts_left, 4);
     const ok = await page.call('POST', '/access_code', { code: 'Secret-42' });
     assert.equal(ok.body.step, 'otp');
+    // Past the step, a code is not taken again (no attempt used, nothing granted).
+    const again = await page.call('POST', '/access_code', { code: 'Secret-42' });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.error.reason, 'otp');
     const dump =
       JSON.stringify(await s.ctx.store.db.selectFrom('messages').selectAll().execute()) +
       JSON.stringify(await s.ctx.store.db.selectFrom('signers').selectAll().execute());

@@ -217,13 +217,16 @@ export async function recordView(ctx: ServiceContext, trx: Db, p: PageContext, o
 }
 
 /**
- * Check an access code. The attempt is taken first, atomically (takeAttempt: concurrent guesses
+ * Check an access code, at the access-code step only. The attempt is taken first, atomically (takeAttempt: concurrent guesses
  * cannot pass the limit), the code is checked on the thread pool, and a right code gets its
  * attempt back with the access grant; a wrong one is refused with the attempts left.
  */
 export async function checkAccessCode(ctx: ServiceContext, p: PageContext, code: string): Promise<void> {
-  const hash = p.signer.access_code_hash;
-  if (!hash) return;
+  // Only where the page asks for it: a closed request, a signer out of turn or past this step accepts
+  // no code (no attempt taken, no access granted), as every other page call.
+  const step = pageStep(p);
+  if (step !== 'access_code') throw new ApiError('invalid_state', null, { reason: step });
+  const hash = p.signer.access_code_hash!;
   const attempts = await takeAttempt(ctx.store.db, p.signer.id, 'access_attempts', ACCESS_CODE_MAX_ATTEMPTS);
   if (attempts === null) throw new ApiError('access_code_locked');
   if (await verifyCodeAsync(code, hash)) {
