@@ -82,13 +82,15 @@ type Row = { bench: 'soak'; database: Engine; interval: number; t_min: number } 
 
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 
-const HEADER = 'min    rss_MB heap_MB el_p99 handles  db_MB wal_MB files_MB  jobs msgs hooks  reqs p99_ms err skip sealed hooks_rx load';
+const HEADER =
+  'min    rss_MB anon_MB heap_MB el_p99 handles  db_MB wal_MB files_MB  jobs msgs hooks  reqs p99_ms err skip sealed hooks_rx load';
 function tableLine(r: Row): string {
   const c = (v: number | null, w: number) => String(v ?? '-').padStart(w);
   const q = r.queue_depth;
   return [
     c(r.t_min, 5),
     c(r.rss_mb, 7),
+    c(r.rss_anon_mb, 7),
     c(r.heap_used_mb, 7),
     c(r.eventloop_p99_ms, 6),
     c(r.active_handles, 7),
@@ -114,6 +116,8 @@ const toDrift = (r: Row): DriftInput => ({
   eventloop_p99_ms: r.eventloop_p99_ms,
   figures: {
     rss_mb: r.rss_mb,
+    rss_anon_mb: r.rss_anon_mb,
+    rss_file_mb: r.rss_file_mb,
     heap_used_mb: r.heap_used_mb,
     queue_depth_total: sum(r.queue_depth),
     queue_due_total: sum(r.queue_due),
@@ -133,6 +137,7 @@ function writePlot(file: string, database: Engine, rows: readonly Row[], title: 
       unit: 'MB',
       series: [
         { label: 'RSS', color: '#1f77b4', values: rows.map((r) => r.rss_mb) },
+        { label: 'RSS anonymous', color: '#7f7f7f', values: rows.map((r) => r.rss_anon_mb) },
         { label: 'heap used', color: '#ff7f0e', values: rows.map((r) => r.heap_used_mb) },
       ],
     },

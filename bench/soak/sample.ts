@@ -1,10 +1,11 @@
 /**
  * The server's side of each interval, read from outside as an operator's monitoring would: its
- * GET /metrics (prom-client's process metrics and Tawqi's queue gauges, server/src/metrics.ts), and
+ * GET /metrics (prom-client's process metrics and Tawqi's queue gauges, server/src/metrics.ts), its
+ * RSS split from /proc (Linux), and
  * the database's size on disk — the SQLite file and its WAL under DATA_DIR, or pg_database_size and
  * the cluster's WAL folder on PostgreSQL — and the stored files (final PDFs) under DATA_DIR.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Installation } from './installation.js';
@@ -14,6 +15,13 @@ export type QueueName = (typeof QUEUES)[number];
 
 export interface ServerSample {
   rss_mb: number;
+  /**
+   * RSS split as Linux counts it (/proc/<pid>/status): anonymous memory (the heap, buffers, native
+   * allocations — where a leak shows) and file-backed pages (on SQLite mostly the database file,
+   * which the store maps with mmap_size, so they grow with the database and are reclaimable).
+   */
+  rss_anon_mb: number;
+  rss_file_mb: number;
   heap_used_mb: number;
   /** Event-loop delay p99 since the previous scrape (prom-client resets its histogram at each). */
   eventloop_p99_ms: number;
@@ -62,6 +70,13 @@ function treeBytes(dir: string, skip: (name: string) => boolean = () => false): 
   return total;
 }
 
+/** RssAnon and RssFile (+ RssShmem) of a process, in bytes. */
+function rssSplit(pid: number): { anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+  return { anon: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
+}
+
 const sizeOr0 = (file: string) => {
   try {
     return statSync(file).size;
@@ -87,9 +102,12 @@ export class Sampler {
     const res = await fetch(`${this.inst.server.base}/metrics`);
     if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
     const m = parseMetrics(await res.text());
+    const split = rssSplit(this.inst.server.proc.pid!);
     const queues = (name: string) => Object.fromEntries(QUEUES.map((q) => [q, one(m, name, { queue: q })])) as Record<QueueName, number>;
     return {
       rss_mb: mb(one(m, 'process_resident_memory_bytes')),
+      rss_anon_mb: mb(split.anon),
+      rss_file_mb: mb(split.file),
       heap_used_mb: mb(one(m, 'nodejs_heap_size_used_bytes')),
       eventloop_p99_ms: Math.round(one(m, 'nodejs_eventloop_lag_p99_seconds') * 1000 * 10) / 10,
       active_handles: one(m, 'nodejs_active_handles_total'),
