@@ -1,7 +1,7 @@
 /**
  * The soak's plot as a plain SVG, drawn by hand (no charting dependency): three panels over the
- * run's minutes — memory (RSS, heap used), p99 latency (the load's requests, the event loop) and
- * the durable queues' depths — each with its own y scale from 0.
+ * run's minutes — memory (RSS, its anonymous part, heap used), p99 latency (the load's requests,
+ * the event loop) and the durable queues' due entries — each with its own y scale from 0.
  */
 
 export interface Series {
@@ -24,7 +24,10 @@ const TOP = 46;
 const GAP = 46;
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const fmt = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+const fmt = (n: number) => (Number.isInteger(n) || n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2));
+
+/** A value to draw: a gap for null, and for a figure missing from an older run's report (--plot-from). */
+const drawn = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** A round upper bound for an axis: 1, 2 or 5 times a power of ten, at least `max`. */
 function niceMax(max: number): number {
@@ -35,7 +38,7 @@ function niceMax(max: number): number {
 
 function panel(p: Panel, top: number, xs: readonly number[]): string {
   const w = WIDTH - LEFT - RIGHT;
-  const yMax = niceMax(Math.max(0, ...p.series.flatMap((s) => s.values.filter((v): v is number => v !== null))));
+  const yMax = niceMax(Math.max(0, ...p.series.flatMap((s) => s.values.filter(drawn))));
   const xMin = xs[0] ?? 0;
   const xSpan = Math.max(1e-9, (xs.at(-1) ?? 1) - xMin);
   const X = (x: number) => LEFT + ((x - xMin) / xSpan) * w;
@@ -48,7 +51,7 @@ function panel(p: Panel, top: number, xs: readonly number[]): string {
   }
   for (const x of xs) out.push(`<text x="${X(x).toFixed(1)}" y="${top + PANEL_H + 14}" class="a" text-anchor="middle">${fmt(x)}</text>`);
   p.series.forEach((s, i) => {
-    const pts = s.values.flatMap((v, j) => (v === null ? [] : [`${X(xs[j]!).toFixed(1)},${Y(v).toFixed(1)}`]));
+    const pts = s.values.flatMap((v, j) => (!drawn(v) ? [] : [`${X(xs[j]!).toFixed(1)},${Y(v).toFixed(1)}`]));
     out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${s.color}" stroke-width="2"/>`);
     for (const pt of pts) {
       const [cx, cy] = pt.split(',');

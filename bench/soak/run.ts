@@ -11,12 +11,13 @@
  * SOAK_INTERVAL (60s), --rate / SOAK_RATE (lifecycles started per second, 1), --concurrency /
  * SOAK_CONCURRENCY (lifecycles at once, 8), --database / BENCH_DATABASE (sqlite or postgres),
  * --svg / SOAK_SVG (the plot's file, default bench/soak/soak-<database>.svg; "none" for no plot),
- * --drain / SOAK_DRAIN (seconds to wait at the end for seals and queues, 120).
+ * --drain / SOAK_DRAIN (seconds to wait at the end for seals and queues, 120); --plot-from <saved
+ * stdout> only redraws the plot of an earlier run.
  * Output: one JSON line per interval and a summary line on stdout, a table on stderr.
  * Exit 1 when a request failed, a completed request was not sealed, or a queue was left behind.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -48,6 +49,7 @@ function options() {
       database: { type: 'string', default: process.env.BENCH_DATABASE ?? 'sqlite' },
       svg: { type: 'string', default: process.env.SOAK_SVG },
       drain: { type: 'string', default: process.env.SOAK_DRAIN ?? '120' },
+      'plot-from': { type: 'string' },
     },
   });
   const database = values.database as Engine;
@@ -59,6 +61,7 @@ function options() {
     rate: Number(values.rate),
     concurrency: Number(values.concurrency),
     drainS: seconds(values.drain, '--drain'),
+    plotFrom: values['plot-from'],
     svg: values.svg ?? fileURLToPath(new URL(`soak-${database}.svg`, import.meta.url)),
   };
   if (!(o.rate > 0) || !Number.isInteger(o.concurrency) || o.concurrency < 1)
@@ -150,12 +153,13 @@ function writePlot(file: string, database: Engine, rows: readonly Row[], title: 
       ],
     },
     {
-      title: 'Queue depth',
+      // Due entries (work the server is behind on); waiting ones include each request's expiry job, pending by design.
+      title: 'Queue entries due at the scrape',
       unit: 'entries',
       series: QUEUES.map((q, i) => ({
         label: q,
         color: ['#9467bd', '#8c564b', '#17becf'][i]!,
-        values: rows.map((r) => r.queue_depth[q]),
+        values: rows.map((r) => r.queue_due[q]),
       })),
     },
   ]);
@@ -174,8 +178,27 @@ async function settle(sampler: Sampler, boundMs: number): Promise<ServerSample> 
   return last;
 }
 
+/** Redraw the plot of a saved run (its stdout) without running the load again. */
+function replot(file: string, svg: string): number {
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{"bench":"soak"'))
+    .map(
+      (l) => JSON.parse(l) as Row & { summary?: true; interval_s: number; rate: number; loadavg_1m_start: number; loadavg_1m_end: number },
+    );
+  const rows = lines.filter((l) => !l.summary);
+  const s = lines.find((l) => l.summary);
+  if (!s || rows.length === 0) throw new Error(`${file}: no soak report`);
+  writePlot(svg, s.database, rows, plotTitle(s.database, rows.length, s.interval_s, s.rate, s.loadavg_1m_start, s.loadavg_1m_end));
+  return 0;
+}
+
+const plotTitle = (database: Engine, n: number, intervalS: number, rate: number, load0: number, load1: number) =>
+  `Tawqi soak on ${database}: ${n} × ${intervalS} s at ${rate} lifecycles/s (load ${load0}→${load1})`;
+
 async function main(): Promise<number> {
   const o = options();
+  if (o.plotFrom) return replot(o.plotFrom, o.svg);
   const startLoad = load1();
   if (startLoad > cpus().length * 0.5) note(`the 1-minute load average is ${startLoad} on ${cpus().length} cores: figures are skewed`);
   note(`${o.database}: ${o.durationS} s, a report every ${o.intervalS} s, ${o.rate} lifecycles/s, at most ${o.concurrency} at once`);
@@ -248,12 +271,7 @@ async function main(): Promise<number> {
     note(`p99 first ${report.p99_first_ms} ms, last ${report.p99_last_ms} ms; errors ${rec.totalErrors}, unsealed ${unsealed}`);
     for (const e of rec.firstErrors) note(`error: ${e}`);
     if (o.svg !== 'none' && rows.length > 0)
-      writePlot(
-        o.svg,
-        o.database,
-        rows,
-        `Tawqi soak on ${o.database}: ${rows.length} × ${o.intervalS} s at ${o.rate} lifecycles/s (load ${startLoad}→${summary.loadavg_1m_end})`,
-      );
+      writePlot(o.svg, o.database, rows, plotTitle(o.database, rows.length, o.intervalS, o.rate, startLoad, summary.loadavg_1m_end));
     return rec.totalErrors > 0 || unsealed > 0 || serverDied || sum(final.queue_due) > 0 ? 1 : 0;
   } finally {
     await sampler.close();
