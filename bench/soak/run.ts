@@ -80,6 +80,9 @@ function commit(): string {
   }
 }
 
+/** Taken at the start: the code that runs is the code checked out when the run began. */
+const COMMIT = commit();
+
 type Row = { bench: 'soak'; database: Engine; interval: number; t_min: number } & IntervalLoad &
   ServerSample & { awaiting_seal: number; loadavg_1m: number };
 
@@ -246,7 +249,7 @@ async function main(): Promise<number> {
       bench: 'soak',
       summary: true,
       database: o.database,
-      commit: commit(),
+      commit: COMMIT,
       duration_s: o.durationS,
       interval_s: o.intervalS,
       rate: o.rate,
