@@ -46,11 +46,11 @@ export const RULES: Readonly<Record<string, Rule>> = {
 };
 
 /**
- * Reported with their slope but not judged: they grow with the data the load adds, by design — the
- * database, its WAL, the stored PDFs, the queues' waiting entries, which include each request's
- * jobs scheduled for later (its expiry), pending until their time, and the file-backed part of RSS
- * (on SQLite the memory-mapped database file: it follows the database's size). So the whole RSS is
- * reported here and its anonymous part (rss_anon_mb, where a leak would show) is judged.
+ * Reported with their slope but not judged: the database, its WAL, the stored PDFs and the queues'
+ * waiting entries grow with the data the load adds, by design (the waiting jobs include each
+ * request's expiry job, pending until its time). RSS is reported whole and file-backed (mapped
+ * files: the binary, libraries, the SQLite file as far as it is read, reclaimable by the kernel);
+ * its anonymous part (rss_anon_mb: heaps and native allocations, where a leak shows) is judged.
  */
 export const GROW_WITH_DATA = ['rss_mb', 'rss_file_mb', 'queue_depth_total', 'db_mb', 'wal_mb', 'files_mb'] as const;
 

@@ -17,8 +17,8 @@ export interface ServerSample {
   rss_mb: number;
   /**
    * RSS split as Linux counts it (/proc/<pid>/status): anonymous memory (the heap, buffers, native
-   * allocations — where a leak shows) and file-backed pages (on SQLite mostly the database file,
-   * which the store maps with mmap_size, so they grow with the database and are reclaimable).
+   * allocations — where a leak shows) and file-backed pages (the binary, libraries, and the SQLite
+   * file the store maps with mmap_size as far as it is read: the kernel can reclaim them).
    */
   rss_anon_mb: number;
   rss_file_mb: number;
