@@ -3,6 +3,7 @@
  * own process so one cannot disturb the next: `npm run bench`
  * (node --conditions=tawqi-source --import tsx bench/run.ts).
  * Pass names to run only some: `npm run bench -- create-requests`. Exit code 1 if any failed.
+ * Long runs (ON_REQUEST) are left out of the whole set and run only when named: `npm run bench -- soak`.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -16,6 +17,9 @@ const BENCHMARKS = readdirSync(here, { withFileTypes: true })
   .map((d) => d.name)
   .sort();
 
+/** Benchmarks that take many minutes by design (the soak's default is 10): only when named. */
+const ON_REQUEST = new Set(['soak']);
+
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !BENCHMARKS.includes(w));
 if (unknown.length > 0) {
@@ -25,7 +29,7 @@ if (unknown.length > 0) {
 
 let failed = 0;
 for (const name of BENCHMARKS) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  if (wanted.length > 0 ? !wanted.includes(name) : ON_REQUEST.has(name)) continue;
   const file = path.join(here, name, 'run.ts');
   console.error(`== bench ${name}`);
   const code = await new Promise<number>((resolve) => {
