@@ -79,9 +79,12 @@ async function backupUnderLoad(s: TestServer, backup: () => Promise<void>) {
   await load.reach(6, 3);
   const sealedBefore = [...load.completed];
   load.phase = 'during';
-  await backup();
-  load.phase = 'after';
-  await load.stop();
+  try {
+    await backup();
+  } finally {
+    load.phase = 'after';
+    await load.stop();
+  }
   await assertBalancesMatchLedger(s);
   const faces = new Map<string, Awaited<ReturnType<typeof publicFace>>>();
   for (const id of sealedBefore) faces.set(id, await publicFace(s, key, id));
