@@ -11,7 +11,9 @@
  * Node and tsx starting; pg_dump -Fc on PostgreSQL) and the restore (SQLite: none to run, the folder
  * is the DATA_DIR; PostgreSQL: pg_restore into a new database), then starts a server on the restored
  * copy and times it until it answers, and checks it: every request is there, every sealed request
- * verifies by its reference and its PDF's SHA-256 matches the recorded hash. Prints one JSON line.
+ * verifies by its reference and its PDF's SHA-256 matches the recorded hash. On SQLite it also times
+ * the same backup in this process (backupSqliteInstallation, what the CLI calls): the copy without
+ * the CLI's start. Prints one JSON line.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -20,6 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { RunningServer } from '../../server/src/server.js';
+import { backupSqliteInstallation } from '../../server/src/services/backup.js';
 import { argv, BACKUP_COMMANDS } from '../../test/support/backupCommands.js';
 import { runCli } from '../../test/support/cli.js';
 import { postgresBinDir } from '../../test/support/postgres.js';
@@ -84,9 +87,14 @@ async function sqliteRound(work: string, built: Installation, dataDir: string) {
   const backupSeconds = seconds(t);
   if (cli.code !== 0) throw new Error(cli.stderr);
   const summary = JSON.parse(cli.stdout) as { database_bytes: number; files: { count: number; bytes: number } };
+  // The same backup in this process: the copy alone, without the CLI's Node and tsx start.
+  const again = started();
+  await backupSqliteInstallation(built.running.ctx.store, dataDir, path.join(work, 'again'));
+  const inProcessSeconds = seconds(again);
   await built.running.close();
   return {
     backup_s: backupSeconds,
+    backup_in_process_s: inProcessSeconds,
     database_bytes: summary.database_bytes,
     files: summary.files,
     backup_bytes: folderBytes(backup),
