@@ -20,8 +20,26 @@ const ORIGIN = { ip: '198.51.100.5', user_agent: 'BackupBench/1.0' };
 export interface Installation {
   running: RunningServer;
   key: string;
+  templateId: string;
   /** The sealed requests: id and public reference. */
   sealed: { id: string; reference: string }[];
+}
+
+/** Create requests one after another through the API until `until` settles; how many were acknowledged. */
+export async function createWhile(built: Installation, until: Promise<unknown>): Promise<number> {
+  let done = false;
+  void until.finally(() => (done = true)).catch(() => undefined);
+  let made = 0;
+  const source = { type: 'template', template_id: built.templateId };
+  while (!done) {
+    await post(built.running, built.key, '/signature_requests', {
+      title: 'During',
+      source,
+      signers: [{ name: 'Ali Hassan', email: 'd@example.com' }],
+    });
+    made++;
+  }
+  return made;
 }
 
 /** A server on `dataDir` (and the database settings given), rate limits out of the way, jobs run by hand. */
@@ -98,5 +116,5 @@ export async function buildInstallation(
     made += n;
     progress(made);
   }
-  return { running, key, sealed };
+  return { running, key, templateId: template.id, sealed };
 }
