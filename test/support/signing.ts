@@ -92,7 +92,7 @@ export async function lastOtp(from: Pick<TestServer, 'ctx'> | Store, signerId: s
  * Drive each signer to a signature through the signer service, as the signing page would: code
  * verified, a drawn signature, sign. With every signer signed the request completes (its seal job due).
  */
-export async function signAll(s: TestServer, signerIds: string[], origin: ActionOrigin): Promise<void> {
+export async function signAll(s: Pick<TestServer, 'ctx'>, signerIds: string[], origin: ActionOrigin): Promise<void> {
   for (const id of signerIds) {
     await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, id, 'otp_verified', origin));
     await s.ctx.store.db.updateTable('signers').set({ signature_image: pngDataUrl() }).where('id', '=', id).execute();
