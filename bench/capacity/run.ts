@@ -11,13 +11,13 @@
  * skips it), BENCH_SYNCHRONOUS (as for every benchmark).
  * Output: a table per engine, then one JSON line per engine. Exit 1 when a lifecycle failed.
  */
-import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { BENCH_PG_SETTINGS, postgresEnv, startBenchPostgres, type BenchPostgres } from '../support/postgres.js';
 import { Lifecycles, SIGNERS_PER_REQUEST } from './lifecycle.js';
 import { measureCommitRate, type CommitRate } from './pgbench.js';
 import { postgresProbe, sqliteProbe, type Probe } from './probe.js';
 import { byGroup, Costs, growth, table, type Phase } from './report.js';
+import { measuredCommit } from '../support/commit.js';
 
 const N = Number(process.env.BENCH_CAPACITY_N ?? 50);
 const PGBENCH_SECONDS = Number(process.env.BENCH_CAPACITY_PGBENCH_SECONDS ?? 15);
@@ -29,19 +29,8 @@ const note = (text: string) => console.error(`[capacity] ${text}`);
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The commit measured, so figures can be compared after the store changes ("-dirty": uncommitted changes). */
-function commit(): string {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
-    return head + (dirty ? '-dirty' : '');
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** Taken at the start: the code that runs is the code checked out when the run began. */
-const COMMIT = commit();
+const COMMIT = measuredCommit();
 
 /** One lifecycle, a reading before and after each phase, checked (sealed, delivered) after the last one. */
 async function lifecycle(l: Lifecycles, probe: Probe, costs: Costs | null, n: number): Promise<{ format: string; deliveries: number }> {

@@ -16,7 +16,6 @@
  * Output: one JSON line per interval and a summary line on stdout, a table on stderr.
  * Exit 1 when a request failed, a completed request was not sealed, or a queue was left behind.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +26,7 @@ import { plotSvg } from './plot.js';
 import { Recorder, type IntervalLoad } from './recorder.js';
 import { QUEUES, Sampler, type ServerSample } from './sample.js';
 import { SoakLoad } from './workload.js';
+import { measuredCommit } from '../support/commit.js';
 
 const note = (text: string) => console.error(`[soak] ${text}`);
 const load1 = () => Math.round(loadavg()[0]! * 100) / 100;
@@ -70,18 +70,8 @@ function options() {
   return o;
 }
 
-function commit(): string {
-  try {
-    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
-    return head + (dirty ? '-dirty' : '');
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** Taken at the start: the code that runs is the code checked out when the run began. */
-const COMMIT = commit();
+const COMMIT = measuredCommit();
 
 type Row = { bench: 'soak'; database: Engine; interval: number; t_min: number } & IntervalLoad &
   ServerSample & { awaiting_seal: number; loadavg_1m: number };
