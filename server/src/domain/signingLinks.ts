@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /**
  * A signing link is `<public>/sign/<signer id>.<token>`, the token an HMAC of the signer id and its
@@ -6,7 +6,39 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * bumping link_version revokes every earlier link of that signer.
  */
 export function linkToken(linkKey: Buffer, signerId: string, version: number): string {
-  return createHmac('sha256', linkKey).update(`${signerId}:${version}`).digest('base64url');
+  const key = preparedKey(linkKey);
+  const message = `${signerId}:${version}`;
+  let token = key.recent.get(message) ?? key.older.get(message);
+  if (token === undefined) {
+    token = createHmac('sha256', key.object).update(message).digest('base64url');
+    if (key.recent.size >= RECENT_TOKENS) {
+      key.older = key.recent;
+      key.recent = new Map();
+    }
+    key.recent.set(message, token);
+  }
+  return token;
+}
+
+/**
+ * A link key as a KeyObject (an HMAC under it costs 1.9 µs instead of 2.7 µs with the raw bytes)
+ * and the tokens it made last, in two generations of up to RECENT_TOKENS each (the older one is
+ * dropped whole when the recent one is full: no per-entry eviction). A create computes each
+ * signer's link for its answer and the outbox again moments later for the invitation. A token is
+ * a pure function of its inputs, so remembering it changes nothing but the cost.
+ */
+const RECENT_TOKENS = 4096;
+interface PreparedKey {
+  object: KeyObject;
+  recent: Map<string, string>;
+  older: Map<string, string>;
+}
+const prepared = new WeakMap<Buffer, PreparedKey>();
+
+function preparedKey(linkKey: Buffer): PreparedKey {
+  let key = prepared.get(linkKey);
+  if (!key) prepared.set(linkKey, (key = { object: createSecretKey(linkKey), recent: new Map(), older: new Map() }));
+  return key;
 }
 
 export function signingUrl(publicUrl: string, linkKey: Buffer, signerId: string, version: number): string {
