@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { hashSecret, ipAllowed, normaliseIpEntry } from '../../server/src/domain/keys.js';
 import { issueKey, revokeKey, rotateKey } from '../../server/src/services/accounts.js';
@@ -102,6 +103,12 @@ describe('API keys', () => {
     assert.equal(log[0]!.status, 403);
     // A key with no list is accepted from anywhere; publishable keys are exempt.
     assert.equal((await s.call('GET', '/', { key: acct.keys.secret_live, headers: { 'x-forwarded-for': '203.0.113.9' } })).status, 200);
+  });
+
+  test('a key is stored as its SHA-256 digest in hex (FIPS 180-2 test vectors; UTF-8 text)', () => {
+    assert.equal(hashSecret('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    assert.equal(hashSecret(''), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    assert.equal(hashSecret('مفتاح'), createHash('sha256').update(Buffer.from('مفتاح', 'utf8')).digest('hex'));
   });
 
   test('allowlist entries: IPv4, IPv6 and CIDR are validated and matched', () => {
