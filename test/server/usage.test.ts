@@ -22,7 +22,7 @@ import type { AuthState } from '../../server/src/http/context.js';
 import { checkFeature } from '../../server/src/http/gates.js';
 import { issueKey } from '../../server/src/services/accounts.js';
 import { getAccount } from '../../server/src/store/accounts.js';
-import { findKeyByHash } from '../../server/src/store/apiKeys.js';
+import { findKeyWithAccount } from '../../server/src/store/apiKeys.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
 
@@ -323,8 +323,8 @@ describe('plan features (spec 4.1 rule 3): checkFeature and missingPlanFor', () 
     for (const plan of PLAN_NAMES) {
       const acct = await s.account(plan === 'none' ? { plan, planExpiresAt: null } : { plan });
       const account = (await getAccount(s.ctx.store.db, acct.id))!;
-      const live = (await findKeyByHash(s.ctx.store.db, hashSecret(acct.keys.secret_live)))!;
-      const test = (await findKeyByHash(s.ctx.store.db, hashSecret(acct.keys.secret_test)))!;
+      const live = (await findKeyWithAccount(s.ctx.store.db, hashSecret(acct.keys.secret_live)))!.key;
+      const test = (await findKeyWithAccount(s.ctx.store.db, hashSecret(acct.keys.secret_test)))!.key;
       auths[plan] = {
         live: { key: live, account, livemode: true, publishable: false },
         test: { key: test, account, livemode: false, publishable: false },

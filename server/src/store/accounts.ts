@@ -7,7 +7,8 @@ import type { AccountsTable } from './schema.js';
 import type { Account, AccountBalance } from '../domain/records.js';
 export type { Account, AccountBalance };
 
-function fromRow(row: Selectable<AccountsTable>): Account {
+/** An accounts row as an Account (its JSON columns parsed, its flags as booleans). */
+export function accountFromRow(row: Selectable<AccountsTable>): Account {
   return {
     ...row,
     plan: row.plan as PlanName,
@@ -57,7 +58,7 @@ const chargeQuery = precompile((db, $) =>
 
 export async function getAccount(tx: Tx, id: string): Promise<Account | undefined> {
   const row = (await runShared(tx, getQuery, [id])).rows[0];
-  return row ? fromRow(row) : undefined;
+  return row ? accountFromRow(row) : undefined;
 }
 
 /** The balance, to charge it in this transaction (locked on PostgreSQL until the transaction ends). */
@@ -76,7 +77,7 @@ export async function chargeAccount(tx: Tx, id: string, sends: number, walletMin
 
 export async function listAccounts(tx: Tx): Promise<Account[]> {
   const rows = await tx.selectFrom('accounts').selectAll().orderBy('id').execute();
-  return rows.map(fromRow);
+  return rows.map(accountFromRow);
 }
 
 export async function countAccounts(tx: Tx): Promise<number> {
@@ -143,5 +144,5 @@ export async function searchAccounts(tx: Tx, query: string | undefined, limit: n
   }
   if (startingAfter) q = q.where('id', '<', startingAfter);
   const rows = await q.orderBy('id', 'desc').limit(limit).execute();
-  return rows.map(fromRow);
+  return rows.map(accountFromRow);
 }

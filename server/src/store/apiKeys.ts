@@ -2,7 +2,8 @@ import type { Selectable } from 'kysely';
 import type { KeyKind, KeyMode } from '../domain/keys.js';
 import { precompile, runShared } from './compiled.js';
 import type { Tx } from './db.js';
-import type { ApiKeysTable } from './schema.js';
+import { accountFromRow, type Account } from './accounts.js';
+import type { AccountsTable, ApiKeysTable } from './schema.js';
 
 export interface ApiKey {
   id: string;
@@ -74,12 +75,50 @@ export async function originAllowedByAnyKey(tx: Tx, origin: string, now: number)
   return (await activeOriginQuery.run(tx, [origin, now])).rows.length > 0;
 }
 
-// Precompiled (compiled.ts): every request with a key runs it.
-const byHashQuery = precompile((db, $) => db.selectFrom('api_keys').selectAll().where('secret_hash', '=', $(0)));
+/** Every column of api_keys, read under a `key_` alias next to the account's own columns. */
+const KEY_COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'kind',
+  'mode',
+  'secret_hash',
+  'last4',
+  'read_only',
+  'allowed_ips',
+  'allowed_origins',
+  'daily_cap',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'replaced_by',
+] as const satisfies readonly (keyof ApiKeysTable)[];
+// A column added to api_keys must be added above (this fails to compile until it is).
+const everyKeyColumn: Exclude<keyof ApiKeysTable, (typeof KEY_COLUMNS)[number]> extends never ? true : never = true;
+void everyKeyColumn;
 
-export async function findKeyByHash(tx: Tx, hash: string): Promise<ApiKey | undefined> {
-  const row = (await runShared(tx, byHashQuery, [hash])).rows[0];
-  return row ? fromRow(row) : undefined;
+// Precompiled: every request with a key runs it. The key and its account in one read (one statement,
+// one read transaction on SQLite, one round trip on PostgreSQL) instead of two.
+const withAccountQuery = precompile((db, $) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .selectAll('a')
+    .select(KEY_COLUMNS.map((c) => `k.${c} as key_${c}` as const))
+    .where('k.secret_hash', '=', $(0)),
+);
+
+/** The key with this hash and its account; undefined when there is no such key (or, impossibly, no account). */
+export async function findKeyWithAccount(tx: Tx, hash: string): Promise<{ key: ApiKey; account: Account } | undefined> {
+  const row = (await runShared(tx, withAccountQuery, [hash])).rows[0] as Record<string, unknown> | undefined;
+  if (!row) return undefined;
+  const key: Record<string, unknown> = {};
+  const account: Record<string, unknown> = {};
+  for (const column in row) {
+    if (column.startsWith('key_')) key[column.slice(4)] = row[column];
+    else account[column] = row[column];
+  }
+  return { key: fromRow(key as Selectable<ApiKeysTable>), account: accountFromRow(account as Selectable<AccountsTable>) };
 }
 
 export async function getKey(tx: Tx, id: string): Promise<ApiKey | undefined> {

@@ -4,7 +4,7 @@ import { looksLikeConsoleCredential } from '../../domain/consoleCredentials.js';
 import { hashSecret, ipAllowed, looksLikeKey } from '../../domain/keys.js';
 import { resolveConsoleCredential, type LiveCredential } from '../../services/consoleCredentials.js';
 import { getAccount } from '../../store/accounts.js';
-import { findKeyByHash, type ApiKey } from '../../store/apiKeys.js';
+import { findKeyWithAccount, type ApiKey } from '../../store/apiKeys.js';
 import { ApiError } from '../../errors.js';
 import type { AppContext, AuthState } from '../context.js';
 import { exposeToOrigin } from './cors.js';
@@ -40,12 +40,10 @@ export function authenticate(ctx: AppContext) {
 async function keyAuth(ctx: AppContext, req: Request, res: Response, token: string | undefined): Promise<AuthState> {
   if (!token || !looksLikeKey(token)) throw new ApiError('invalid_api_key');
   const now = nowSeconds(ctx.clock);
-  const key = await findKeyByHash(ctx.store.db, hashSecret(token));
-  if (!key || key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) {
-    throw new ApiError('invalid_api_key');
-  }
-  const account = await getAccount(ctx.store.db, key.account_id);
-  if (!account) throw new ApiError('invalid_api_key');
+  const found = await findKeyWithAccount(ctx.store.db, hashSecret(token));
+  if (!found) throw new ApiError('invalid_api_key');
+  const { key, account } = found;
+  if (key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) throw new ApiError('invalid_api_key');
   const publishable = key.kind === 'publishable';
   const auth: AuthState = { key, account, livemode: key.mode === 'live', publishable };
   // From here on the request is the account's: its refusals show in the account's request log.
