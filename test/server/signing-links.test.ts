@@ -28,8 +28,17 @@ describe('signing link tokens', () => {
     assert.equal(linkToken(b, id, 1), reference(b, id, 1));
     assert.notEqual(linkToken(a, id, 1), linkToken(a, id, 2));
     const credential = signingUrl('https://x.example', a, id, 1).split('/sign/')[1]!;
-    assert.equal(verifyLink(a, credential, () => 1), id);
-    assert.equal(verifyLink(a, credential, () => 2), null);
-    assert.equal(verifyLink(b, credential, () => 1), null);
+    assert.equal(
+      verifyLink(a, credential, () => 1),
+      id,
+    );
+    assert.equal(
+      verifyLink(a, credential, () => 2),
+      null,
+    );
+    assert.equal(
+      verifyLink(b, credential, () => 1),
+      null,
+    );
   });
 });
