@@ -34,6 +34,8 @@ export interface Measured {
   postgres_cpu_ms_per_req?: number | null;
   /** 1-minute load average when the run ended: other work on the machine skews every figure. */
   loadavg_1m: number;
+  /** The server was being CPU-profiled during this run (--profile): its figures carry the sampling's cost. */
+  profiled?: boolean;
 }
 
 export const TARGET_CONNECTIONS = 16;
