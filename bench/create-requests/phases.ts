@@ -70,7 +70,7 @@ const HTTP_PACKAGES =
 const SQL_PACKAGES =
   'better-sqlite3|bindings|kysely|pg|pg-pool|pg-protocol|pg-types|pg-int8|pg-connection-string|pgpass|postgres-[a-z]+|split2';
 
-/** long function: a table of data, one rule a line */
+/** The rules, most specific first: a frame takes the phase of the first rule it matches. */
 export const CREATE_PHASES: readonly PhaseRule[] = [
   { phase: GC_PHASE, url: /^$/, fn: new RegExp(`^${GC.replace(/[()]/g, '\\$&')}$`) },
 

@@ -51,10 +51,20 @@ export async function profiled<T>(child: ChildProcess, name: string, measure: ()
 
 const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 
-/** Phases as the JSON line carries them: ms per create and share of the total. */
-function phaseFigures(phases: readonly PhaseTime[], creates: number) {
+/**
+ * Phases as the JSON line carries them: ms per create (the profile's samples), share of the total,
+ * and `cpu_ms_per_create`: the run's /proc CPU per create shared out by those shares (an estimate:
+ * it takes the time the thread waited for a core, or sat in a synchronous fsync, to fall on the
+ * phases as their samples do; null off Linux).
+ */
+function phaseFigures(phases: readonly PhaseTime[], creates: number, cpuPerCreate: number | null) {
   const total = phases.reduce((a, p) => a + p.ms, 0) || 1;
-  return phases.map((p) => ({ phase: p.phase, ms_per_create: r3(p.ms / creates), share: r3(p.ms / total) }));
+  return phases.map((p) => ({
+    phase: p.phase,
+    ms_per_create: r3(p.ms / creates),
+    share: r3(p.ms / total),
+    cpu_ms_per_create: cpuPerCreate === null ? null : r3((cpuPerCreate * p.ms) / total),
+  }));
 }
 
 /** Read the profile of one measured run, print its tables (stderr) and its JSON line (stdout). */
@@ -68,7 +78,7 @@ export function reportProfile(file: string, run: ProfiledRun): void {
   console.error(
     `\nwhere a create's time goes (busy ${r3(summary.busyMs / creates)} ms per create in the profile; /proc CPU ${run.server_cpu_ms_per_req} ms):`,
   );
-  console.error(formatPhases(phases, creates));
+  console.error(formatPhases(phases, creates, 'phase', run.server_cpu_ms_per_req));
   console.error(`\n${SQL} by the code that ran them:`);
   console.error(formatPhases(split, creates, 'ran by'));
   const { requests: _requests, server_cpu_ms_per_req, ...context } = run;
@@ -84,8 +94,8 @@ export function reportProfile(file: string, run: ProfiledRun): void {
         busy_ms: Math.round(summary.busyMs),
         busy_ms_per_create: r3(summary.busyMs / creates),
         server_cpu_ms_per_req,
-        phases: phaseFigures(phases, creates),
-        sql_by_caller: phaseFigures(split, creates),
+        phases: phaseFigures(phases, creates, server_cpu_ms_per_req),
+        sql_by_caller: phaseFigures(split, creates, null).map(({ cpu_ms_per_create: _, ...f }) => f),
         top: summary.functions.slice(0, TOP).map((f) => ({
           function: f.function,
           module: f.module,

@@ -44,7 +44,7 @@ const TARGET_CPU_RATIO = 1.5;
 /** SQLite only. */
 const TARGET_THROUGHPUT_RATIO = 0.8;
 const TARGET_P99_RATIO = 1.2;
-/** PostgreSQL: two Tawqi processes on one database against one (issue 16's target; reported, no longer in targets_met). */
+/** PostgreSQL: two Tawqi processes on one database against one (the earlier target; reported, no longer in targets_met). */
 const TARGET_TWO_PROCESSES_RATIO = 1.3;
 
 const out = (line: unknown): void => console.log(JSON.stringify(line));

@@ -298,11 +298,17 @@ export function formatTopFunctions(summary: ProfileSummary, top = 20): string {
   return lines.join('\n');
 }
 
-/** The phase table as text: ms per unit of work (`count` of them, e.g. creates) and share of the total. */
-export function formatPhases(phases: readonly PhaseTime[], count: number, title = 'phase'): string {
+/**
+ * The phase table as text: ms per unit of work (`count` of them, e.g. creates) and share of the
+ * total; with `cpuPerCount` (the run's measured CPU per unit) also that CPU shared out by the phases'
+ * shares (`≈ CPU`).
+ */
+export function formatPhases(phases: readonly PhaseTime[], count: number, title = 'phase', cpuPerCount: number | null = null): string {
   const total = phases.reduce((a, p) => a + p.ms, 0);
   const per = (ms: number): string => (ms / Math.max(1, count)).toFixed(3).padStart(9);
+  const cpu = (ms: number): string => (cpuPerCount === null ? '' : `  ${((cpuPerCount * ms) / (total || 1)).toFixed(3).padStart(9)}`);
   const width = Math.max(...phases.map((p) => p.phase.length), title.length, 5);
-  const rows = phases.map((p) => `${p.phase.padEnd(width)}  ${per(p.ms)}  ${pct(p.ms, total)}`);
-  return [`${title.padEnd(width)}  ms/create   share`, ...rows, `${'total'.padEnd(width)}  ${per(total)}  100.0%`].join('\n');
+  const rows = phases.map((p) => `${p.phase.padEnd(width)}  ${per(p.ms)}  ${pct(p.ms, total)}${cpu(p.ms)}`);
+  const head = `${title.padEnd(width)}  ms/create   share${cpuPerCount === null ? '' : '  ≈ CPU ms/create'}`;
+  return [head, ...rows, `${'total'.padEnd(width)}  ${per(total)}  100.0%${cpu(total)}`].join('\n');
 }
