@@ -219,14 +219,17 @@ export interface PhaseOptions {
   order?: readonly string[];
   /** A phase whose samples are also told by the phase that called into it (`split`). */
   splitPhase?: string;
+  /** The repository, for the modules named in the split (moduleOf). */
+  root?: string;
 }
 
 export interface Phases {
   phases: PhaseTime[];
   /**
    * With `splitPhase` (e.g. the SQL statements): its samples again, by the code that ran them: the
-   * rule's `splitAs` when the frame that matched has one, else the next phase found further up the
-   * stack, else OTHER (no caller left on the stack, e.g. an async function resumed after an await).
+   * rule's `splitAs` when the frame that matched has one, else the next phase a (non-fallback)
+   * rule finds further up the stack, else `no caller: <module>` with the module of the frame that matched (no phase's code
+   * left on the stack: an async function resumed after an await, a driver's deferred socket write).
    */
   split: PhaseTime[];
 }
@@ -245,7 +248,7 @@ export function byPhase(profile: CpuProfile, rules: readonly PhaseRule[], option
   const times = new Map(names.map((phase) => [phase, 0]));
   const split = new Map<string, number>();
   for (const [id, ms] of self) {
-    const found = attribute(byId.get(id)!, parent, rules, options.splitPhase);
+    const found = attribute(byId.get(id)!, parent, rules, options.splitPhase, options.root ?? REPO_ROOT);
     times.set(found.phase, times.get(found.phase)! + ms);
     if (found.caller !== undefined) split.set(found.caller, (split.get(found.caller) ?? 0) + ms);
   }
@@ -261,6 +264,7 @@ function attribute(
   parent: Map<number, ProfileNode>,
   rules: readonly PhaseRule[],
   splitPhase: string | undefined,
+  root: string,
 ): { phase: string; caller?: string } {
   const stack: CallFrame[] = [];
   for (let n: ProfileNode | undefined = leaf; n; n = parent.get(n.id)) stack.push(n.callFrame);
@@ -271,8 +275,10 @@ function attribute(
     const rule = matched[at]!;
     if (rule.phase !== splitPhase) return { phase: rule.phase };
     if (rule.splitAs) return { phase: rule.phase, caller: rule.splitAs };
-    const above = stack.slice(at + 1).map((f) => (frameRule(f, rules, false) ?? frameRule(f, rules, true))?.phase);
-    return { phase: rule.phase, caller: above.find((p) => p !== undefined && p !== splitPhase) ?? OTHER };
+    // Only strong rules name a caller: Node's stream internals above a driver's code are its socket, not HTTP.
+    const above = stack.slice(at + 1).map((f) => frameRule(f, rules, false)?.phase);
+    const caller = above.find((p) => p !== undefined && p !== splitPhase);
+    return { phase: rule.phase, caller: caller ?? `no caller: ${moduleOf(stack[at]!, root)}` };
   }
   return { phase: OTHER };
 }

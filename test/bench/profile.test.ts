@@ -141,7 +141,7 @@ test('phases: the first matching frame from the leaf up; fallback rules only whe
     { phase: 'http', url: /^node:/, fallback: true },
     { phase: 'gc', url: /^$/, fn: /^\(garbage collector\)$/ },
   ];
-  const { phases, split } = byPhase(profile(ROWS, SAMPLES), rules, { order: ['http', 'auth', 'db'], splitPhase: 'db' });
+  const { phases, split } = byPhase(profile(ROWS, SAMPLES), rules, { order: ['http', 'auth', 'db'], splitPhase: 'db', root: ROOT });
   const ms = Object.fromEntries(phases.map((p) => [p.phase, Math.round(p.ms * 10) / 10]));
   // Phases in `order`, then the rules' others, then OTHER.
   assert.deepEqual(
@@ -166,7 +166,7 @@ test('phases: the first matching frame from the leaf up; fallback rules only whe
     split.map((p) => [p.phase, p.ms]),
     [
       ['auth', 5],
-      [OTHER, 5],
+      ['no caller: server/src/store', 5],
     ],
   );
   assert.match(formatPhases(phases, 4), /^db\s+2\.500\s+55\.6%$/m);
@@ -187,4 +187,31 @@ test('the create phase table: where each sample of the synthetic create goes', (
   assert.equal(ms[OTHER], 0.2);
   const bySplit = Object.fromEntries(split.map((p) => [p.phase, p.ms]));
   assert.deepEqual(bySplit, { [KEY]: 4, 'the group commit (BEGIN, SAVEPOINT, COMMIT)': 5 });
+});
+
+test('the split names a caller by strong rules only, else the module that matched', () => {
+  const rows: Row[] = [
+    [1, null, '(root)', '', -1],
+    [2, 1, 'onStreamRead', 'node:internal/stream_base_commons', 167],
+    [3, 2, 'handleData', pkg('pg/lib/client.js'), 200],
+    [4, 1, 'createSignatureRequest', ours('server/src/services/signatureRequests.ts'), 86],
+    [5, 4, 'query', pkg('pg/lib/client.js'), 500],
+  ];
+  // A driver's socket read under Node's stream code (a fallback rule: HTTP), and a query the plan sent.
+  const { phases, split } = byPhase(
+    profile(rows, [
+      [3, 2_000],
+      [5, 1_000],
+    ]),
+    CREATE_PHASES,
+    { splitPhase: SQL, root: ROOT },
+  );
+  assert.equal(phases.find((p) => p.phase === SQL)!.ms, 3);
+  assert.deepEqual(
+    split.map((p) => [p.phase, p.ms]),
+    [
+      ['no caller: pg', 2],
+      [PLAN, 1],
+    ],
+  );
 });
