@@ -4,6 +4,8 @@
  * (node --conditions=tawqi-source --import tsx bench/run.ts).
  * Pass names to run only some: `npm run bench -- create-requests`. Exit code 1 if any failed.
  * Long runs (ON_REQUEST) are left out of the whole set and run only when named: `npm run bench -- soak`.
+ * Arguments that start with `--` are passed on to each benchmark run:
+ * `npm run bench -- create-requests --profile`.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -20,7 +22,9 @@ const BENCHMARKS = readdirSync(here, { withFileTypes: true })
 /** Benchmarks that take many minutes by design (the soak's default is 10): only when named. */
 const ON_REQUEST = new Set(['soak']);
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const wanted = args.filter((a) => !a.startsWith('--'));
+const options = args.filter((a) => a.startsWith('--'));
 const unknown = wanted.filter((w) => !BENCHMARKS.includes(w));
 if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.join(', ')}`);
@@ -33,7 +37,7 @@ for (const name of BENCHMARKS) {
   const file = path.join(here, name, 'run.ts');
   console.error(`== bench ${name}`);
   const code = await new Promise<number>((resolve) => {
-    const child = spawn(process.execPath, [...process.execArgv, file], { stdio: 'inherit' });
+    const child = spawn(process.execPath, [...process.execArgv, file, ...options], { stdio: 'inherit' });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);

@@ -23,11 +23,14 @@ export function note(text: string): void {
   console.error(`[create-requests] ${text}`);
 }
 
-/** Start one file of this folder as a child; resolve on its ready line (`readyPattern`'s group 1 is the port). */
-export function startChild(file: string, env: Record<string, string>, readyPattern: RegExp): Promise<Started> {
+/**
+ * Start one file of this folder as a child; resolve on its ready line (`readyPattern`'s group 1 is
+ * the port). `ipc`: with a channel for messages (the profiler's, bench/support/profiler.ts).
+ */
+export function startChild(file: string, env: Record<string, string>, readyPattern: RegExp, ipc = false): Promise<Started> {
   const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL(file, import.meta.url))], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? (['ipc'] as const) : [])],
   });
   children.add(child);
   child.once('exit', () => children.delete(child));

@@ -17,6 +17,10 @@
  * cluster's synchronous_commit on/off), BENCH_ROUNDS (rounds of baseline-then-Tawqi, default 3; the
  * summary reports the median ratios), BENCH_ACCOUNTS (Tawqi accounts the connections are spread
  * over, default 1), BENCH_PG_POOL_SIZE (PostgreSQL connections per server process, default 10).
+ *
+ * --profile (or BENCH_PROFILE=1): a CPU profile of the Tawqi server over the first round's measured
+ * run at 16 connections, printed as its top functions and a phase table (profiling.ts);
+ * BENCH_PROFILE_DIR (where the .cpuprofile files go), BENCH_PROFILE_INTERVAL_US (default 1000).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +39,7 @@ import {
 import { note, runChild, startChild, stopAllChildren, stopChild, type Started } from './children.js';
 import { summarisePostgres, summariseSqlite, TARGET_CONNECTIONS, type Measured, type ServerName } from './summary.js';
 import { API_PATH, createBody, TEMPLATE } from './workload.js';
+import { PROFILE, profiled, reportProfile } from './profiling.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
@@ -157,7 +162,8 @@ async function startServers(server: ServerName, env: Record<string, string>, dat
     return;
   }
   const tawqiEnv = { ...env, PORT: '0', BENCH_SYNCHRONOUS: SYNCHRONOUS, BENCH_DATA_DIR: dataDir, BENCH_ACCOUNTS: String(ACCOUNTS) };
-  into.push(await startChild('./tawqi-server.ts', tawqiEnv, /^\{"listening":(\d+),/));
+  // With --profile the one-process Tawqi server gets a channel for the profiler's messages (profiling.ts).
+  into.push(await startChild('./tawqi-server.ts', tawqiEnv, /^\{"listening":(\d+),/, PROFILE && server === 'tawqi'));
   // The second process starts once the first has migrated and made the accounts; it serves the same database.
   if (server === 'tawqi-2') into.push(await startChild('./tawqi-server.ts', { ...tawqiEnv, BENCH_JOIN: '1' }, /^\{"listening":(\d+),/));
 }
@@ -188,6 +194,27 @@ async function prepareTargets(server: ServerName, servers: Started[], round: num
   return targets;
 }
 
+/** One measured run: the load, and the CPU the server processes (and PostgreSQL) spent meanwhile. */
+async function measureOnce(servers: Started[], targets: Target[], connections: number) {
+  const before = { server: serversCpuMs(servers), postgres: postgres?.cpuMs() ?? null };
+  const result = await load(
+    servers.map((s) => s.url),
+    targets,
+    connections,
+    DURATION,
+  );
+  const cpu = {
+    servers,
+    server: difference(before.server, serversCpuMs(servers)),
+    postgres: difference(before.postgres, postgres?.cpuMs() ?? null),
+  };
+  return { result, cpu };
+}
+
+/** With --profile: the first round's run of the one-process Tawqi server at 16 connections is profiled. */
+const profileThisRun = (server: ServerName, round: number, connections: number): boolean =>
+  PROFILE && server === 'tawqi' && round === 1 && connections === TARGET_CONNECTIONS;
+
 /** Warm up, then measure at each connection count; returns the responses of every run (warm-up included). */
 async function measureServer(
   server: ServerName,
@@ -202,18 +229,29 @@ async function measureServer(
   note(`${server}: warm-up ${WARMUP} s at ${TARGET_CONNECTIONS} connections`);
   let responses = completed(await load(urls, targets, TARGET_CONNECTIONS, WARMUP));
   for (const connections of CONNECTIONS) {
-    note(`${server}: ${connections} connections for ${DURATION} s`);
-    const before = { server: serversCpuMs(servers), postgres: postgres?.cpuMs() ?? null };
-    const result = await load(urls, targets, connections, DURATION);
-    const cpu = {
-      servers,
-      server: difference(before.server, serversCpuMs(servers)),
-      postgres: difference(before.postgres, postgres?.cpuMs() ?? null),
-    };
-    const m = measured(server, round, connections, result, cpu);
+    const profiling = profileThisRun(server, round, connections);
+    note(`${server}: ${connections} connections for ${DURATION} s${profiling ? ', CPU profile on' : ''}`);
+    const measure = () => measureOnce(servers, targets, connections);
+    const { result: run, file } = profiling
+      ? await profiled(
+          servers[0]!.child,
+          `${server}-${postgres ? `postgres-${SYNCHRONOUS_COMMIT}` : SYNCHRONOUS}-c${connections}-r${round}`,
+          measure,
+        )
+      : { result: await measure(), file: null };
+    const m = { ...measured(server, round, connections, run.result, run.cpu), ...(profiling ? { profiled: true } : {}) };
     out(m);
     results.push(m);
-    responses += completed(result);
+    if (file)
+      reportProfile(file, {
+        ...DURABILITY,
+        server,
+        round,
+        connections,
+        requests: m.requests,
+        server_cpu_ms_per_req: m.server_cpu_ms_per_req,
+      });
+    responses += completed(run.result);
   }
   return responses;
 }
@@ -264,6 +302,8 @@ async function sqlDiagnostic(): Promise<void> {
   }
 }
 
+if (PROFILE && !CONNECTIONS.includes(TARGET_CONNECTIONS))
+  note(`--profile profiles the run at ${TARGET_CONNECTIONS} connections, and BENCH_CONNECTIONS has none: no profile`);
 const load1 = loadavg()[0]!;
 if (load1 > cpus().length * 0.5)
   note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);

@@ -34,12 +34,17 @@ export interface Measured {
   postgres_cpu_ms_per_req?: number | null;
   /** 1-minute load average when the run ended: other work on the machine skews every figure. */
   loadavg_1m: number;
+  /** The server was being CPU-profiled during this run (--profile): its figures carry the sampling's cost. */
+  profiled?: boolean;
 }
 
 export const TARGET_CONNECTIONS = 16;
-const TARGET_THROUGHPUT_RATIO = 0.6;
-const TARGET_P99_RATIO = 1.5;
-/** PostgreSQL: two Tawqi processes on one database against one. */
+/** Issue 18, judged at 16 connections: Tawqi's CPU per create against the bare server's (SQLite and PostgreSQL). */
+const TARGET_CPU_RATIO = 1.5;
+/** SQLite only. */
+const TARGET_THROUGHPUT_RATIO = 0.8;
+const TARGET_P99_RATIO = 1.2;
+/** PostgreSQL: two Tawqi processes on one database against one (the earlier target; reported, no longer in targets_met). */
 const TARGET_TWO_PROCESSES_RATIO = 1.3;
 
 const out = (line: unknown): void => console.log(JSON.stringify(line));
@@ -64,16 +69,57 @@ function roundsOf(results: Measured[], servers: readonly ServerName[], connectio
   return [...rounds.values()].filter((byServer) => byServer.size === servers.length);
 }
 
-/** Each round's ratio of a figure between two servers, and their median. */
-function ratio(rounds: Map<ServerName, Measured>[], num: ServerName, den: ServerName, figure: 'req_per_s' | 'p99_ms') {
-  const byRound = rounds.map((r) => round3(r.get(num)![figure] / r.get(den)![figure]));
-  return { median: round3(median(byRound)), byRound };
+type Figure = 'req_per_s' | 'p99_ms' | 'server_cpu_ms_per_req' | 'server_and_postgres_cpu_ms_per_req';
+
+/** A run's figure; `server_and_postgres_cpu_ms_per_req` is the server's CPU per create plus PostgreSQL's. */
+function figureOf(r: Measured, figure: Figure): number | null {
+  if (figure !== 'server_and_postgres_cpu_ms_per_req') return r[figure];
+  return r.server_cpu_ms_per_req === null || typeof r.postgres_cpu_ms_per_req !== 'number'
+    ? null
+    : r.server_cpu_ms_per_req + r.postgres_cpu_ms_per_req;
 }
+
+/**
+ * Each round's ratio of a figure between two servers, and their median; null (and no rounds) when
+ * a round lacks the figure (CPU off Linux) or the denominator is 0.
+ */
+function ratio(rounds: Map<ServerName, Measured>[], num: ServerName, den: ServerName, figure: Figure) {
+  const byRound = rounds.map((r) => {
+    const [n, d] = [figureOf(r.get(num)!, figure), figureOf(r.get(den)!, figure)];
+    return n === null || d === null || d === 0 ? null : round3(n / d);
+  });
+  if (byRound.includes(null)) return { median: null, byRound: [] as number[] };
+  const each = byRound as number[];
+  return { median: round3(median(each)), byRound: each };
+}
+
+const atMost = (x: number | null, target: number): boolean | null => (x === null ? null : x <= target);
+const atLeast = (x: number | null, target: number): boolean | null => (x === null ? null : x >= target);
 
 /** The median over the rounds of one server's figure (null when a round has none). */
 function medianOf(rounds: Map<ServerName, Measured>[], server: ServerName, figure: keyof Measured): number | null {
   const xs = rounds.map((r) => r.get(server)![figure]).filter((x): x is number => typeof x === 'number');
   return xs.length === rounds.length ? round3(median(xs)) : null;
+}
+
+const notJudged = { targets: `judged at ${TARGET_CONNECTIONS} connections only` };
+
+/** SQLite's targets at 16 connections: CPU per create, throughput and p99 against the baseline's. */
+function sqliteTargets(allClean: boolean, cpu: number | null, throughput: number | null, p99: number | null) {
+  const met = {
+    cpu: atMost(cpu, TARGET_CPU_RATIO),
+    throughput: atLeast(throughput, TARGET_THROUGHPUT_RATIO),
+    p99: atMost(p99, TARGET_P99_RATIO),
+  };
+  return {
+    target_cpu_per_req: `<= ${TARGET_CPU_RATIO}`,
+    cpu_met: met.cpu,
+    target_throughput: `>= ${TARGET_THROUGHPUT_RATIO}`,
+    throughput_met: met.throughput,
+    target_p99: `<= ${TARGET_P99_RATIO}`,
+    p99_met: met.p99,
+    targets_met: allClean && met.cpu === true && met.throughput === true && met.p99 === true,
+  };
 }
 
 /** SQLite: Tawqi against the bare Express + better-sqlite3 baseline. Returns whether every run was clean. */
@@ -84,16 +130,20 @@ export function summariseSqlite(results: Measured[], connectionCounts: readonly 
     if (rounds.length === 0) continue;
     const allClean = rounds.every((r) => [...r.values()].every(clean));
     valid &&= allClean;
+    const cpu = ratio(rounds, 'tawqi', 'baseline', 'server_cpu_ms_per_req');
     const throughput = ratio(rounds, 'tawqi', 'baseline', 'req_per_s');
     const p99 = ratio(rounds, 'tawqi', 'baseline', 'p99_ms');
-    const tawqiCpu = medianOf(rounds, 'tawqi', 'server_cpu_ms_per_req');
-    const baseCpu = medianOf(rounds, 'baseline', 'server_cpu_ms_per_req');
     out({
       bench: 'create-requests',
       summary: true,
       synchronous,
       connections,
       rounds: rounds.length,
+      // First: CPU per create, the figure other load on the machine disturbs least.
+      ratio_cpu_per_req: cpu.median,
+      ratio_cpu_per_req_by_round: cpu.byRound,
+      tawqi_cpu_ms_per_req: medianOf(rounds, 'tawqi', 'server_cpu_ms_per_req'),
+      baseline_cpu_ms_per_req: medianOf(rounds, 'baseline', 'server_cpu_ms_per_req'),
       tawqi_req_per_s: medianOf(rounds, 'tawqi', 'req_per_s'),
       baseline_req_per_s: medianOf(rounds, 'baseline', 'req_per_s'),
       ratio_throughput: throughput.median,
@@ -102,19 +152,8 @@ export function summariseSqlite(results: Measured[], connectionCounts: readonly 
       baseline_p99_ms: medianOf(rounds, 'baseline', 'p99_ms'),
       ratio_p99: p99.median,
       ratio_p99_by_round: p99.byRound,
-      tawqi_cpu_ms_per_req: tawqiCpu,
-      baseline_cpu_ms_per_req: baseCpu,
-      ratio_cpu_per_req: tawqiCpu !== null && baseCpu ? Math.round((tawqiCpu / baseCpu) * 100) / 100 : null,
       valid: allClean,
-      ...(connections === TARGET_CONNECTIONS
-        ? {
-            target_throughput: `>= ${TARGET_THROUGHPUT_RATIO}`,
-            throughput_met: throughput.median >= TARGET_THROUGHPUT_RATIO,
-            target_p99: `<= ${TARGET_P99_RATIO}`,
-            p99_met: p99.median <= TARGET_P99_RATIO,
-            targets_met: allClean && throughput.median >= TARGET_THROUGHPUT_RATIO && p99.median <= TARGET_P99_RATIO,
-          }
-        : { targets: `judged at ${TARGET_CONNECTIONS} connections only` }),
+      ...(connections === TARGET_CONNECTIONS ? sqliteTargets(allClean, cpu.median, throughput.median, p99.median) : notJudged),
     });
     if (!allClean) console.error(`[create-requests] ${connections} connections: errors or non-201 responses, so this is not a result`);
   }
@@ -142,6 +181,8 @@ export function summarisePostgres(results: Measured[], connectionCounts: readonl
     if (rounds.length === 0) continue;
     const allClean = rounds.every((r) => [...r.values()].every(clean));
     valid &&= allClean;
+    const cpu = ratio(rounds, 'tawqi', 'baseline', 'server_cpu_ms_per_req');
+    const cpuWithPostgres = ratio(rounds, 'tawqi', 'baseline', 'server_and_postgres_cpu_ms_per_req');
     const throughput = ratio(rounds, 'tawqi', 'baseline', 'req_per_s');
     const two = ratio(rounds, 'tawqi-2', 'tawqi', 'req_per_s');
     const p99 = ratio(rounds, 'tawqi', 'baseline', 'p99_ms');
@@ -153,6 +194,12 @@ export function summarisePostgres(results: Measured[], connectionCounts: readonl
       synchronous_commit: synchronousCommit,
       connections,
       rounds: rounds.length,
+      // First: the server processes' CPU per create (Tawqi's process against the bare pg server's),
+      // then the same with each one's PostgreSQL CPU added.
+      ratio_cpu_per_req: cpu.median,
+      ratio_cpu_per_req_by_round: cpu.byRound,
+      ratio_cpu_per_req_with_postgres: cpuWithPostgres.median,
+      ratio_cpu_per_req_with_postgres_by_round: cpuWithPostgres.byRound,
       ...figures(rounds, 'baseline', 'baseline'),
       ...figures(rounds, 'tawqi', 'tawqi'),
       ...figures(rounds, 'tawqi-2', 'tawqi_2'),
@@ -167,13 +214,14 @@ export function summarisePostgres(results: Measured[], connectionCounts: readonl
       valid: allClean,
       ...(connections === TARGET_CONNECTIONS
         ? {
-            target_throughput: `>= ${TARGET_THROUGHPUT_RATIO}`,
-            throughput_met: throughput.median >= TARGET_THROUGHPUT_RATIO,
+            target_cpu_per_req: `<= ${TARGET_CPU_RATIO}`,
+            cpu_met: atMost(cpu.median, TARGET_CPU_RATIO),
+            // Reported, not a target of this issue: needs cores to spare (bench/README.md).
             target_two_processes: `>= ${TARGET_TWO_PROCESSES_RATIO}`,
-            two_processes_met: two.median >= TARGET_TWO_PROCESSES_RATIO,
-            targets_met: allClean && throughput.median >= TARGET_THROUGHPUT_RATIO && two.median >= TARGET_TWO_PROCESSES_RATIO,
+            two_processes_met: atLeast(two.median, TARGET_TWO_PROCESSES_RATIO),
+            targets_met: allClean && atMost(cpu.median, TARGET_CPU_RATIO) === true,
           }
-        : { targets: `judged at ${TARGET_CONNECTIONS} connections only` }),
+        : notJudged),
     });
     if (!allClean) console.error(`[create-requests] ${connections} connections: errors or non-201 responses, so this is not a result`);
   }

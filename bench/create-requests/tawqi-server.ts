@@ -10,6 +10,9 @@
  * every process of one installation needs the same DATA_DIR) creates no account and prints
  * {"listening": port, "accounts": []}.
  *
+ * Started with an IPC channel (the driver's --profile), it records a CPU profile of whatever the
+ * driver brackets with its start and stop messages (bench/support/profiler.ts).
+ *
  * The driver loads it with the test secret key (as the issue asks): test mode allows 20 creates
  * and 50 emails per account and UTC day by default, so this server raises TAWQI_TEST_DAILY_REQUESTS
  * and TAWQI_TEST_DAILY_EMAILS out of the way (operator settings for private installations and
@@ -27,6 +30,7 @@ import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
 import { databaseSettingsFromEnv } from '../support/databaseEnv.js';
+import { serveProfiler } from '../support/profiler.js';
 import { SIGNERS } from './workload.js';
 
 const givenDir = process.env.BENCH_DATA_DIR;
@@ -92,5 +96,6 @@ async function stop(): Promise<void> {
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
 
+serveProfiler();
 const port = Number(new URL(running.url).port);
 console.log(JSON.stringify({ listening: port, accounts }));
