@@ -183,7 +183,7 @@ app.post('/bench/seed/requests', async (req, res) => {
 });
 app.post('/bench/seed/signers', async (req, res) => {
   const seeded = await seed((req.body as { count: number }).count, 1, true);
-  res.json({ ids: seeded.ids, tokens: seeded.tokens });
+  res.json({ key: KEY, ids: seeded.ids, tokens: seeded.tokens });
 });
 const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
   console.log(`listening ${(server.address() as AddressInfo).port}`),

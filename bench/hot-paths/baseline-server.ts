@@ -180,7 +180,7 @@ app.post('/bench/seed/requests', (req, res) => {
   const body = req.body as { count: number; signers: number };
   res.json({ key: KEY, ids: seedRequests(body.count, body.signers) });
 });
-app.post('/bench/seed/signers', (req, res) => void res.json(seedSigners((req.body as { count: number }).count)));
+app.post('/bench/seed/signers', (req, res) => void res.json({ key: KEY, ...seedSigners((req.body as { count: number }).count) }));
 const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
   console.log(`listening ${(server.address() as AddressInfo).port}`),
 );

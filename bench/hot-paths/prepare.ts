@@ -82,7 +82,7 @@ export async function tawqiTarget(url: string, testKey: string): Promise<Target>
   return { url, tawqi: true, key: testKey, templateId: String(template.id) };
 }
 
-/** The bare server: the key its seed made (returned by the first seed). */
+/** The bare server: the key it made, as its seed routes return it. */
 export const bareTarget = (url: string): Target => ({ url, tawqi: false, key: '', templateId: null });
 
 /** `count` sent requests of three signers each (with their events); their ids. */
@@ -127,6 +127,7 @@ async function tawqiSignItem(t: Target): Promise<SignItem> {
 export async function makeSignItems(t: Target, count: number): Promise<SignItem[]> {
   if (t.tawqi) return inParallel(count, PREPARE_WIDTH, () => tawqiSignItem(t));
   const seeded = expect('seed signers', await call(`${t.url}/bench/seed/signers`, { method: 'POST', body: { count } }), 200);
+  t.key = String(seeded.key);
   const ids = seeded.ids as string[];
   return (seeded.tokens as string[]).map((token, i) => ({ requestId: ids[i]!, token }));
 }

@@ -64,18 +64,27 @@ const ENGINE = postgres
 const note = (text: string): void => console.error(`[hot-paths] ${text}`);
 const out = (line: unknown): void => console.log(JSON.stringify(line));
 
-/** One server run: the process, the target the driver prepared on it, and its database (PostgreSQL). */
+/** One server run: the process and the target the driver prepared on it. */
 interface Server {
   name: ServerName;
   started: Started;
   target: Target;
 }
 
-const snapshot = (s: Server) => ({ server: cpuMs(s.started.child.pid), postgres: postgres?.cpuMs() ?? null });
-const since = (s: Server, before: ReturnType<typeof snapshot>) => {
-  const now = snapshot(s);
-  return { server: difference(before.server, now.server), postgres: difference(before.postgres, now.postgres) };
-};
+/** CPU so far of the server process and of PostgreSQL. */
+interface Snapshot {
+  server: number | null;
+  postgres: number | null;
+}
+
+const snapshot = (s: Server): Snapshot => ({ server: cpuMs(s.started.child.pid), postgres: postgres?.cpuMs() ?? null });
+
+function cpuSince(s: Server, before: Snapshot) {
+  return {
+    server: difference(before.server, cpuMs(s.started.child.pid)),
+    postgres: difference(before.postgres, postgres?.cpuMs() ?? null),
+  };
+}
 
 /** On Tawqi: wait until its background queues have caught up (nothing due), so a run starts from quiet. */
 async function quiet(s: Server): Promise<void> {
@@ -83,24 +92,25 @@ async function quiet(s: Server): Promise<void> {
   await postgres?.checkpoint();
 }
 
-/** Warm up, then one measured run of a workload; the line, not yet printed. */
-async function measure(s: Server, round: number, warm: Workload, w: Workload): Promise<Measured> {
+/** Warm up, quiet, then one measured run of a workload; its line (not yet printed) and the snapshot taken before it. */
+async function measure(s: Server, round: number, warm: Workload, w: Workload): Promise<{ m: Measured; before: Snapshot; sent: number }> {
   note(`${s.name} ${w.path}: warm-up`);
   await load(s.target.url, warm, CONNECTIONS);
   await quiet(s);
   note(`${s.name} ${w.path}: ${CONNECTIONS} connections, ${'duration' in w.run ? `${w.run.duration} s` : `${w.run.amount} requests`}`);
   const before = snapshot(s);
   const result = await load(s.target.url, w, CONNECTIONS);
-  return measured({ path: w.path, server: s.name, round, connections: CONNECTIONS, ...ENGINE }, result, since(s, before));
+  const m = measured({ path: w.path, server: s.name, round, connections: CONNECTIONS, ...ENGINE }, result, cpuSince(s, before));
+  return { m, before, sent: completed(result) };
 }
 
 /** After a sign run: the CPU until Tawqi's runner has sealed what it completed, and a check that the requests completed. */
-async function afterSign(s: Server, m: Measured, before: ReturnType<typeof snapshot>, ids: readonly string[]): Promise<Measured> {
+async function afterSign(s: Server, m: Measured, before: Snapshot, ids: readonly string[]): Promise<Measured> {
   if (s.target.tawqi) {
     const start = Date.now();
     m.jobs_due_at_end = (await queuesDue(s.target.url)).jobs ?? 0;
     const drained = await settle(s.target.url, DRAIN_TIMEOUT_MS);
-    const cpu = since(s, before);
+    const cpu = cpuSince(s, before);
     m.drained_cpu_ms_per_req = drained ? perRequest(cpu.server, m.requests) : null;
     if (postgres) m.drained_postgres_cpu_ms_per_req = drained ? perRequest(cpu.postgres, m.requests) : null;
     m.drain_s = drained ? Math.round((Date.now() - start) / 100) / 10 : null;
@@ -112,40 +122,35 @@ async function afterSign(s: Server, m: Measured, before: ReturnType<typeof snaps
 
 async function runPath(s: Server, p: PathName, round: number, requestIds: string[]): Promise<Measured> {
   const key = s.target.key;
+  const timedRun = (items: Workload['items']) => ({
+    warm: { path: p, key, items, run: { duration: WARMUP } },
+    timed: { path: p, key, items, run: { duration: DURATION } },
+  });
   if (p === 'read') {
-    return measure(
-      s,
-      round,
-      { path: p, key, items: requestIds, run: { duration: WARMUP } },
-      { path: p, key, items: requestIds, run: { duration: DURATION } },
-    );
+    const { warm, timed } = timedRun(requestIds);
+    return (await measure(s, round, warm, timed)).m;
   }
   if (p === 'events') {
     const pages = await eventPages(s.target, EVENTS_LIMIT);
     note(`${s.name} events: ${pages.length} pages of ${EVENTS_LIMIT}`);
-    return measure(
-      s,
-      round,
-      { path: p, key, items: pages, run: { duration: WARMUP } },
-      { path: p, key, items: pages, run: { duration: DURATION } },
-    );
+    const { warm, timed } = timedRun(pages);
+    return (await measure(s, round, warm, timed)).m;
   }
   note(`${s.name} sign: preparing ${SIGN_WARMUP + SIGNS} signers`);
   // One spare item per connection: autocannon may ask for a request it does not send.
   const items = await makeSignItems(s.target, SIGN_WARMUP + SIGNS + CONNECTIONS);
-  const warm: Workload = { path: p, key, items: items.slice(0, SIGN_WARMUP), run: { amount: SIGN_WARMUP } };
-  const timed = items.slice(SIGN_WARMUP);
-  await load(s.target.url, warm, CONNECTIONS);
-  await quiet(s);
-  note(`${s.name} sign: ${CONNECTIONS} connections, ${SIGNS} signs`);
-  const before = snapshot(s);
-  const result = await load(s.target.url, { path: p, key, items: timed, run: { amount: SIGNS } }, CONNECTIONS);
-  const m = measured({ path: p, server: s.name, round, connections: CONNECTIONS, ...ENGINE }, result, since(s, before));
+  const rest = items.slice(SIGN_WARMUP);
+  const { m, before, sent } = await measure(
+    s,
+    round,
+    { path: p, key, items: items.slice(0, SIGN_WARMUP), run: { amount: SIGN_WARMUP } },
+    { path: p, key, items: rest, run: { amount: SIGNS } },
+  );
   return afterSign(
     s,
     m,
     before,
-    timed.slice(0, completed(result)).map((i) => i.requestId),
+    rest.slice(0, sent).map((i) => i.requestId),
   );
 }
 
