@@ -24,7 +24,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { startChild, stopAllChildren, stopChild, type Started } from '../create-requests/children.js';
+import { runChild, startChild, stopAllChildren, stopChild, type Started } from '../create-requests/children.js';
 import { cpuMs } from '../support/cpu.js';
 import { BENCH_PG_POOL_SIZE, BENCH_PG_SETTINGS, BENCH_SYNCHRONOUS, postgresEnv, startBenchPostgres } from '../support/postgres.js';
 import {
@@ -201,6 +201,19 @@ async function benchServer(name: ServerName, round: number, results: Measured[])
   }
 }
 
+/** The SQL of one lone operation per path (statements.ts, on the run's engine), as one more JSON line. */
+async function sqlDiagnostic(): Promise<void> {
+  const databaseUrl = postgres ? await postgres.createDatabase() : null;
+  try {
+    const { code, stdout } = await runChild('../hot-paths/statements.ts', databaseUrl ? postgresEnv(databaseUrl) : {});
+    const line = stdout.split('\n').find((l) => l.startsWith('{'));
+    if (code !== 0 || !line) return note(`statements.ts failed (exit ${code})`);
+    console.log(line);
+  } finally {
+    if (postgres && databaseUrl) await postgres.dropDatabase(databaseUrl);
+  }
+}
+
 const load1 = loadavg()[0]!;
 if (load1 > cpus().length * 0.5)
   note(`the 1-minute load average is ${load1.toFixed(2)} on ${cpus().length} cores: other work will skew the figures`);
@@ -214,5 +227,6 @@ try {
   process.exit(1);
 }
 const valid = summarise(results, PATHS, ENGINE);
+await sqlDiagnostic();
 postgres?.stop();
 process.exitCode = valid ? 0 : 1;
