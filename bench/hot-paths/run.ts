@@ -16,7 +16,7 @@
  *
  * Environment: BENCH_PATHS, BENCH_DATABASE (sqlite, the default, or postgres), BENCH_DURATION
  * (seconds per measured read/events run, default 10), BENCH_WARMUP (seconds, default 2),
- * BENCH_SIGNS (signs per measured run, default 2000; 600 on PostgreSQL), BENCH_SIGN_WARMUP (default
+ * BENCH_SIGNS (signs per measured run, default 1000; 400 on PostgreSQL), BENCH_SIGN_WARMUP (default
  * 200), BENCH_REQUESTS (default 1000), BENCH_EVENTS_LIMIT (default 20), BENCH_CONNECTIONS (default
  * 16), BENCH_ROUNDS (default 3), BENCH_SYNCHRONOUS (full or normal, both servers), BENCH_DRAIN_TIMEOUT
  * (seconds to wait for Tawqi's sealing after a sign run, default 300), BENCH_PG_POOL_SIZE.
@@ -48,7 +48,7 @@ const PATHS = (process.env.BENCH_PATHS ?? ALL_PATHS.join(',')).split(',').map((p
 if (PATHS.some((p) => !ALL_PATHS.includes(p))) throw new Error(`BENCH_PATHS: each of ${ALL_PATHS.join(', ')}`);
 const DURATION = env('BENCH_DURATION', 10);
 const WARMUP = env('BENCH_WARMUP', 2);
-const SIGNS = env('BENCH_SIGNS', postgres ? 600 : 2000);
+const SIGNS = env('BENCH_SIGNS', postgres ? 400 : 1000);
 const SIGN_WARMUP = env('BENCH_SIGN_WARMUP', 200);
 const REQUESTS = env('BENCH_REQUESTS', 1000);
 const EVENTS_LIMIT = env('BENCH_EVENTS_LIMIT', 20);
