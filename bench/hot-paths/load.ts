@@ -6,6 +6,7 @@
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { HELPER_SIGNATURE_PNG } from '../../server/src/services/testHelpers.js';
+import { completed, perRequest } from '../support/runs.js';
 import type { SignItem } from './prepare.js';
 
 export type PathName = 'read' | 'events' | 'sign';
@@ -50,12 +51,6 @@ function requestOf(w: Workload): autocannon.Request {
 export async function load(url: string, w: Workload, connections: number): Promise<autocannon.Result> {
   return await autocannon({ url, connections, timeout: 10, requests: [requestOf(w)], ...w.run });
 }
-
-export const completed = (r: autocannon.Result): number => Object.values(r.statusCodeStats).reduce((n, s) => n + s.count, 0);
-export const perRequest = (ms: number | null, requests: number): number | null =>
-  ms === null || requests === 0 ? null : Math.round((ms / requests) * 1000) / 1000;
-export const difference = (before: number | null, after: number | null): number | null =>
-  before === null || after === null ? null : after - before;
 
 export interface Measured {
   bench: 'hot-paths';

@@ -24,21 +24,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { runChild, startChild, stopAllChildren, stopChild, type Started } from '../create-requests/children.js';
+import { startChild, stopAllChildren, stopChild, type Started } from '../create-requests/children.js';
 import { cpuMs } from '../support/cpu.js';
 import { BENCH_PG_POOL_SIZE, BENCH_PG_SETTINGS, BENCH_SYNCHRONOUS, postgresEnv, startBenchPostgres } from '../support/postgres.js';
-import {
-  ALL_PATHS,
-  completed,
-  difference,
-  load,
-  measured,
-  perRequest,
-  type Measured,
-  type PathName,
-  type ServerName,
-  type Workload,
-} from './load.js';
+import { completed, diagnosticLine, difference, perRequest } from '../support/runs.js';
+import { ALL_PATHS, load, measured, type Measured, type PathName, type ServerName, type Workload } from './load.js';
 import { bareTarget, eventPages, makeRequests, makeSignItems, queuesDue, settle, statusesOf, tawqiTarget, type Target } from './prepare.js';
 import { summarise } from './summary.js';
 
@@ -203,15 +193,9 @@ async function benchServer(name: ServerName, round: number, results: Measured[])
 
 /** The SQL of one lone operation per path (statements.ts, on the run's engine), as one more JSON line. */
 async function sqlDiagnostic(): Promise<void> {
-  const databaseUrl = postgres ? await postgres.createDatabase() : null;
-  try {
-    const { code, stdout } = await runChild('../hot-paths/statements.ts', databaseUrl ? postgresEnv(databaseUrl) : {});
-    const line = stdout.split('\n').find((l) => l.startsWith('{'));
-    if (code !== 0 || !line) return note(`statements.ts failed (exit ${code})`);
-    console.log(line);
-  } finally {
-    if (postgres && databaseUrl) await postgres.dropDatabase(databaseUrl);
-  }
+  const line = await diagnosticLine(new URL('./statements.ts', import.meta.url), postgres);
+  if (line) console.log(line);
+  else note('statements.ts failed');
 }
 
 const load1 = loadavg()[0]!;

@@ -14,30 +14,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { systemClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
-import { createAccount } from '../../server/src/services/accounts.js';
 import { HELPER_SIGNATURE_PNG } from '../../server/src/services/testHelpers.js';
-import { updateAccount } from '../../server/src/store/accounts.js';
 import { SIGNERS } from '../create-requests/workload.js';
-import { databaseSettingsFromEnv } from '../support/databaseEnv.js';
 import { StatementTally, watchStatements } from '../support/statements.js';
+import { benchAccount, benchSettings } from '../support/tawqiSetup.js';
 import { eventPages, makeRequests, makeSignItems, tawqiTarget } from './prepare.js';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-sql-'));
-const running = await startServer(
-  loadConfig({
-    ...databaseSettingsFromEnv(),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    TAWQI_LOG_LEVEL: 'silent',
-    TAWQI_TEST_DAILY_REQUESTS: '100000000',
-    TAWQI_TEST_DAILY_EMAILS: '1000000000',
-  }),
-  { manualJobs: true },
-);
+const running = await startServer(loadConfig(benchSettings(dataDir)), { manualJobs: true });
 
 /** Where the watched statements go now (nowhere between counted phases). */
 let current: ((sql: string, connection: object) => void) | null = null;
@@ -62,16 +48,11 @@ async function expectOk(res: Response, what: string): Promise<void> {
 }
 
 try {
-  const { account, keys } = await createAccount(running.ctx.store, systemClock, {
-    name: 'Benchmark Co',
-    plan: 'enterprise',
-    planExpiresAt: Math.floor(Date.now() / 1000) + 365 * 86400,
-    kyb: 'approved',
-    balanceSends: 1000,
-    walletMinor: 0,
-    currency: running.ctx.config.TAWQI_CURRENCY,
-  });
-  await running.ctx.store.tx((trx) => updateAccount(trx, account.id, { team_emails: SIGNERS.map((s) => s.email) }));
+  const keys = await benchAccount(
+    running,
+    'Benchmark Co',
+    SIGNERS.map((x) => x.email),
+  );
   const target = await tawqiTarget(running.url, keys.secret_test);
   const ids = await makeRequests(target, 30);
   const items = await makeSignItems(target, 2);
