@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { insertRecord, precompile, runShared } from '../../server/src/store/compiled.js';
 import { databasePath, openStore, sqliteConnection, type Store } from '../../server/src/store/db.js';
 import { migrationName } from '../../server/src/store/migrate.js';
@@ -22,6 +22,7 @@ import { incrementCounter, incrementCounters, incrementCounterWithin } from '../
 import { rateWindows } from '../../server/src/store/rateWindows.js';
 import { DUE_MESSAGES_SQL, dueMessages, recordMessageOutcomes } from '../../server/src/store/messages.js';
 import { recordAttempts } from '../../server/src/store/webhooks.js';
+import { eventListQuery, listEvents } from '../../server/src/store/events.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startTestServer } from '../support/server.js';
@@ -894,6 +895,56 @@ describe("migration 17 and webhook attempts, on the run's engine", () => {
         next_retry_at: null,
       };
       assert.equal(await attempts('whd_old'), JSON.stringify([...migrated, third]));
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("one request's events, on the run's engine (migration 21)", () => {
+  test("a request's events are read by the events_request index, not by a walk of the account's history", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-events-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      // 2,000 events of one account: 10 for each of 200 requests (ids in creation order, as newId makes them), and 50 with no request.
+      const rows = [];
+      for (let i = 0; i < 2050; i++) {
+        const request = i < 2000 ? `sr_${String(i % 200).padStart(4, '0')}` : null;
+        rows.push({
+          id: `evt_${String(i).padStart(6, '0')}`,
+          account_id: 'acct_1',
+          livemode: 1,
+          type: 'signer.sent',
+          signature_request_id: request,
+          data: '{}',
+          request_info: null,
+          created_at: 1000 + i,
+        });
+      }
+      for (let i = 0; i < rows.length; i += 500)
+        await store.db
+          .insertInto('events')
+          .values(rows.slice(i, i + 500))
+          .execute();
+      // No ANALYZE: an installation has no planner statistics unless its operator gathers them.
+
+      const q = { accountId: 'acct_1', livemode: true, signatureRequestId: 'sr_0007', limit: 1000 };
+      const found = await listEvents(store.db, q);
+      assert.deepEqual(
+        found.map((e) => e.id),
+        rows
+          .filter((r) => r.signature_request_id === 'sr_0007')
+          .map((r) => r.id)
+          .reverse(),
+        "that request's ten events, newest first",
+      );
+      const compiled = eventListQuery(store.db, q).compile();
+      const explain = store.dialect === 'postgres' ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
+      const planRows = (await store.db.executeQuery(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]))).rows;
+      const plan = (planRows as Record<string, unknown>[]).map((r) => String(r['QUERY PLAN'] ?? r.detail));
+      assert.match(plan.join(' '), /events_request/, plan.join(' | '));
     } finally {
       await store.close();
       await dropDatabaseOf(dir);

@@ -48,6 +48,16 @@ export interface EventListQuery {
 }
 
 export async function listEvents(tx: Tx, q: EventListQuery): Promise<EventRecord[]> {
+  const rows = await eventListQuery(tx, q).execute();
+  return rows.map((r) => decodeRow(codec, r));
+}
+
+/**
+ * The SELECT of listEvents, newest first, one row more than the page (tests read its plan). With a
+ * signature request it reads that request's events by the events_request index (migration 21)
+ * instead of every event of the account: the seal's audit trail asks for them on every completion.
+ */
+export function eventListQuery(tx: Tx, q: EventListQuery) {
   let query = tx
     .selectFrom('events')
     .selectAll()
@@ -64,9 +74,5 @@ export async function listEvents(tx: Tx, q: EventListQuery): Promise<EventRecord
   if (q.createdAfter !== undefined) query = query.where('created_at', '>=', q.createdAfter);
   if (q.createdBefore !== undefined) query = query.where('created_at', '<=', q.createdBefore);
   if (q.startingAfter) query = query.where('id', '<', q.startingAfter);
-  const rows = await query
-    .orderBy('id', 'desc')
-    .limit(q.limit + 1)
-    .execute();
-  return rows.map((r) => decodeRow(codec, r));
+  return query.orderBy('id', 'desc').limit(q.limit + 1);
 }
