@@ -20,7 +20,7 @@ import { migrationName } from '../../server/src/store/migrate.js';
 import { MIGRATIONS, POSTGRES_BASELINE } from '../../server/src/store/migrations.js';
 import { incrementCounter, incrementCounters, incrementCounterWithin } from '../../server/src/store/counters.js';
 import { rateWindows } from '../../server/src/store/rateWindows.js';
-import { DUE_MESSAGES_SQL, dueMessages, recordMessageOutcomes } from '../../server/src/store/messages.js';
+import { DUE_MESSAGES_SQL, dueMessages, queuedInvitationsQuery, recordMessageOutcomes } from '../../server/src/store/messages.js';
 import { recordAttempts } from '../../server/src/store/webhooks.js';
 import { eventListQuery, listEvents } from '../../server/src/store/events.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
@@ -903,7 +903,14 @@ describe("migration 17 and webhook attempts, on the run's engine", () => {
   });
 });
 
-describe("one request's events, on the run's engine (migration 21)", () => {
+/** The engine's plan of a compiled query, as one line. */
+async function planOf(store: Store, compiled: CompiledQuery): Promise<string> {
+  const explain = store.dialect === 'postgres' ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
+  const rows = (await store.db.executeQuery(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]))).rows;
+  return (rows as Record<string, unknown>[]).map((r) => String(r['QUERY PLAN'] ?? r.detail)).join(' | ');
+}
+
+describe("one request's events and messages, on the run's engine (migration 21)", () => {
   test("a request's events are read by the events_request index, not by a walk of the account's history", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-events-'));
     const store = await openStore(dir, await storeOptions(dir));
@@ -940,11 +947,49 @@ describe("one request's events, on the run's engine (migration 21)", () => {
           .reverse(),
         "that request's ten events, newest first",
       );
-      const compiled = eventListQuery(store.db, q).compile();
-      const explain = store.dialect === 'postgres' ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
-      const planRows = (await store.db.executeQuery(CompiledQuery.raw(explain + compiled.sql, [...compiled.parameters]))).rows;
-      const plan = (planRows as Record<string, unknown>[]).map((r) => String(r['QUERY PLAN'] ?? r.detail));
-      assert.match(plan.join(' '), /events_request/, plan.join(' | '));
+      assert.match(await planOf(store, eventListQuery(store.db, q).compile()), /events_request/);
+    } finally {
+      await store.close();
+      await dropDatabaseOf(dir);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a new session's queued invitations are read by the messages_request index, not by a walk of every message", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-messages-'));
+    const store = await openStore(dir, await storeOptions(dir));
+    try {
+      // 600 messages of 200 requests (three each, the second already sent) and 30 with no request (console mail).
+      const rows = [];
+      for (let i = 0; i < 630; i++) {
+        rows.push({
+          account_id: 'acct_1',
+          livemode: 1,
+          channel: 'email',
+          recipient: `s${i}@example.com`,
+          kind: i < 600 ? 'invitation' : 'console_invitation',
+          subject: 's',
+          body: 'b',
+          signature_request_id: i < 600 ? `sr_${String(Math.floor(i / 3)).padStart(4, '0')}` : null,
+          signer_id: null,
+          state: i % 3 === 1 ? 'sent' : 'queued',
+          created_at: 1000 + i,
+          deliver_at: 1000 + i,
+          language: 'ar',
+        });
+      }
+      for (let i = 0; i < rows.length; i += 100)
+        await store.db
+          .insertInto('messages')
+          .values(rows.slice(i, i + 100))
+          .execute();
+      const found = await queuedInvitationsQuery(store.db, 'sr_0042').execute();
+      assert.deepEqual(
+        found.map((m) => m.recipient),
+        ['s126@example.com', 's128@example.com'],
+        'the queued two of its three',
+      );
+      assert.match(await planOf(store, queuedInvitationsQuery(store.db, 'sr_0042').compile()), /messages_request/);
     } finally {
       await store.close();
       await dropDatabaseOf(dir);

@@ -2,7 +2,7 @@ import { ERRORS, type Language } from '@tawqi/shared';
 import type { z } from 'zod';
 import { nowSeconds } from '../clock.js';
 import { deliverMessage } from '../delivery/deliverMessage.js';
-import { recordMessageOutcome } from '../store/messages.js';
+import { queuedInvitationsQuery, recordMessageOutcome } from '../store/messages.js';
 import { whatsappChannelAvailable, whatsappCodesEnabled } from '../delivery/whatsapp.js';
 import type { Feature } from '../domain/plans.js';
 import { featuresUsed, fieldProblems } from '../domain/requestRules.js';
@@ -453,13 +453,7 @@ export interface DeliveryOutcome {
  * SESSION_DELIVERY_GRACE_SECONDS after creation, when the delivery runner retries them.
  */
 export async function deliverInvitations(ctx: ServiceContext, requestId: string): Promise<DeliveryOutcome> {
-  const messages = await ctx.store.db
-    .selectFrom('messages')
-    .selectAll()
-    .where('signature_request_id', '=', requestId)
-    .where('kind', '=', 'invitation')
-    .where('state', '=', 'queued')
-    .execute();
+  const messages = await queuedInvitationsQuery(ctx.store.db, requestId).execute();
   const results = await Promise.allSettled(
     messages.map(async (message) => {
       const outcome = await deliverMessage(ctx, message);

@@ -64,8 +64,18 @@ function messageRow({ message: m, deliverAt, hold }: QueuedMessage): Record<stri
   return { ...m, livemode: m.livemode ? 1 : 0, sent_at: null, state: hold ? 'held' : 'queued', deliver_at: hold ? null : deliverAt };
 }
 
-export async function messagesFor(tx: Tx, signatureRequestId: string) {
-  return tx.selectFrom('messages').selectAll().where('signature_request_id', '=', signatureRequestId).orderBy('id').execute();
+/**
+ * A request's invitations still queued (a new session delivers them at once), by the
+ * messages_request index (migration 21), not by a walk of every message (tests read its plan).
+ */
+export function queuedInvitationsQuery(tx: Tx, signatureRequestId: string) {
+  return tx
+    .selectFrom('messages')
+    .selectAll()
+    .where('signature_request_id', '=', signatureRequestId)
+    .where('kind', '=', 'invitation')
+    .where('state', '=', 'queued')
+    .orderBy('id');
 }
 
 // Precompiled (compiled.ts): every delivery reads its due messages and records where each went.

@@ -28,6 +28,12 @@ const REQUEST_LOG_18_COMMON = `
       CREATE INDEX request_log_created ON request_log(created_at);
 `;
 
+/** Migration 21, the same on both engines. */
+const MIGRATION_21 = `
+      CREATE INDEX events_request ON events(account_id, livemode, signature_request_id, id) WHERE signature_request_id IS NOT NULL;
+      CREATE INDEX messages_request ON messages(signature_request_id, id) WHERE signature_request_id IS NOT NULL;
+`;
+
 export const MIGRATIONS: SchemaMigration[] = [
   {
     id: 1,
@@ -894,15 +900,17 @@ ${REQUEST_LOG_18_COMMON}    `,
   },
   {
     id: 21,
-    name: "events by signature request: a request's events without reading the account's whole history",
+    name: "a request's events and messages by index, without reading the account's history or every message",
     // The seal's audit trail (services/sealing.ts) and GET /events?signature_request=… asked for one
     // request's events through events_list (account, mode, id), which reads every event of the
     // account: the cost of each seal grew with the account's history. The account and mode lead, so
     // the planner prefers this index over events_list without statistics (three equalities to two).
     // Partial: account-level events (no request) are never looked up this way. Ids are
     // time-ordered, so each commit appends within the account's range.
-    sql: `CREATE INDEX events_request ON events(account_id, livemode, signature_request_id, id) WHERE signature_request_id IS NOT NULL;`,
-    postgres: `CREATE INDEX events_request ON events(account_id, livemode, signature_request_id, id) WHERE signature_request_id IS NOT NULL;`,
+    // A new session (POST /sessions) delivers its request's queued invitations at once and looked
+    // them up by a scan of every message of every account: messages_request, partial likewise.
+    sql: MIGRATION_21,
+    postgres: MIGRATION_21,
   },
 ];
 
