@@ -32,7 +32,6 @@ export interface AfterGc {
   heap_total_mb: number;
   external_mb: number;
   array_buffers_mb: number;
-  rss_after_gc_mb: number;
 }
 
 interface GcLine {
@@ -74,7 +73,6 @@ export class GcProbe {
       heap_total_mb: mb(line.heap_total),
       external_mb: mb(line.external),
       array_buffers_mb: mb(line.array_buffers),
-      rss_after_gc_mb: mb(line.rss),
     };
   }
 }
