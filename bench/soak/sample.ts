@@ -71,7 +71,7 @@ function treeBytes(dir: string, skip: (name: string) => boolean = () => false): 
 }
 
 /** RssAnon and RssFile (+ RssShmem) of a process, in bytes. */
-function rssSplit(pid: number): { anon: number; file: number } {
+export function rssSplit(pid: number): { anon: number; file: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
   return { anon: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };

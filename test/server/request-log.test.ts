@@ -8,8 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { ERRORS } from '../../shared/src/errors.js';
-import { listRequestLog } from '../../server/src/store/requestLog.js';
+import { insertRequestLog, listRequestLog, rowsPerInsert, type NewRequestLogEntry } from '../../server/src/store/requestLog.js';
+import type { Database } from '../../server/src/store/schema.js';
 import { CONSOLE_TEST_ENV, ConsoleClient, consoleUser, TEST_PASSWORD } from '../support/consoleClient.js';
 import { assertError } from '../support/envelope.js';
 import { startTestServer, type CallResult, type TestServer } from '../support/server.js';
@@ -248,5 +250,56 @@ describe('retention', () => {
     const left = await ids();
     assert.ok(!left.includes(requestIdOf(old)), 'day 31: removed');
     assert.ok(left.includes(requestIdOf(recent)), 'the entry of two days ago stays');
+  });
+});
+
+describe('writing the request log', () => {
+  test('a batch of any size goes in INSERTs of a power of two rows up to 512: at most ten SQL texts, every row once', async () => {
+    const texts = new Set<string>();
+    let parameters = 0;
+    // Kysely compiling for SQLite without a database: every statement it would send is seen, nothing runs.
+    const db = new Kysely<Database>({
+      dialect: {
+        createAdapter: () => new SqliteAdapter(),
+        createDriver: () => new DummyDriver(),
+        createIntrospector: (k) => new SqliteIntrospector(k),
+        createQueryCompiler: () => new SqliteQueryCompiler(),
+      },
+      log: (event) => {
+        texts.add(event.query.sql);
+        parameters += event.query.parameters.length;
+      },
+    });
+    const entry: NewRequestLogEntry = {
+      account_id: 'acct_1',
+      key_id: 'key_1',
+      request_id: 'req_1',
+      method: 'POST',
+      path: '/api/v1/signature_requests',
+      status: 201,
+      code: null,
+      ip: '127.0.0.1',
+      created_at: 1,
+      livemode: 0,
+      key_type: 'secret',
+      key_hint: 'abcd',
+      user_id: null,
+      user_email: null,
+      idempotency_key: 'k',
+      duration_ms: 3,
+    };
+    const sizes = [...Array.from({ length: 70 }, (_, i) => i + 1), 255, 256, 257, 499, 500, 511, 512, 513, 1000, 1025, 20_000];
+    for (const n of sizes)
+      await insertRequestLog(
+        db,
+        Array.from({ length: n }, () => entry),
+      );
+    assert.ok(texts.size <= 10, `${texts.size} INSERT texts`);
+    assert.equal(
+      parameters / Object.keys(entry).length,
+      sizes.reduce((a, b) => a + b, 0),
+      'every row written once',
+    );
+    assert.deepEqual([1, 2, 3, 300, 512, 513, 1000].map(rowsPerInsert), [1, 2, 2, 256, 512, 512, 512]);
   });
 });

@@ -13,6 +13,11 @@ import { registerRoot } from './compiled.js';
 export type { Db, Tx, Store } from './types.js';
 import type { Store } from './types.js';
 
+/** SQLite's page cache of the server's connection, in KiB (`cache_size` = −this): memory bounded by design. */
+export const SQLITE_CACHE_KIB = 16384;
+/** How much of the database file is read through a memory map (`mmap_size`): file-backed pages the kernel can reclaim. */
+export const SQLITE_MMAP_BYTES = 256 * 1024 * 1024;
+
 export function databasePath(dataDir: string): string {
   return path.join(dataDir, 'tawqi.sqlite');
 }
@@ -83,8 +88,8 @@ async function openSqlite(dataDir: string, options: StoreOptions): Promise<Store
   raw.pragma('foreign_keys = ON');
   // Sorts and temporary indexes in memory; a 16 MiB page cache; reads through a memory map.
   raw.pragma('temp_store = MEMORY');
-  raw.pragma('cache_size = -16384');
-  raw.pragma('mmap_size = 268435456');
+  raw.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+  raw.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   const statements = new CachedStatements(raw);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
   try {

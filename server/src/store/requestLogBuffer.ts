@@ -12,7 +12,7 @@ export interface RequestLogBufferOptions {
 /**
  * The request log's writer. A request only appends its entry to an array (no statement, no
  * transaction on its path); every `intervalMs`, when `maxEntries` wait, and on shutdown, the
- * waiting entries go to the database in one multi-row INSERT (per 500 rows) in one transaction. A
+ * waiting entries go to the database in multi-row INSERTs (requestLog.ts) in one transaction. A
  * failed write keeps the entries for the next flush (up to `maxEntries`, the oldest dropped first),
  * so a database that is away for a moment loses nothing, and one that stays away costs bounded
  * memory. What a crash loses is at most one interval of log entries, never a request's effect.
