@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { insertRecord, insertRecords, updateById } from './compiled.js';
+import { insertRecord, insertRecords, precompile, updateById } from './compiled.js';
 import type { Tx } from './db.js';
 import { decodeRow, encodeRow, type Codec } from './rowCodec.js';
 import type { Reminders, WorkflowLink, SignatureRequestRecord, IdentityState, SignerRecord } from '../domain/records.js';
@@ -21,19 +21,24 @@ export async function insertSigners(tx: Tx, signers: readonly SignerRecord[]): P
 }
 
 /** A request of this account and mode; another account's or mode's id is not found. */
+// Precompiled (compiled.ts): every retrieve, send, cancel, sign and seal reads a request and its
+// signers; building and compiling these with Kysely each time cost more than running them.
+const findRequestQuery = precompile((db, $) =>
+  db.selectFrom('signature_requests').selectAll().where('id', '=', $(0)).where('account_id', '=', $(1)).where('livemode', '=', $(2)),
+);
+const requestByIdQuery = precompile((db, $) => db.selectFrom('signature_requests').selectAll().where('id', '=', $(0)));
+const signersOfQuery = precompile((db, $) =>
+  db.selectFrom('signers').selectAll().where('signature_request_id', '=', $(0)).orderBy('position'),
+);
+const signerByIdQuery = precompile((db, $) => db.selectFrom('signers').selectAll().where('id', '=', $(0)));
+
 export async function findRequest(tx: Tx, accountId: string, livemode: boolean, id: string): Promise<SignatureRequestRecord | undefined> {
-  const row = await tx
-    .selectFrom('signature_requests')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('livemode', '=', livemode ? 1 : 0)
-    .executeTakeFirst();
+  const row = (await findRequestQuery.run(tx, [id, accountId, livemode ? 1 : 0])).rows[0];
   return row ? decodeRow(requestCodec, row) : undefined;
 }
 
 export async function getRequestById(tx: Tx, id: string): Promise<SignatureRequestRecord | undefined> {
-  const row = await tx.selectFrom('signature_requests').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = (await requestByIdQuery.run(tx, [id])).rows[0];
   return row ? decodeRow(requestCodec, row) : undefined;
 }
 
@@ -49,8 +54,7 @@ export async function updateRequest(tx: Tx, id: string, changes: Partial<Signatu
 }
 
 export async function signersOf(tx: Tx, requestId: string): Promise<SignerRecord[]> {
-  const rows = await tx.selectFrom('signers').selectAll().where('signature_request_id', '=', requestId).orderBy('position').execute();
-  return rows.map((r) => decodeRow(signerCodec, r));
+  return (await signersOfQuery.run(tx, [requestId])).rows.map((r) => decodeRow(signerCodec, r));
 }
 
 export async function signersOfMany(tx: Tx, requestIds: readonly string[]): Promise<Map<string, SignerRecord[]>> {
@@ -62,7 +66,7 @@ export async function signersOfMany(tx: Tx, requestIds: readonly string[]): Prom
 }
 
 export async function getSigner(tx: Tx, id: string): Promise<SignerRecord | undefined> {
-  const row = await tx.selectFrom('signers').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = (await signerByIdQuery.run(tx, [id])).rows[0];
   return row ? decodeRow(signerCodec, row) : undefined;
 }
 
