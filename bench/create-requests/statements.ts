@@ -25,7 +25,7 @@ import { loadConfig } from '../../server/src/config.js';
 import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
-import { databaseSettingsFromEnv } from '../support/databaseEnv.js';
+import { benchSettings } from '../support/tawqiSetup.js';
 import { watchStatements } from '../support/statements.js';
 import { API_PATH, createBody, SIGNERS, TEMPLATE } from './workload.js';
 
@@ -41,18 +41,8 @@ const round = (n: number): number => Math.round(n * 100) / 100;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-sql-'));
 const running = await startServer(
-  loadConfig({
-    ...databaseSettingsFromEnv(),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    TAWQI_LOG_LEVEL: 'silent',
-    // Out of the way of the loaded phase, as in tawqi-server.ts.
-    TAWQI_RATE_LIMIT: '100000000',
-    TAWQI_IP_RATE_LIMIT: '100000000',
-    TAWQI_TEST_DAILY_REQUESTS: '100000000',
-    TAWQI_TEST_DAILY_EMAILS: '1000000000',
-  }),
+  // Limits out of the way of the loaded phase, as in tawqi-server.ts.
+  loadConfig(benchSettings(dataDir)),
   { manualJobs: true },
 );
 let phase: Phase | null = null;

@@ -24,25 +24,20 @@ import { startServer } from '../../server/src/server.js';
 import { createAccount } from '../../server/src/services/accounts.js';
 import { emitEvent } from '../../server/src/events/emit.js';
 import { deliveryCounts } from '../../server/src/store/webhooks.js';
-import { databaseSettingsFromEnv } from '../support/databaseEnv.js';
+import { benchSettings } from '../support/tawqiSetup.js';
 import { eventObject } from './workload.js';
 
 const urls = process.argv.slice(2);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-bench-webhooks-'));
 const running = await startServer(
-  loadConfig({
-    ...databaseSettingsFromEnv(),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    TAWQI_LOG_LEVEL: 'silent',
-    TAWQI_RATE_LIMIT: '100000000',
-    TAWQI_IP_RATE_LIMIT: '100000000',
-    TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true',
-    ...(process.env.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY
-      ? { TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY: process.env.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY }
-      : {}),
-  }),
+  loadConfig(
+    benchSettings(dataDir, {
+      TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true',
+      ...(process.env.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY
+        ? { TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY: process.env.TAWQI_WEBHOOK_ENDPOINT_CONCURRENCY }
+        : {}),
+    }),
+  ),
 );
 const { ctx } = running;
 const created = await createAccount(ctx.store, systemClock, {
