@@ -24,6 +24,7 @@ import { DUE_MESSAGES_SQL, dueMessages, queuedInvitationsQuery, recordMessageOut
 import { recordAttempts } from '../../server/src/store/webhooks.js';
 import { eventListQuery, listEvents } from '../../server/src/store/events.js';
 import { CachedStatements } from '../../server/src/store/statementCache.js';
+import { startCheckpointer } from '../../server/src/store/checkpointer.js';
 import { loadConfig } from '../../server/src/config.js';
 import { startTestServer } from '../support/server.js';
 import { createTestDatabase, dropDatabaseOf, dropTestDatabase, onPostgres, storeOptions } from '../support/database.js';
@@ -470,6 +471,47 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
       assert.ok(statSync(file).size > before + 400 * 2000, 'the worker checkpointed the WAL into the database file');
     } finally {
       await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a WAL past its bound is cut back to zero bytes after its checkpoint; a shorter one keeps its file (PASSIVE only)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    const file = path.join(dir, 'wal.sqlite');
+    const writer = new SQLite(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('CREATE TABLE rows (body TEXT NOT NULL)');
+    const insert = writer.prepare('INSERT INTO rows (body) VALUES (?)');
+    // Each row fills most of a 4 KiB page: about one WAL frame per committed row.
+    const writeRows = (count: number) => {
+      for (let i = 0; i < count; i++) insert.run('x'.repeat(3000));
+    };
+    const walBytes = () => statSync(`${file}-wal`).size;
+    const checkpointed = () => writer.pragma('wal_checkpoint(PASSIVE)', { simple: false }) as { log: number; checkpointed: number }[];
+    const until = async (done: () => boolean, what: string) => {
+      const deadline = Date.now() + 5000;
+      while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(done(), what);
+    };
+    const worker = startCheckpointer(file, (err) => assert.fail(String(err)), { intervalMs: 50, truncateFrames: 1000 });
+    try {
+      writeRows(300);
+      const short = walBytes();
+      // The worker copies the 300 frames into the database file but leaves the WAL's file as it is.
+      await until(() => {
+        const [state] = checkpointed();
+        return state!.log > 0 && state!.checkpointed === state!.log;
+      }, 'the worker checkpointed the short WAL');
+      assert.equal(walBytes(), short, 'a WAL under the bound keeps its file');
+
+      writeRows(1500);
+      assert.ok(walBytes() > 1000 * 4096, 'the WAL grew past the bound');
+      await until(() => walBytes() === 0, 'the worker cut the long WAL back to zero bytes');
+      assert.deepEqual(writer.prepare('SELECT count(*) AS n FROM rows').get(), { n: 1800 }, 'every row is still there');
+    } finally {
+      await worker.stop();
+      writer.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

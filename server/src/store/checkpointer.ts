@@ -14,10 +14,12 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const SQLite = require(workerData.module);
 const db = new SQLite(workerData.file);
+db.pragma('busy_timeout = ' + workerData.truncateBusyMs);
 let timer = null;
 const checkpoint = () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [passive] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (passive.log >= workerData.truncateFrames) db.pragma('wal_checkpoint(TRUNCATE)');
   } catch (err) {
     parentPort.postMessage({ error: String(err && err.message || err) });
   }
@@ -32,6 +34,11 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** A WAL this many frames long (64 MiB of 4 KiB pages) is cut back to zero bytes after its checkpoint. */
+export const WAL_TRUNCATE_FRAMES = 16384;
+/** How long the worker waits for the write lock before a TRUNCATE checkpoint gives up until the next tick. */
+const TRUNCATE_BUSY_MS = 200;
+
 export interface Checkpointer {
   /** Stop the worker and close its connection. */
   stop(): Promise<void>;
@@ -42,12 +49,22 @@ export interface Checkpointer {
  * cannot start or dies: the caller turns automatic checkpoints back on so the WAL cannot grow
  * without bound.
  */
-export function startCheckpointer(file: string, onFailure: (err: unknown) => void, intervalMs = 1000): Checkpointer {
+export function startCheckpointer(
+  file: string,
+  onFailure: (err: unknown) => void,
+  { intervalMs = 1000, truncateFrames = WAL_TRUNCATE_FRAMES }: { intervalMs?: number; truncateFrames?: number } = {},
+): Checkpointer {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     // Nothing of the parent's loaders (tsx) or conditions is needed to run the plain script above.
     execArgv: [],
-    workerData: { file, intervalMs, module: createRequire(import.meta.url).resolve('better-sqlite3') },
+    workerData: {
+      file,
+      intervalMs,
+      truncateFrames,
+      truncateBusyMs: TRUNCATE_BUSY_MS,
+      module: createRequire(import.meta.url).resolve('better-sqlite3'),
+    },
   });
   worker.unref();
   let stopping = false;
