@@ -308,5 +308,9 @@ describe('archival PDF/A-3b and embedded evidence', () => {
     const data = JSON.parse(readFileSync(path.join(await detach(o), 'completion-certificate.json'), 'utf8'));
     assert.equal(data.signature_request.completed_at, null);
     assert.equal(data.signers[0].signed_at, null);
+    // The file's /ModDate (PDF/A-3 requires one) is the last event the data records.
+    const spec = dict(o, (catalog(o)['/AF'] as Json[])[0]!);
+    const params = dict(o, (spec['/EF'] as Dict)['/F']!)['/Params'] as Dict;
+    assert.equal(text(params['/ModDate']), 'D:20260701093000Z');
   });
 });

@@ -36,8 +36,11 @@ export function documentIdOf(metadata: Omit<DocumentMetadata, 'documentId'>, fil
   return hash.digest('hex').slice(0, 32);
 }
 
-/** Info dictionary, XMP, output intent, associated files and /ID on a document about to be saved. */
-export function makeArchival(pdf: PDFDocument, m: DocumentMetadata, files: readonly AssociatedFile[]): void {
+/**
+ * Info dictionary, XMP, output intent, associated files and /ID on a document about to be saved.
+ * filesDate: the attached data's modification time (PDF/A-3 wants /Params /ModDate on each file).
+ */
+export function makeArchival(pdf: PDFDocument, m: DocumentMetadata, files: readonly AssociatedFile[], filesDate: Date): void {
   setInfo(pdf, m);
   const { context, catalog } = pdf;
   const xmp = context.stream(xmpPacket(m), { Type: 'Metadata', Subtype: 'XML' });
@@ -52,7 +55,7 @@ export function makeArchival(pdf: PDFDocument, m: DocumentMetadata, files: reado
     DestOutputProfile: profile,
   });
   catalog.set(PDFName.of('OutputIntents'), context.obj([intent]));
-  attachFiles(pdf, files, m.date);
+  attachFiles(pdf, files, filesDate);
   const id = PDFHexString.of(m.documentId);
   context.trailerInfo.ID = context.obj([id, id]);
 }
@@ -72,11 +75,11 @@ function setInfo(pdf: PDFDocument, m: DocumentMetadata): void {
 }
 
 /** Each file as an embedded file stream and file specification, in /AF and /Names /EmbeddedFiles. */
-function attachFiles(pdf: PDFDocument, files: readonly AssociatedFile[], date: Date | null): void {
+function attachFiles(pdf: PDFDocument, files: readonly AssociatedFile[], date: Date): void {
   if (files.length === 0) return;
   const { context, catalog } = pdf;
   const specs: [string, PDFRef][] = files.map((file) => {
-    const when = date ? PDFString.fromDate(date) : undefined;
+    const when = PDFString.fromDate(date);
     const stream = context.flateStream(file.bytes, {
       Type: 'EmbeddedFile',
       Subtype: file.mimeType,

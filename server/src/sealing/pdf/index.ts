@@ -54,7 +54,7 @@ async function render(input: FinalDocumentInput, withContract: boolean, attach: 
   const pdf = await PDFDocument.create({ updateMetadata: false });
   const files = [certificateDataFile(input), ...attach];
   const metadata = metadataOf(input, t, withContract);
-  makeArchival(pdf, { ...metadata, documentId: documentIdOf(metadata, files) }, files);
+  makeArchival(pdf, { ...metadata, documentId: documentIdOf(metadata, files) }, files, dataDate(input));
   if (t.rtl) pdf.catalog.getOrCreateViewerPreferences().setReadingDirection(ReadingDirection.R2L);
   const doc = new RenderDoc(pdf, PAGE.width, PAGE.height);
   const reserve = input.livemode ? 0 : BANNER_RESERVE;
@@ -90,6 +90,15 @@ async function embedSignatures(pdf: PDFDocument, input: FinalDocumentInput): Pro
     }
   }
   return images;
+}
+
+/**
+ * When the attached data last changed: the completion, or for a qes document rendered before
+ * completion the latest event it records.
+ */
+function dataDate(input: FinalDocumentInput): Date {
+  const known = [input.completed_at, input.created_at, ...input.trail.map((e) => e.at)].filter(Number.isFinite);
+  return new Date((Number.isFinite(input.completed_at) ? input.completed_at : Math.max(...known)) * 1000);
 }
 
 /** What the Info dictionary and the XMP say about the document. */
