@@ -211,9 +211,21 @@ describe('archival PDF/A-3b and embedded evidence', () => {
       const { stdout } = await run('qpdf', ['--json=2', '--json-key=qpdf', '--json-stream-data=none', outputs.get(format)!.file], {
         maxBuffer: 64 << 20,
       });
-      for (const key of ['/JS', '/JavaScript', '/Encrypt', '/LZWDecode', '/TR', '/TR2', '/AA', '/OpenAction']) {
+      const forbidden = ['/JS', '/JavaScript', '/Encrypt', '/LZWDecode', '/TR', '/TR2', '/AA', '/OpenAction', '/Launch'];
+      // External stream data, PostScript and OPI (ISO 19005-3 6.1.7, 6.2.9).
+      for (const key of [...forbidden, '/FFilter', '/FDecodeParms', '/PS', '/OPI']) {
         assert.ok(!stdout.includes(`"${key}"`), `${format}: ${key}`);
       }
+    }
+  });
+
+  test('file structure: a %PDF-1.7 header with a binary comment line, nothing after the last %%EOF but one end-of-line', () => {
+    for (const format of FORMATS) {
+      const pdf = Buffer.from(bytes.get(format)!);
+      assert.equal(pdf.toString('latin1', 0, 9), '%PDF-1.7\n', format);
+      assert.equal(pdf[9], 0x25);
+      for (const b of pdf.subarray(10, 14)) assert.ok(b > 127, 'four bytes above 127');
+      assert.match(pdf.toString('latin1', pdf.length - 7), /%%EOF\r?\n?$/);
     }
   });
 
