@@ -1,3 +1,4 @@
+import { embeddedEvidence } from './evidence.js';
 import { signPades, type PadesSigner } from './pades/index.js';
 import { renderFinalPdf } from './pdf/index.js';
 import { crlDer, ocspResponseFor, timestamp, tokenFromResponse, type Pki } from './pki/index.js';
@@ -22,10 +23,12 @@ export function sealPadesSigner(pki: Pki): PadesSigner {
 
 /**
  * The final PDF of an aes or ses request from its input: platform-evidence embeds no signature;
- * pades-t/-lt are sealed with the platform seal (qes requests: services/sealing.ts).
+ * pades-t/-lt are sealed with the platform seal (qes requests: services/sealing.ts). A live
+ * request's PDF carries its signed evidence record (evidence.ts embeddedEvidence); test requests
+ * get none, as they get no stored evidence record.
  */
 export async function sealedFinalPdf(pki: Pki, input: FinalDocumentInput, location: string): Promise<Uint8Array> {
-  const pdf = await renderFinalPdf(input);
+  const pdf = await renderFinalPdf(input, input.livemode ? await embeddedEvidence(pki, input) : []);
   if (input.format !== 'pades-t' && input.format !== 'pades-lt') return pdf;
   await pki.maintain(); // renews leaf certificates that are due; cheap otherwise
   const level = input.format === 'pades-lt' ? 'B-LT' : 'B-T';

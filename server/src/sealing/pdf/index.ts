@@ -2,13 +2,18 @@
  * The final PDF of a completed request (spec part 1 point 4): the contract with its field values and
  * signatures, then the completion certificate; and the certificate on its own.
  *
- * Same input, same bytes: no document ID is written, the dates are the completion time, and every
- * name and subset tag is derived from the content.
+ * Both are PDF/A-3b (archival.ts): XMP, sRGB output intent, and as associated files the completion
+ * certificate's data plus whatever the caller attaches (sealing/seal.ts: the signed evidence record).
+ *
+ * Same input, same bytes: the document ID is a hash of the metadata and attached files, the dates
+ * are the completion time, and every name and subset tag is derived from the content.
  */
 import { PDFDocument, ReadingDirection } from 'pdf-lib';
 import type { FinalDocumentInput } from '../types.js';
+import { documentIdOf, makeArchival, type AssociatedFile } from './archival.js';
 import { RenderDoc } from './canvas.js';
 import { drawCertificate } from './certificate.js';
+import { certificateDataFile } from './certificateData.js';
 import { drawContract } from './contract.js';
 import { Flow } from './flow.js';
 import { BANNER_RESERVE, Frame } from './frame.js';
@@ -18,14 +23,16 @@ import type { SignatureImage } from './signatures.js';
 import { PAGE } from './theme.js';
 import { watermark } from './watermark.js';
 
-/** The contract pages followed by the completion certificate. */
-export function renderFinalPdf(input: FinalDocumentInput): Promise<Uint8Array> {
-  return render(input, true);
+export type { AssociatedFile } from './archival.js';
+
+/** The contract pages followed by the completion certificate; `attach`: more associated files. */
+export function renderFinalPdf(input: FinalDocumentInput, attach: readonly AssociatedFile[] = []): Promise<Uint8Array> {
+  return render(input, true, attach);
 }
 
 /** The completion certificate alone. */
 export function renderCertificatePdf(input: FinalDocumentInput): Promise<Uint8Array> {
-  return render(input, false);
+  return render(input, false, []);
 }
 
 /**
@@ -33,7 +40,7 @@ export function renderCertificatePdf(input: FinalDocumentInput): Promise<Uint8Ar
  * console (services/templates.ts), drawn by this same renderer so it looks as the real one will.
  */
 export async function renderFirstPagePdf(input: FinalDocumentInput): Promise<Uint8Array> {
-  const whole = await PDFDocument.load(await render(input, true), { updateMetadata: false });
+  const whole = await PDFDocument.load(await render(input, true, []), { updateMetadata: false });
   const first = await PDFDocument.create({ updateMetadata: false });
   const [page] = await first.copyPages(whole, [0]);
   first.addPage(page);
@@ -42,10 +49,13 @@ export async function renderFirstPagePdf(input: FinalDocumentInput): Promise<Uin
   return first.save({ useObjectStreams: true, addDefaultPage: false });
 }
 
-async function render(input: FinalDocumentInput, withContract: boolean): Promise<Uint8Array> {
+async function render(input: FinalDocumentInput, withContract: boolean, attach: readonly AssociatedFile[]): Promise<Uint8Array> {
   const t = labelsFor(input.language);
   const pdf = await PDFDocument.create({ updateMetadata: false });
-  setMetadata(pdf, input, t, withContract);
+  const files = [certificateDataFile(input), ...attach];
+  const metadata = metadataOf(input, t, withContract);
+  makeArchival(pdf, { ...metadata, documentId: documentIdOf(metadata, files) }, files, dataDate(input));
+  if (t.rtl) pdf.catalog.getOrCreateViewerPreferences().setReadingDirection(ReadingDirection.R2L);
   const doc = new RenderDoc(pdf, PAGE.width, PAGE.height);
   const reserve = input.livemode ? 0 : BANNER_RESERVE;
 
@@ -82,18 +92,26 @@ async function embedSignatures(pdf: PDFDocument, input: FinalDocumentInput): Pro
   return images;
 }
 
-function setMetadata(pdf: PDFDocument, input: FinalDocumentInput, t: Labels, withContract: boolean): void {
+/**
+ * When the attached data last changed: the completion, or for a qes document rendered before
+ * completion the latest event it records.
+ */
+function dataDate(input: FinalDocumentInput): Date {
+  const known = [input.completed_at, input.created_at, ...input.trail.map((e) => e.at)].filter(Number.isFinite);
+  return new Date((Number.isFinite(input.completed_at) ? input.completed_at : Math.max(...known)) * 1000);
+}
+
+/** What the Info dictionary and the XMP say about the document. */
+function metadataOf(input: FinalDocumentInput, t: Labels, withContract: boolean) {
   const completed = new Date(input.completed_at * 1000);
-  pdf.setTitle(withContract ? input.title : `${t.certificate.title} — ${input.title}`, { showInWindowTitleBar: true });
-  pdf.setSubject(`${t.reference}: ${input.reference}`);
-  pdf.setAuthor(input.sender.brand_name ?? input.sender.account_name);
-  pdf.setKeywords([input.reference, input.request_id]);
-  pdf.setProducer('Tawqi');
-  pdf.setCreator('Tawqi');
-  if (!Number.isNaN(completed.getTime())) {
-    pdf.setCreationDate(completed);
-    pdf.setModificationDate(completed);
-  }
-  pdf.setLanguage(input.language);
-  if (t.rtl) pdf.catalog.getOrCreateViewerPreferences().setReadingDirection(ReadingDirection.R2L);
+  return {
+    title: withContract ? input.title : `${t.certificate.title} — ${input.title}`,
+    subject: `${t.reference}: ${input.reference}`,
+    author: input.sender.brand_name ?? input.sender.account_name,
+    keywords: `${input.reference} ${input.request_id}`,
+    producer: 'Tawqi',
+    creatorTool: 'Tawqi',
+    date: Number.isNaN(completed.getTime()) ? null : completed,
+    language: input.language,
+  };
 }
