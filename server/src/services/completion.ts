@@ -52,5 +52,7 @@ export async function pendingDocument(
     error: null,
     created_at: createdAt,
     sealed_at: null,
+    timestamp_expires_at: null,
+    archive_retry_at: null,
   };
 }
