@@ -104,7 +104,7 @@ describe('PAdES B-LTA document timestamp', () => {
     const lta = await appendDocumentTimestamp(lt, ec.timestamp);
     const [stamp] = documentTimestampsOf(lta);
     assert.ok(stamp);
-    stamp.covered[stamp.covered.length - 100] ^= 0x01;
+    stamp.covered[stamp.covered.length - 100]! ^= 0x01;
     const verified = verifyDocumentTimestamp(stamp, { caFile: ec.caFile, untrustedFile: ec.untrustedFile });
     assert.equal(verified.ok, false, verified.output);
   });
@@ -273,6 +273,7 @@ describe('pades-lt sealing (B-LTA) and the archive renewal job', () => {
     const row = await sealedRow(id);
     assert.ok(row.timestamp_expires_at! > now + 365 * 86400, 'the new timestamp’s TSA certificate is a re-issued one');
     assert.equal(row.archive_retry_at, null);
+    assert.deepEqual(JSON.parse(row.earlier_pdf_sha256), [first.sha], 'the verification page still knows the file as first sealed');
 
     // Not again: an hour later, and 100 days later.
     s.clock.advanceSeconds(3601);

@@ -51,8 +51,10 @@ async function renewArchive(ctx: ServiceContext, doc: SealedDocument, now: numbe
       await updateSealedDocument(ctx.store.db, requestId, { archive_retry_at: now + RETRY_AFTER_SECONDS });
       return;
     }
+    const sha256 = createHash('sha256').update(renewed.pdf).digest('hex');
     await updateSealedDocument(ctx.store.db, requestId, {
-      pdf_sha256: createHash('sha256').update(renewed.pdf).digest('hex'),
+      pdf_sha256: sha256,
+      earlier_pdf_sha256: JSON.stringify(withEarlier(doc, sha256)),
       timestamp_expires_at: Math.floor(renewed.last.notAfter.getTime() / 1000),
       archive_retry_at: null,
     });
@@ -64,6 +66,12 @@ async function renewArchive(ctx: ServiceContext, doc: SealedDocument, now: numbe
     ctx.log.error({ signature_request_id: requestId, err: String(err) }, 'archive renewal failed; tried again tomorrow');
     await updateSealedDocument(ctx.store.db, requestId, { archive_retry_at: now + RETRY_AFTER_SECONDS });
   }
+}
+
+/** The earlier hashes after the file became `current`: the one it had is added (once). */
+function withEarlier(doc: SealedDocument, current: string): string[] {
+  const earlier = JSON.parse(doc.earlier_pdf_sha256) as string[];
+  return doc.pdf_sha256 && doc.pdf_sha256 !== current && !earlier.includes(doc.pdf_sha256) ? [...earlier, doc.pdf_sha256] : earlier;
 }
 
 /**

@@ -54,5 +54,6 @@ export async function pendingDocument(
     sealed_at: null,
     timestamp_expires_at: null,
     archive_retry_at: null,
+    earlier_pdf_sha256: '[]',
   };
 }

@@ -336,6 +336,8 @@ export interface SealedDocumentsTable {
   timestamp_expires_at: number | null;
   /** When the archive renewal may try this document again after a failed or useless attempt. */
   archive_retry_at: number | null;
+  /** JSON array: the SHA-256 the file had before each archive renewal, oldest first (each file a prefix of the next). */
+  earlier_pdf_sha256: string;
 }
 
 export interface EvidenceRecordsTable {
