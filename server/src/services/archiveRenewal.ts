@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { nowSeconds } from '../clock.js';
 import type { ServiceContext } from '../context.js';
 import { sealedPdfKey } from '../domain/fileKeys.js';
 import type { DueQueue } from '../retry.js';
 import { lastDocumentTimestamp, type EmbeddedTimestamp } from '../sealing/pades/index.js';
 import { renewArchiveTimestamp } from '../sealing/seal.js';
 import { claimArchive, dueArchives, updateSealedDocument, type SealedDocument } from '../store/sealing.js';
+import { periodicSweep } from './periodicSweep.js';
 
 /** How often the job looks for due archives. */
 const SWEEP_EVERY_SECONDS = 3600;
@@ -22,22 +22,15 @@ const RETRY_AFTER_SECONDS = 86400;
  * every backend); pdf_sha256 follows the file. No event: the document is the same, its proof longer.
  */
 export function archiveRenewal(): DueQueue {
-  let nextSweep = 0;
-  return {
-    async runDue(ctx, turn) {
-      const now = nowSeconds(ctx.clock);
-      if (now < nextSweep || !turn.mayStart()) return 0;
-      nextSweep = now + SWEEP_EVERY_SECONDS;
-      const until = now + ctx.config.TAWQI_ARCHIVE_RENEW_DAYS * 86400;
-      const due = await dueArchives(ctx.store.db, until, now, BATCH);
-      for (const doc of due) {
-        if (!turn.mayStart()) break;
-        await renewArchive(ctx, doc, now, until);
-      }
-      if (due.length === BATCH) nextSweep = 0; // more are due: the next turn goes on
-      return 0;
-    },
-  };
+  return periodicSweep(SWEEP_EVERY_SECONDS, async (ctx, now, turn) => {
+    const until = now + ctx.config.TAWQI_ARCHIVE_RENEW_DAYS * 86400;
+    const due = await dueArchives(ctx.store.db, until, now, BATCH);
+    for (const doc of due) {
+      if (!turn.mayStart()) return true;
+      await renewArchive(ctx, doc, now, until);
+    }
+    return due.length === BATCH; // more may be due: the next look goes on
+  });
 }
 
 async function renewArchive(ctx: ServiceContext, doc: SealedDocument, now: number, until: number): Promise<void> {
