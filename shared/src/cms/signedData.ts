@@ -97,9 +97,7 @@ export interface TimestampTokenInfo {
  */
 export function checkTimestampToken(token: Uint8Array, digest: Uint8Array): TimestampTokenInfo {
   try {
-    const contentInfo = childrenOf(parseDer(token, 'timestamp token', 'invalid_timestamp'));
-    if (oidOf(contentInfo[0]) !== OID_SIGNED_DATA) throw new Error('not a SignedData ContentInfo');
-    const signed = childrenOf(explicitContent(contentInfo[1]));
+    const signed = tokenSignedData(token);
     // SignedData ::= SEQUENCE { version, digestAlgorithms, encapContentInfo, [0] certificates OPTIONAL, … }
     const encap = childrenOf(signed[2]);
     if (oidOf(encap[0]) !== OID_CT_TST_INFO) throw new Error('content is not a TSTInfo');
@@ -109,13 +107,34 @@ export function checkTimestampToken(token: Uint8Array, digest: Uint8Array): Time
     if (tstInfo.messageImprint.hashAlgorithm.algorithmId !== OID_SHA256) throw new Error('message imprint is not SHA-256');
     const imprint = tstInfo.messageImprint.hashedMessage.valueBlock.valueHexView;
     if (!bytesEqual(imprint, digest)) throw new Error('message imprint does not match the signature value');
-    const certificateSet = signed.slice(3).find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 0);
-    const certificates = (certificateSet ? childrenOf(certificateSet) : [])
-      .filter((c) => c.idBlock.tagClass === 1 && c.idBlock.tagNumber === 16) // plain X.509 certificates
-      .map((c) => new Uint8Array(c.valueBeforeDecodeView));
-    return { certificates, genTime: tstInfo.genTime };
+    return { certificates: certificatesOf(signed), genTime: tstInfo.genTime };
   } catch (error) {
     if (error instanceof CmsError) throw error;
     throw new CmsError('invalid_timestamp', `timestamp token rejected: ${(error as Error).message}`);
   }
+}
+
+/** The certificates (DER) a TimeStampToken carries, read with asn1js as checkTimestampToken does; nothing is verified. */
+export function timestampTokenCertificates(token: Uint8Array): Uint8Array[] {
+  try {
+    return certificatesOf(tokenSignedData(token));
+  } catch (error) {
+    if (error instanceof CmsError) throw error;
+    throw new CmsError('invalid_timestamp', `timestamp token rejected: ${(error as Error).message}`);
+  }
+}
+
+/** The components of the SignedData inside a token (a ContentInfo). */
+function tokenSignedData(token: Uint8Array): asn1js.AsnType[] {
+  const contentInfo = childrenOf(parseDer(token, 'timestamp token', 'invalid_timestamp'));
+  if (oidOf(contentInfo[0]) !== OID_SIGNED_DATA) throw new Error('not a SignedData ContentInfo');
+  return childrenOf(explicitContent(contentInfo[1]));
+}
+
+/** The plain X.509 certificates of a SignedData's [0] certificates set, DER. */
+function certificatesOf(signed: asn1js.AsnType[]): Uint8Array[] {
+  const certificateSet = signed.slice(3).find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 0);
+  return (certificateSet ? childrenOf(certificateSet) : [])
+    .filter((c) => c.idBlock.tagClass === 1 && c.idBlock.tagNumber === 16)
+    .map((c) => new Uint8Array(c.valueBeforeDecodeView));
 }

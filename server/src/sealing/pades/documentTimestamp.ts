@@ -7,9 +7,8 @@
  * It reuses the incremental field writer and the placeholder machinery of signatures, so earlier
  * revisions stay byte for byte and the trailer keeps its /ID.
  */
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
-import { checkTimestampToken, readSignedData } from '@tawqi/shared/cms';
+import { X509Certificate } from 'node:crypto';
+import { checkTimestampToken, timestampTokenCertificates } from '@tawqi/shared/cms';
 import { addFieldIncremental, docTimeStampDictionary, embedCms, fillByteRange, signedBytes } from './placeholder.js';
 import { padesErrors, sha256 } from './signature.js';
 import { PadesError, type TimestampFn } from './types.js';
@@ -79,24 +78,31 @@ export function lastDocumentTimestamp(pdf: Uint8Array): EmbeddedTimestamp | null
   if (contents < 0 || open < 0 || close < 0 || close > text.indexOf('endobj', at)) {
     throw new PadesError('invalid_pdf', 'the document timestamp has no /Contents');
   }
-  const padded = Buffer.from(text.subarray(open + 1, close).toString('latin1'), 'hex');
-  return padesErrors(() => tokenSummary(derPrefix(padded)));
+  return padesErrors(() => tokenSummary(derPrefix(text.subarray(open + 1, close).toString('latin1'))));
 }
 
-/** The DER value at the start of a zero-padded /Contents. */
-function derPrefix(padded: Uint8Array): Uint8Array {
-  const parsed = asn1js.fromBER(padded);
-  if (parsed.offset === -1) throw new PadesError('invalid_timestamp', 'the document timestamp is not DER');
-  return new Uint8Array(padded.subarray(0, parsed.offset));
+/**
+ * The DER value at the start of a zero-padded /Contents hex string: its length is read from the
+ * SEQUENCE header, so only the token is decoded (the padding may be several times larger).
+ */
+function derPrefix(hex: string): Uint8Array {
+  const header = Buffer.from(hex.slice(0, 12), 'hex');
+  const first = header[1] ?? 0;
+  const lengthBytes = first & 0x80 ? first & 0x7f : 0;
+  if (header[0] !== 0x30 || lengthBytes > 4) throw new PadesError('invalid_timestamp', 'the document timestamp is not DER');
+  let length = lengthBytes ? 0 : first;
+  for (let i = 0; i < lengthBytes; i += 1) length = length * 256 + (header[2 + i] ?? 0);
+  return new Uint8Array(Buffer.from(hex.slice(0, (2 + lengthBytes + length) * 2), 'hex'));
 }
 
+/** id-kp-timeStamping: the extended key usage of a TSA certificate (RFC 3161 §2.3). */
+const EKU_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
+
+/** The token's certificates, the TSA's first (the one with id-kp-timeStamping), and when it ends. */
 function tokenSummary(token: Uint8Array): EmbeddedTimestamp {
-  const signed = readSignedData(token);
-  const certificates = (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
-  const sid = signed.signerInfos[0]?.sid;
-  const signer =
-    sid instanceof pkijs.IssuerAndSerialNumber ? certificates.find((c) => c.serialNumber.isEqual(sid.serialNumber)) : certificates[0];
-  if (!signer) throw new PadesError('invalid_timestamp', 'the document timestamp does not carry its TSA certificate');
-  const ders = [signer, ...certificates.filter((c) => c !== signer)].map((c) => new Uint8Array(c.toSchema().toBER(false)));
-  return { token, certificates: ders, notAfter: signer.notAfter.value };
+  const certificates = timestampTokenCertificates(token).map((der) => ({ der, x509: new X509Certificate(der) }));
+  const tsa = certificates.find((c) => c.x509.keyUsage?.includes(EKU_TIME_STAMPING));
+  if (!tsa) throw new PadesError('invalid_timestamp', 'the document timestamp does not carry its TSA certificate');
+  const ders = [tsa, ...certificates.filter((c) => c !== tsa)].map((c) => c.der);
+  return { token, certificates: ders, notAfter: new Date(tsa.x509.validTo) };
 }
