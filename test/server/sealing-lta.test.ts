@@ -18,6 +18,7 @@ import { appendDocumentTimestamp, lastDocumentTimestamp, signPades } from '../..
 import { documentTimestampsOf, verifyDocumentTimestamp } from '../support/documentTimestamps.js';
 import { qpdfCheck } from '../support/pdfTools.js';
 import { createPkiFixture, makeTestPdf, type PkiFixture } from '../support/pkiFixture.js';
+import { sealedPdfKey } from '../../server/src/domain/fileKeys.js';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { NDA_FIELDS } from '../support/ndaFields.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -291,5 +292,32 @@ describe('pades-lt sealing (B-LTA) and the archive renewal job', () => {
     assert.match(reports[0] ?? '', /Signature Validation: Signature is Valid\./);
     assert.match(reports[0] ?? '', /Certificate Validation: Certificate is Trusted\./);
     assert.match(reports[2] ?? '', /Signature Field Name: Signature3/);
+  });
+  // Last: the moves of the clock leave the PKI with certificates issued in the future (for pdfsig at the real time).
+  test('a renewal that fails (the stored file is gone) is tried again a day later, not at every look', async () => {
+    const id = await sealedAesRequest();
+    const expiresAt = (await sealedRow(id)).timestamp_expires_at!;
+    const key = sealedPdfKey(id);
+    const bytes = (await s.ctx.files.get(key))!;
+    await s.ctx.files.delete(key);
+    try {
+      s.clock.set((expiresAt - 179 * 86400) * 1000);
+      await s.jobs.runDue();
+      const failedAt = Math.floor(s.clock.nowMs() / 1000);
+      assert.equal((await sealedRow(id)).archive_retry_at, failedAt + 86400);
+      // The file is back: an hour later the document is still waiting; a day later it is renewed.
+      await s.ctx.files.put(key, bytes);
+      s.clock.advanceSeconds(3601);
+      await s.jobs.runDue();
+      assert.equal((await sealedRow(id)).timestamp_expires_at, expiresAt);
+      s.clock.advanceSeconds(86400);
+      await s.jobs.runDue();
+      const row = await sealedRow(id);
+      assert.ok(row.timestamp_expires_at! > expiresAt, 'renewed');
+      assert.equal(row.archive_retry_at, null);
+      assert.equal(documentTimestampsOf((await s.ctx.files.get(key))!).length, 2);
+    } finally {
+      s.clock.set(Date.now());
+    }
   });
 });
