@@ -18,6 +18,7 @@ import { appendDocumentTimestamp, lastDocumentTimestamp, signPades } from '../..
 import { documentTimestampsOf, verifyDocumentTimestamp } from '../support/documentTimestamps.js';
 import { qpdfCheck } from '../support/pdfTools.js';
 import { createPkiFixture, makeTestPdf, type PkiFixture } from '../support/pkiFixture.js';
+import { loadConfig } from '../../server/src/config.js';
 import { sealedPdfKey } from '../../server/src/domain/fileKeys.js';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { NDA_FIELDS } from '../support/ndaFields.js';
@@ -131,6 +132,12 @@ describe('PAdES B-LTA document timestamp', () => {
     assert.ok(stamp);
     assert.ok(verifyDocumentTimestamp(stamp, { caFile: ec.caFile, untrustedFile: ec.untrustedFile }).ok);
   });
+});
+
+test('TAWQI_ARCHIVE_RENEW_DAYS: 180 days by default; a window beyond a year (the built-in TSA re-issues 400 days before its end) stops the start', () => {
+  assert.equal(loadConfig({}).TAWQI_ARCHIVE_RENEW_DAYS, 180);
+  assert.equal(loadConfig({ TAWQI_ARCHIVE_RENEW_DAYS: '365' }).TAWQI_ARCHIVE_RENEW_DAYS, 365);
+  for (const bad of ['366', '0', 'soon']) assert.throws(() => loadConfig({ TAWQI_ARCHIVE_RENEW_DAYS: bad }), /TAWQI_ARCHIVE_RENEW_DAYS/);
 });
 
 /**
