@@ -140,10 +140,19 @@ export async function produceFinalPdf(ctx: ServiceContext, input: FinalDocumentI
   return sealedFinalPdf(ctx.pki, input, ctx.publicUrl);
 }
 
-/** B-LTA: when the final PDF's last document timestamp can be checked until (the renewal job's due date); null without one. */
-function timestampExpiry(pdf: Uint8Array): number | null {
-  const last = lastDocumentTimestamp(pdf);
-  return last ? Math.floor(last.notAfter.getTime() / 1000) : null;
+/**
+ * B-LTA: when the final PDF's last document timestamp can be checked until (the renewal job's due
+ * date); null without one, or when its token does not carry the TSA's certificate (an external TSA
+ * that ignored certReq: nothing to renew by, said in the log; the PDF is still good).
+ */
+function timestampExpiry(ctx: ServiceContext, requestId: string, pdf: Uint8Array): number | null {
+  try {
+    const last = lastDocumentTimestamp(pdf);
+    return last ? Math.floor(last.notAfter.getTime() / 1000) : null;
+  } catch (err) {
+    ctx.log.warn({ signature_request_id: requestId, err: String(err) }, 'document timestamp unreadable: the archive will not be renewed');
+    return null;
+  }
 }
 
 /**
@@ -187,7 +196,7 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
       pdf_sha256: pdfSha256,
       sealed_at: now,
       error: null,
-      timestamp_expires_at: timestampExpiry(bytes),
+      timestamp_expires_at: timestampExpiry(ctx, requestId, bytes),
     });
     const request = (await getRequestById(trx, requestId))!;
     if (!request.livemode) return;
