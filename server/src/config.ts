@@ -129,6 +129,15 @@ export const configSchema = z.object({
     .max(3650)
     .default(30)
     .describe('How long the request log (the console’s Developers → Logs) keeps an entry'),
+  TAWQI_ARCHIVE_RENEW_DAYS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(365) // the built-in TSA re-issues its certificate 400 days before its end (sealing/pki/pki.ts)
+    .default(180)
+    .describe(
+      'PAdES B-LTA: a sealed pades-lt PDF gets a new document timestamp when its last one’s TSA certificate ends within this many days',
+    ),
   TAWQI_REQUEST_LOG_FLUSH_MS: z.coerce
     .number()
     .int()

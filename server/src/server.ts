@@ -25,6 +25,7 @@ import { resetIdempotency } from './store/idempotency.js';
 import { upsertLibraryTemplate } from './store/templates.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { RequestLogBuffer } from './store/requestLogBuffer.js';
+import { archiveRenewal } from './services/archiveRenewal.js';
 import { requestLogRetention } from './services/requestLogRetention.js';
 import { loadOrCreatePki, Pkcs12Error, pkiOptionsFromConfig, type Pki, type PkiStorage } from './sealing/pki/index.js';
 
@@ -220,7 +221,7 @@ async function startWorkers(ctx: AppContext, options: StartOptions): Promise<{ j
   const { config } = ctx;
   // One lease owner for the process: its job runner, outbox and webhook dispatcher.
   const leases = new Leases(config.TAWQI_LEASE_SECONDS);
-  const jobs = new JobRunner(ctx, JOB_HANDLERS, leases, [messageOutbox, requestLogRetention()]);
+  const jobs = new JobRunner(ctx, JOB_HANDLERS, leases, [messageOutbox, requestLogRetention(), archiveRenewal()]);
   const webhooks = new WebhookDispatcher(ctx, {
     timeoutMs: config.TAWQI_WEBHOOK_TIMEOUT_MS,
     concurrency: config.TAWQI_WEBHOOK_CONCURRENCY,

@@ -7,7 +7,7 @@ import { bdi, h, replace } from './dom.js';
 import { icon } from './views/parts.js';
 
 /** The texts the server put on the panel (data-t-*), in the page's language. */
-type TextKey = 'checking' | 'match' | 'mismatch' | 'notpdf' | 'readerror' | 'filelabel' | 'filehash';
+type TextKey = 'checking' | 'match' | 'earlier' | 'mismatch' | 'notpdf' | 'readerror' | 'filelabel' | 'filehash';
 
 const hex = (bytes: ArrayBuffer): string => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -20,6 +20,8 @@ function looksLikePdf(bytes: Uint8Array): boolean {
 function start(): void {
   const panel = document.getElementById('check');
   const expected = panel?.dataset.sha256?.toLowerCase();
+  // The hashes the sealed file had before its archive renewals (PAdES B-LTA): an earlier download.
+  const earlier = new Set((panel?.dataset.earlierSha256 ?? '').toLowerCase().split(' ').filter(Boolean));
   const zone = panel?.querySelector<HTMLElement>('[data-dropzone]');
   const input = panel?.querySelector<HTMLInputElement>('input[type=file]');
   const result = panel?.querySelector<HTMLElement>('.check-result');
@@ -27,8 +29,8 @@ function start(): void {
   const t = (key: TextKey) => panel.getAttribute(`data-t-${key}`) ?? '';
   zone.hidden = false;
 
-  const show = (tone: 'ok' | 'bad' | 'info', text: string, file?: { name: string; sha256?: string }) => {
-    result.dataset.result = tone === 'ok' ? 'match' : tone === 'bad' ? 'mismatch' : 'pending';
+  const show = (tone: 'ok' | 'bad' | 'info', text: string, file?: { name: string; sha256?: string }, outcome?: 'earlier') => {
+    result.dataset.result = outcome ?? (tone === 'ok' ? 'match' : tone === 'bad' ? 'mismatch' : 'pending');
     replace(
       result,
       h(
@@ -55,7 +57,9 @@ function start(): void {
         return;
       }
       const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
-      show(sha256 === expected ? 'ok' : 'bad', t(sha256 === expected ? 'match' : 'mismatch'), { name: file.name, sha256 });
+      if (sha256 === expected) show('ok', t('match'), { name: file.name, sha256 });
+      else if (earlier.has(sha256)) show('ok', t('earlier'), { name: file.name, sha256 }, 'earlier');
+      else show('bad', t('mismatch'), { name: file.name, sha256 });
     } catch {
       show('bad', t('readerror'), { name: file.name });
     }

@@ -3,7 +3,7 @@
  * default whatever the browser's language, English through the page's switch, the signing page's
  * stylesheet and branding, masked Arabic names in their own order (each isolated in <bdi>), the test
  * notice on test documents only, the in-browser SHA-256 check of a chosen or dropped PDF (match,
- * mismatch; no request leaves the page with the file), axe-core clean in both languages, and a styled
+ * mismatch, an earlier version after an archive renewal; no request leaves the page with the file), axe-core clean in both languages, and a styled
  * 404. Screenshots go to test-artifacts/e2e/verify-*.png.
  */
 import assert from 'node:assert/strict';
@@ -30,6 +30,7 @@ const L = {
     switchTo: 'English',
     choose: 'اختر ملف PDF',
     match: 'مطابق: هذا الملف هو الملف المختوم نفسه.',
+    earlier: /^مطابق لنسخة سابقة/,
     mismatch: /^غير مطابق/,
     notFound: 'لا يوجد مستند بهذا المرجع',
     intact: /^سليم/,
@@ -85,15 +86,21 @@ describe('the verification page in Chromium', { timeout: 240_000 }, () => {
   let liveRef: string;
   let sealedPdf: Uint8Array;
 
-  /** A request signed by every signer and sealed: its reference and its final PDF. */
-  async function sealed(key: string, signers: { name: string; email: string; fields?: object }[]) {
+  let liveKey: string;
+
+  /** A request signed by every signer and sealed (ses, or aes: pades-lt): its reference, id and final PDF. */
+  async function sealed(key: string, signers: { name: string; email: string; fields?: object }[], legalLevel: 'ses' | 'aes' = 'ses') {
     const r = await s.call('POST', '/signature_requests', {
       key,
-      body: { title: 'اتفاقية عدم إفصاح', source: { type: 'template', template_id: 'tpl_nda_ar' }, signers },
+      body: { title: 'اتفاقية عدم إفصاح', legal_level: legalLevel, source: { type: 'template', template_id: 'tpl_nda_ar' }, signers },
     });
     assert.equal(r.status, 201, r.text);
     for (const signer of r.body.signers) {
       await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, signer.id, 'otp_verified', ORIGIN));
+      if (legalLevel === 'aes')
+        await s.ctx.store.tx((trx) =>
+          applySignerMove(s.ctx, trx, signer.id, 'identity_verified', ORIGIN, { identity: { provider: 'simulation' } }),
+        );
       await s.ctx.store.db.updateTable('signers').set({ signature_image: pngDataUrl() }).where('id', '=', signer.id).execute();
       await s.ctx.store.tx((trx) => applySignerMove(s.ctx, trx, signer.id, 'sign', ORIGIN));
     }
@@ -104,7 +111,7 @@ describe('the verification page in Chromium', { timeout: 240_000 }, () => {
       headers: { authorization: `Bearer ${key}` },
     });
     assert.equal(res.status, 200);
-    return { reference: done.body.reference as string, pdf: new Uint8Array(await res.arrayBuffer()) };
+    return { reference: done.body.reference as string, id: r.body.id as string, pdf: new Uint8Array(await res.arrayBuffer()) };
   }
 
   before(async () => {
@@ -123,7 +130,8 @@ describe('the verification page in Chromium', { timeout: 240_000 }, () => {
     const t = await sealed(acct.keys.secret_test, people);
     testRef = t.reference;
     sealedPdf = t.pdf;
-    liveRef = (await sealed(acct.keys.secret_live, people.slice(0, 1))).reference;
+    liveKey = acct.keys.secret_live;
+    liveRef = (await sealed(liveKey, people.slice(0, 1))).reference;
     browser = await launchBrowser();
   });
 
@@ -236,6 +244,35 @@ describe('the verification page in Chromium', { timeout: 240_000 }, () => {
     await screenshot(live.page, 'verify-en');
     assert.deepEqual(await axeViolations(live.page), [], 'axe-core (en, live)');
     await finish(live, 'verify live (en)');
+  });
+
+  test('after an archive renewal (PAdES B-LTA): the file as first sealed is an earlier version, the renewed one matches; axe-core clean', async () => {
+    const first = await sealed(liveKey, [{ name: 'أحمد محمود', email: OWNER, fields: NDA_FIELDS }], 'aes');
+    const row = await s.ctx.store.db
+      .selectFrom('sealed_documents')
+      .select('timestamp_expires_at')
+      .where('signature_request_id', '=', first.id)
+      .executeTakeFirstOrThrow();
+    // The renewal job runs once the last timestamp's TSA certificate ends within TAWQI_ARCHIVE_RENEW_DAYS (180).
+    s.clock.set((row.timestamp_expires_at! - 179 * 86400) * 1000);
+    await s.jobs.runDue();
+    s.clock.set(Date.now());
+    const res = await fetch(`${s.url}/api/v1/signature_requests/${first.id}/download/pdf`, {
+      headers: { authorization: `Bearer ${liveKey}` },
+    });
+    const renewed = new Uint8Array(await res.arrayBuffer());
+    assert.ok(renewed.byteLength > first.pdf.byteLength, 'renewed');
+
+    const p = await browser.newPage();
+    await p.page.goto(`${s.url}/verify/${first.reference}`);
+    await choose(p.page, 'first.pdf', first.pdf);
+    await until('the earlier version', async () => (await p.page.locator('.check-result').getAttribute('data-result')) === 'earlier');
+    assert.match(await p.page.locator('.check-result strong').innerText(), L.ar.earlier);
+    await screenshot(p.page, 'verify-ar-earlier');
+    assert.deepEqual(await axeViolations(p.page), [], 'axe-core (earlier)');
+    await choose(p.page, 'renewed.pdf', renewed);
+    await until('the match', async () => (await p.page.locator('.check-result').getAttribute('data-result')) === 'match');
+    await finish(p, 'verify (earlier)');
   });
 
   test('an unknown reference: a styled 404 in both languages, axe-core clean', async () => {

@@ -17,6 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { encodeSignTicketPayload, joinSignTicket, splitSignTicket, type SignTicketPayload } from '../../shared/src/agentProtocol.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
+import { documentTimestampsOf, verifyDocumentTimestamp } from '../support/documentTimestamps.js';
 import { assertError } from '../support/envelope.js';
 import { qpdfCheck } from '../support/pdfTools.js';
 import { createPkiFixture, type PkiFixture } from '../support/pkiFixture.js';
@@ -288,9 +289,19 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     assert.match(raw, /\/OCSPs/);
     assert.match(raw, /\/CRLs/);
 
+    // B-LTA: after the two signatures and the /DSS, a document timestamp over the whole file.
+    const all = signaturesOf(pdf);
+    assert.equal(all.length, 3);
+    const [stamp, ...more] = documentTimestampsOf(pdf);
+    assert.ok(stamp && more.length === 0);
+    assert.deepEqual(stamp.byteRange, all[2]!.byteRange);
+    assert.equal(stamp.byteRange[2] + stamp.byteRange[3], pdf.byteLength);
+    assert.ok(raw.lastIndexOf('/DSS') < raw.lastIndexOf('/DocTimeStamp'));
+    const stampCheck = verifyDocumentTimestamp(stamp, { caFile: path.join(work, 'tawqi-ca.pem') });
+    assert.ok(stampCheck.ok, stampCheck.output);
+
     // The first signature covers a prefix of the file (later revisions are appended); the second the rest.
-    const sigs = signaturesOf(pdf);
-    assert.equal(sigs.length, 2);
+    const sigs = all.slice(0, 2);
     assert.equal(sha256(sigs[0]!.signedBytes).toString('hex'), one.digest);
     assert.equal(sha256(sigs[1]!.signedBytes).toString('hex'), two.digest);
     assert.ok(sigs[0]!.byteRange[2] + sigs[0]!.byteRange[3] < sigs[1]!.byteRange[2] + sigs[1]!.byteRange[3]);
@@ -300,6 +311,7 @@ describe('qualified signatures with a token (page API, software signer)', () => 
     const out = await pdfsig(file, pki.nssDir);
     assert.equal(out.match(/Signature Validation: Signature is Valid\./g)?.length, 2, out);
     assert.equal(out.match(/Certificate Validation: Certificate is Trusted\./g)?.length, 2, out);
+    assert.equal(out.match(/Signature Type: unknown/g)?.length, 1, out); // the document timestamp (poppler 22.12)
     assert.match(out, /Signature Type: ETSI\.CAdES\.detached/);
     assert.match(out, /Tawqi Test Seal \(RSA\)/);
     assert.match(out, /token-ec/);

@@ -54,7 +54,7 @@ export function verifyPageRouter(ctx: AppContext): express.Router {
         branding: brandingOf(found.branding),
         test: v.test,
         title: `${t.pageTitle} — ${v.reference}`,
-        main: verificationMain(v, lang),
+        main: verificationMain(v, lang, found.earlierPdfSha256),
       }),
     );
   });

@@ -1,8 +1,9 @@
 import { embeddedEvidence } from './evidence.js';
-import { signPades, type PadesSigner } from './pades/index.js';
+import { appendDocumentTimestamp, appendDss, lastDocumentTimestamp, signPades, type PadesSigner } from './pades/index.js';
 import { renderFinalPdf } from './pdf/index.js';
-import { crlDer, ocspResponseFor, timestamp, tokenFromResponse, type Pki } from './pki/index.js';
+import { timestamp, tokenFromResponse, type Pki } from './pki/index.js';
 import type { FinalDocumentInput } from './types.js';
+import { signatureValidationData, timestampValidationData } from './validationData.js';
 
 /** An RFC 3161 token (ContentInfo DER) over a SHA-256 digest, from the built-in or configured TSA. */
 export const timestampDigest =
@@ -33,22 +34,30 @@ export async function sealedFinalPdf(pki: Pki, input: FinalDocumentInput, locati
   await pki.maintain(); // renews leaf certificates that are due; cheap otherwise
   const level = input.format === 'pades-lt' ? 'B-LT' : 'B-T';
   const seal = pki.seal;
-  const revocation =
-    level === 'B-LT'
-      ? {
-          certificates: [seal.certificate, ...seal.chain, pki.tsa.certificate],
-          crls: [await crlDer(pki)],
-          ocspResponses: [await ocspResponseFor(pki, seal.certificate)],
-        }
-      : undefined;
-  return signPades(pdf, {
+  const signed = await signPades(pdf, {
     signer: sealPadesSigner(pki),
     timestamp: timestampDigest(pki),
     level,
-    revocation,
+    // The seal's chain and revocation data, and the TSA's: the document timestamp that follows is
+    // made by the same TSA, so this /DSS covers it too (with the built-in TSA).
+    revocation: level === 'B-LT' ? await signatureValidationData(pki, seal) : undefined,
     signingTime: new Date(input.completed_at * 1000),
     name: input.sender.brand_name ?? input.sender.account_name,
     reason: input.language === 'ar' ? `ختم المستند ${input.reference}` : `Sealed ${input.reference}`,
     location,
   });
+  return level === 'B-LT' ? appendDocumentTimestamp(signed, timestampDigest(pki)) : signed;
+}
+
+/**
+ * Renews a B-LTA archive (its last document timestamp's TSA certificate nears its end): a /DSS
+ * update with the validation data of that timestamp (its certificates, our CRL and OCSP for ours),
+ * then a new document timestamp over everything. Earlier revisions stay byte for byte.
+ */
+export async function renewArchiveTimestamp(pki: Pki, pdf: Uint8Array): Promise<Uint8Array> {
+  const last = lastDocumentTimestamp(pdf);
+  if (!last) throw new Error('the PDF has no document timestamp to renew');
+  await pki.maintain();
+  const withDss = await appendDss(pdf, await timestampValidationData(pki, last.certificates));
+  return appendDocumentTimestamp(withDss, timestampDigest(pki));
 }

@@ -52,5 +52,8 @@ export async function pendingDocument(
     error: null,
     created_at: createdAt,
     sealed_at: null,
+    timestamp_expires_at: null,
+    archive_retry_at: null,
+    earlier_pdf_sha256: '[]',
   };
 }

@@ -13,9 +13,9 @@ import { emitEvent } from '../events/emit.js';
 import { observeSeal } from '../metrics.js';
 import { MAX_JOB_ATTEMPTS } from '../retry.js';
 import { buildEvidence } from '../sealing/evidence.js';
-import { appendDss } from '../sealing/pades/index.js';
+import { appendDocumentTimestamp, appendDss, lastDocumentTimestamp } from '../sealing/pades/index.js';
 import { qesRevocation } from '../sealing/qes/index.js';
-import { sealedFinalPdf } from '../sealing/seal.js';
+import { sealedFinalPdf, timestampDigest } from '../sealing/seal.js';
 import type { FinalDocumentInput, TrailEntry } from '../sealing/types.js';
 import { getAccount } from '../store/accounts.js';
 import type { Db } from '../store/db.js';
@@ -121,14 +121,16 @@ export async function qesDocumentInput(
 
 /**
  * The final PDF of a qes request: the token-signed PDF as the last signer left it (every signature
- * an incremental revision), with a /DSS appended for pades-lt when its last revision is not one.
+ * an incremental revision); for pades-lt, B-LTA: a /DSS appended when its last revision is not one,
+ * then a document timestamp.
  */
 export async function qesFinalPdf(ctx: ServiceContext, input: FinalDocumentInput): Promise<Uint8Array> {
   const doc = await getQesDocument(ctx.store.db, input.request_id);
   if (!doc || doc.signatures === 0) throw new Error(`qes request ${input.request_id} has no token-signed PDF`);
   const pdf = new Uint8Array(doc.pdf);
-  if (input.format !== 'pades-lt' || doc.dss === 1) return pdf;
-  return appendDss(pdf, await qesRevocation(ctx.pki));
+  if (input.format !== 'pades-lt') return pdf;
+  const withDss = doc.dss === 1 ? pdf : await appendDss(pdf, await qesRevocation(ctx.pki));
+  return appendDocumentTimestamp(withDss, timestampDigest(ctx.pki));
 }
 
 /** The final PDF for the request's format: platform-evidence embeds no signature; pades-t/-lt are sealed; qes is token-signed. */
@@ -136,6 +138,21 @@ export async function produceFinalPdf(ctx: ServiceContext, input: FinalDocumentI
   // qes: the signers' tokens signed the document; it is final as they left it (a /DSS added for pades-lt).
   if (input.legal_level === 'qes') return qesFinalPdf(ctx, input);
   return sealedFinalPdf(ctx.pki, input, ctx.publicUrl);
+}
+
+/**
+ * B-LTA: when the final PDF's last document timestamp can be checked until (the renewal job's due
+ * date); null without one, or when its token does not carry the TSA's certificate (an external TSA
+ * that ignored certReq: nothing to renew by, said in the log; the PDF is still good).
+ */
+function timestampExpiry(ctx: ServiceContext, requestId: string, pdf: Uint8Array): number | null {
+  try {
+    const last = lastDocumentTimestamp(pdf);
+    return last ? Math.floor(last.notAfter.getTime() / 1000) : null;
+  } catch (err) {
+    ctx.log.warn({ signature_request_id: requestId, err: String(err) }, 'document timestamp unreadable: the archive will not be renewed');
+    return null;
+  }
 }
 
 /**
@@ -179,6 +196,7 @@ export async function runSeal(ctx: ServiceContext, payload: Record<string, unkno
       pdf_sha256: pdfSha256,
       sealed_at: now,
       error: null,
+      timestamp_expires_at: timestampExpiry(ctx, requestId, bytes),
     });
     const request = (await getRequestById(trx, requestId))!;
     if (!request.livemode) return;

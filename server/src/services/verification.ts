@@ -11,7 +11,7 @@ async function load(
   ctx: ServiceContext,
   db: Db,
   reference: string,
-): Promise<{ verification: Verification; request: SignatureRequestRecord } | null> {
+): Promise<{ verification: Verification; request: SignatureRequestRecord; earlierPdfSha256: string[] } | null> {
   const sealed = await findByReference(db, reference.trim().toUpperCase());
   if (!sealed) return null;
   const request = (await getRequestById(db, sealed.signature_request_id))!;
@@ -20,7 +20,8 @@ async function load(
   if (sealed.document_text.length > 0 && sealed.document_hash) {
     integrity = documentHash(ctx.secrets.documentKey, sealed.document_text) === sealed.document_hash ? 'intact' : 'modified';
   }
-  return { verification: presentVerification(sealed, request, signers, integrity), request };
+  const earlierPdfSha256 = JSON.parse(sealed.earlier_pdf_sha256) as string[];
+  return { verification: presentVerification(sealed, request, signers, integrity), request, earlierPdfSha256 };
 }
 
 /** The public verification object of spec 2.6, or null for an unknown reference. */
@@ -28,14 +29,18 @@ export async function verificationFor(ctx: ServiceContext, db: Db, reference: st
   return (await load(ctx, db, reference))?.verification ?? null;
 }
 
-/** The verification and the sender's branding settings, which the public page wears as the signing page does. */
+/**
+ * The verification, the sender's branding settings (the public page wears them as the signing page
+ * does) and the hashes the sealed file had before its archive renewals (the page's file check
+ * recognises an earlier download as such).
+ */
 export async function verificationPageFor(
   ctx: ServiceContext,
   db: Db,
   reference: string,
-): Promise<{ verification: Verification; branding: Record<string, unknown> } | null> {
+): Promise<{ verification: Verification; branding: Record<string, unknown>; earlierPdfSha256: string[] } | null> {
   const found = await load(ctx, db, reference);
   if (!found) return null;
   const account = await getAccount(db, found.request.account_id);
-  return { verification: found.verification, branding: account?.branding ?? {} };
+  return { verification: found.verification, branding: account?.branding ?? {}, earlierPdfSha256: found.earlierPdfSha256 };
 }

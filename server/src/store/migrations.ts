@@ -34,6 +34,14 @@ const MIGRATION_21 = `
       CREATE INDEX messages_request ON messages(signature_request_id, id) WHERE signature_request_id IS NOT NULL;
 `;
 
+/** Migration 22 (SQLite; PostgreSQL's types follow): when a B-LTA archive's last timestamp can be checked until. */
+const MIGRATION_22 = (integer: string): string => `
+      ALTER TABLE sealed_documents ADD COLUMN timestamp_expires_at ${integer};
+      ALTER TABLE sealed_documents ADD COLUMN archive_retry_at ${integer};
+      ALTER TABLE sealed_documents ADD COLUMN earlier_pdf_sha256 TEXT NOT NULL DEFAULT '[]';
+      CREATE INDEX sealed_documents_timestamp_expiry ON sealed_documents(timestamp_expires_at) WHERE timestamp_expires_at IS NOT NULL;
+`;
+
 export const MIGRATIONS: SchemaMigration[] = [
   {
     id: 1,
@@ -911,6 +919,18 @@ ${REQUEST_LOG_18_COMMON}    `,
     // them up by a scan of every message of every account: messages_request, partial likewise.
     sql: MIGRATION_21,
     postgres: MIGRATION_21,
+  },
+  {
+    id: 22,
+    name: 'archive_timestamps',
+    // PAdES B-LTA (services/archiveRenewal.ts): a sealed pades-lt PDF's last document timestamp can
+    // be checked until its TSA certificate ends (timestamp_expires_at); the renewal job adds a new
+    // one before then. archive_retry_at: a renewal that failed or gained nothing is tried again
+    // from then, not at every look. earlier_pdf_sha256: the hashes the file had before each renewal
+    // (a JSON array), so the verification page recognises an earlier download. Partial index: only
+    // B-LTA archives have an expiry.
+    sql: MIGRATION_22('INTEGER'),
+    postgres: MIGRATION_22('BIGINT'),
   },
 ];
 

@@ -332,6 +332,12 @@ export interface SealedDocumentsTable {
   error: string | null;
   created_at: number;
   sealed_at: number | null;
+  /** B-LTA (pades-lt): when the TSA certificate of the PDF's last document timestamp ends; null otherwise. */
+  timestamp_expires_at: number | null;
+  /** When the archive renewal may try this document again after a failed or useless attempt. */
+  archive_retry_at: number | null;
+  /** JSON array: the SHA-256 the file had before each archive renewal, oldest first (each file a prefix of the next). */
+  earlier_pdf_sha256: string;
 }
 
 export interface EvidenceRecordsTable {

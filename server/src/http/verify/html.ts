@@ -138,10 +138,13 @@ function partiesCard(v: Verification, lang: Language, t: VerifyText): string {
 </section>`;
 }
 
-/** The file check: the sealed file's hash and the script's texts ride on data attributes. */
-function checkCard(v: Verification, t: VerifyText): string {
+/**
+ * The file check: the sealed file's hash, the hashes it had before its archive renewals (an earlier
+ * download: the same signed document, fewer timestamps) and the script's texts ride on data attributes.
+ */
+function checkCard(v: Verification, t: VerifyText, earlier: readonly string[]): string {
   const sha = v.document.pdf_sha256;
-  const texts = (['checking', 'match', 'mismatch', 'notPdf', 'readError', 'fileLabel', 'fileHash'] as const)
+  const texts = (['checking', 'match', 'earlier', 'mismatch', 'notPdf', 'readError', 'fileLabel', 'fileHash'] as const)
     .map((k) => ` data-t-${k.toLowerCase()}="${esc(t[k])}"`)
     .join('');
   const body = sha
@@ -154,7 +157,8 @@ function checkCard(v: Verification, t: VerifyText): string {
 <div class="check-result" role="status" aria-live="polite"></div>
 <noscript><p class="hint">${t.checkNeedsScript}</p></noscript>`
     : `<p class="hint">${t.checkUnavailable}</p>`;
-  return `<section class="card" id="check" aria-labelledby="check-title"${sha ? ` data-sha256="${esc(sha)}"${texts}` : ''}>
+  const attributes = sha ? ` data-sha256="${esc(sha)}" data-earlier-sha256="${esc(earlier.join(' '))}"${texts}` : '';
+  return `<section class="card" id="check" aria-labelledby="check-title"${attributes}>
 <h2 class="subtitle" id="check-title">${t.checkTitle}</h2>
 <p>${t.checkBody}</p>
 ${body}
@@ -162,9 +166,14 @@ ${body}
 }
 
 /** The found document: facts, parties, the file check and the trust note. */
-export function verificationMain(v: Verification, lang: Language): string {
+export function verificationMain(v: Verification, lang: Language, earlierPdfSha256: readonly string[]): string {
   const t = VERIFY_TEXT[lang];
-  return [factsCard(v, lang, t), partiesCard(v, lang, t), checkCard(v, t), `<p class="hint trust-note">${t.trust}</p>`].join('\n');
+  return [
+    factsCard(v, lang, t),
+    partiesCard(v, lang, t),
+    checkCard(v, t, earlierPdfSha256),
+    `<p class="hint trust-note">${t.trust}</p>`,
+  ].join('\n');
 }
 
 export function notFoundMain(lang: Language): string {

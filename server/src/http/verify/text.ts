@@ -50,6 +50,7 @@ const ar = {
   // The page script's texts (data-* attributes on the check panel).
   checking: 'جارٍ حساب البصمة…',
   match: 'مطابق: هذا الملف هو الملف المختوم نفسه.',
+  earlier: 'مطابق لنسخة سابقة: هذا الملف هو الملف المختوم قبل تجديد ختمه الزمني للأرشفة؛ النسخة الحالية تضيف إليه ولا تغيّر منه شيئًا.',
   mismatch: 'غير مطابق: هذا الملف ليس الملف المختوم (أو عُدّل بعده).',
   notPdf: 'هذا ليس ملف PDF.',
   readError: 'تعذّرت قراءة الملف.',
@@ -107,6 +108,8 @@ const en: Record<Key, string> = {
   status_canceled: 'Canceled',
   checking: 'Computing the hash…',
   match: 'Match: this file is the sealed file itself.',
+  earlier:
+    'Match, earlier version: this file is the sealed file before its archive timestamp was renewed; the current file adds to it and changes none of it.',
   mismatch: 'No match: this file is not the sealed file (or was changed after sealing).',
   notPdf: 'This is not a PDF file.',
   readError: 'The file could not be read.',

@@ -1,6 +1,13 @@
-/** PAdES baseline B-T / B-LT signing: the public surface of sealing/pades. */
+/** PAdES baseline B-T / B-LT / B-LTA signing: the public surface of sealing/pades. */
 export { appendSignature, completePades, completePadesFromCms, preparePades, signPades } from './pades.js';
 export { appendDss } from './dss.js';
+export {
+  appendDocumentTimestamp,
+  lastDocumentTimestamp,
+  DOC_TIMESTAMP_PLACEHOLDER_BYTES,
+  type DocumentTimestampOptions,
+  type EmbeddedTimestamp,
+} from './documentTimestamp.js';
 export { buildSignedAttributes } from './signature.js';
 export { MIN_PLACEHOLDER_BYTES, SUBFILTER } from './placeholder.js';
 export {

@@ -133,17 +133,38 @@ function signatureDictionary(options: PadesPlaceholderOptions, placeholderBytes:
   return Buffer.from(dict, 'latin1');
 }
 
-async function addPlaceholderIncremental(pdf: Uint8Array, options: PadesPlaceholderOptions): Promise<PlaceholderResult> {
-  const placeholderBytes = placeholderBytesOf(options);
+/**
+ * The dictionary of a document timestamp (ISO 32000-2 §12.8.5, PAdES B-LTA): /Type /DocTimeStamp,
+ * /SubFilter /ETSI.RFC3161, and /Contents for the RFC 3161 TimeStampToken itself (no CMS around it,
+ * no /M: the time is the token's genTime).
+ */
+export function docTimeStampDictionary(placeholderBytes: number): Uint8Array {
+  const dict =
+    '<<\n/Type /DocTimeStamp\n/Filter /Adobe.PPKLite\n/SubFilter /ETSI.RFC3161\n' +
+    `/ByteRange [0 /${BYTE_RANGE_NAME} /${BYTE_RANGE_NAME} /${BYTE_RANGE_NAME}]\n` +
+    `/Contents <${'0'.repeat(placeholderBytes * 2)}>\n` +
+    `/Prop_Build << /App << /Name /${APP_NAME} >> >>\n>>`;
+  return Buffer.from(dict, 'latin1');
+}
+
+function addPlaceholderIncremental(pdf: Uint8Array, options: PadesPlaceholderOptions): Promise<PlaceholderResult> {
+  return addFieldIncremental(pdf, signatureDictionary(options, placeholderBytesOf(options)), options.pageIndex ?? 0);
+}
+
+/**
+ * Appends, as an incremental update, an invisible signature field on page `pageIndex` whose /V is
+ * `dictionary` (a signature or document timestamp dictionary with its placeholders, serialised).
+ */
+export async function addFieldIncremental(pdf: Uint8Array, dictionary: Uint8Array, pageIndex: number): Promise<PlaceholderResult> {
   const update = await IncrementalUpdate.open(pdf);
   const { context } = update;
   const pages = update.doc.getPages();
-  const page = pages[options.pageIndex ?? 0];
-  if (!page) throw new PadesError('invalid_pdf', `the PDF has no page ${options.pageIndex ?? 0}`);
+  const page = pages[pageIndex];
+  if (!page) throw new PadesError('invalid_pdf', `the PDF has no page ${pageIndex}`);
   const fieldName = uniqueFieldName(update.doc);
 
   const sigRef = update.allocate();
-  update.set(sigRef, signatureDictionary(options, placeholderBytes));
+  update.set(sigRef, dictionary);
   const appearanceRef = update.allocate();
   update.set(appearanceRef, context.formXObject([], { BBox: [0, 0, 0, 0], Resources: {} }));
   const widgetRef = update.allocate();

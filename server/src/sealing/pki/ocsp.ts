@@ -17,6 +17,20 @@ import { REASON_CODES, type Revocation } from './revocation.js';
 
 export const OCSP_VALIDITY_MS = 86400_000;
 
+/**
+ * `fn` of a certificate's DER, kept for the last certificate seen: parsing a certificate with pkijs
+ * costs about a millisecond, and the CA and responder certificates change only when re-issued.
+ */
+function lastParsed<T>(fn: (der: Uint8Array) => T): (der: Uint8Array) => T {
+  let last: { der: Buffer; value: T } | null = null;
+  return (der) => {
+    if (last?.der.equals(der)) return last.value;
+    const value = fn(der);
+    last = { der: Buffer.from(der), value };
+    return value;
+  };
+}
+
 /** OCSPResponseStatus values (RFC 6960 §4.2.1). */
 const STATUS = { successful: 0, malformedRequest: 1, internalError: 2 } as const;
 
@@ -50,11 +64,11 @@ export async function respondToOcspRequest(pki: Pki, der: Uint8Array): Promise<U
  */
 export async function ocspResponseFor(pki: Pki, certificate: Uint8Array): Promise<Uint8Array> {
   const cert = new X509Certificate(Buffer.from(certificate));
-  const ca = new X509Certificate(Buffer.from(pki.ca.certificate));
+  const ca = caCertificate(pki.ca.certificate);
   const isCa = Buffer.from(cert.raw).equals(Buffer.from(ca.raw));
   if (isCa || !cert.checkIssued(ca) || !cert.verify(ca.publicKey)) throw new OcspError('the certificate was not issued by the built-in CA');
   const parsed = parseCertificate(certificate);
-  const ids = caIdentity(pki);
+  const ids = caIdentity(pki.ca.certificate);
   const certId = new pkijs.CertID({
     hashAlgorithm: algorithmId(OID_SHA1, true),
     issuerNameHash: new asn1js.OctetString({ valueHex: toArrayBuffer(ids.nameHash(OID_SHA1)) }),
@@ -64,13 +78,23 @@ export async function ocspResponseFor(pki: Pki, certificate: Uint8Array): Promis
   return signedResponse(pki, [certId], null);
 }
 
-function caIdentity(pki: Pki) {
-  const ca = parseCertificate(pki.ca.certificate);
+const caCertificate = lastParsed((der) => new X509Certificate(Buffer.from(der)));
+
+/** The CA's name and key hashes (what a CertID names), per hash OID. */
+const caIdentity = lastParsed((der) => {
+  const ca = parseCertificate(der);
   const nameDer = new Uint8Array(ca.subject.toSchema().toBER(false));
   const keyBits = new Uint8Array(ca.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView);
   const hash = (oid: string, data: Uint8Array) => new Uint8Array(createHash(HASHES[oid]!.node).update(data).digest());
   return { nameHash: (oid: string) => hash(oid, nameDer), keyHash: (oid: string) => hash(oid, keyBits) };
-}
+});
+
+/** The responder certificate (included in each response) and its key's SHA-1 (the responder id). */
+const responderOf = lastParsed((der) => {
+  const certificate = parseCertificate(der);
+  const keyHash = createHash('sha1').update(certificate.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).digest();
+  return { certificate, keyHash };
+});
 
 type CertStatus = { kind: 'good' } | { kind: 'revoked'; revocation: Revocation } | { kind: 'unknown' };
 
@@ -116,10 +140,9 @@ async function signedResponse(pki: Pki, certIds: pkijs.CertID[], nonce: Uint8Arr
   await pki.maintain();
   const responder = pki.ocsp;
   const now = new Date(Math.floor(pki.clock.nowMs() / 1000) * 1000);
-  const ids = caIdentity(pki);
+  const ids = caIdentity(pki.ca.certificate);
   const revocations = await pki.storage.revocations();
-  const responderCert = parseCertificate(responder.certificate);
-  const keyHash = createHash('sha1').update(responderCert.subjectPublicKeyInfo.subjectPublicKey.valueBlock.valueHexView).digest();
+  const { certificate: responderCert, keyHash } = responderOf(responder.certificate);
   const statuses = await Promise.all(certIds.map((certID) => statusOf(pki, certID, ids, revocations)));
 
   const data = new pkijs.ResponseData({

@@ -22,8 +22,8 @@ import type { PkiMaterial, PkiStorage, StoredLeaf } from './storage.js';
  *   issued and revoked certificates (revocation.ts)
  *
  * Later starts load them. Leaf certificates (seal, TSA, OCSP) are re-issued for the same key when the
- * public URL their AIA and CRL distribution point name changes, when they expire within 30 days, or
- * when they are missing; the superseded ones stay recorded as issued and keep answering "good". A
+ * public URL their AIA and CRL distribution point name changes, when they expire within 30 days (the
+ * TSA's within 400 days: see RENEW_BEFORE_MS), or when they are missing; the superseded ones stay recorded as issued and keep answering "good". A
  * revoked leaf is replaced with a new key and certificate (revocation may mean the key was
  * compromised). Before re-issuing, the PKI looks at the stored leaf: when another process already
  * renewed or replaced it, that one is taken. The CA and the evidence key are never replaced
@@ -31,7 +31,13 @@ import type { PkiMaterial, PkiStorage, StoredLeaf } from './storage.js';
  */
 
 const LEAF_ROLES: readonly LeafRole[] = ['seal', 'tsa', 'ocsp'];
-const RENEW_BEFORE_MS = 30 * 86400_000;
+const DAY_MS = 86400_000;
+/**
+ * How long before its end a leaf is re-issued. The TSA's sooner (ETSI EN 319 421: a TSU key's usage
+ * period ends well before its certificate): every token it issues stays checkable for a year at
+ * least, so a B-LTA renewal due within TAWQI_ARCHIVE_RENEW_DAYS (≤ a year) gets a later one.
+ */
+const RENEW_BEFORE_MS: Record<LeafRole, number> = { seal: 30 * DAY_MS, ocsp: 30 * DAY_MS, tsa: 400 * DAY_MS };
 const CHECK_EVERY_MS = 3600_000;
 
 export interface PkiOptions {
@@ -209,10 +215,10 @@ export class Pki {
     }
     const now = this.clock.nowMs();
     const caEnd = new Date(this.caCert.validTo).getTime();
-    const ends = LEAF_ROLES.map((r) => new Date(this.leafOrThrow(r).validTo).getTime());
-    // Next look: 30 days before the first leaf ends (but not while the CA caps the leaves' ends), and at
-    // least hourly, so a revocation or re-issue made by another process on a shared volume is seen.
-    const due = ends.map((e) => (e >= caEnd ? caEnd : e - RENEW_BEFORE_MS));
+    const ends = LEAF_ROLES.map((r) => [r, new Date(this.leafOrThrow(r).validTo).getTime()] as const);
+    // Next look: when the first leaf is due (but not while the CA caps the leaves' ends), and at least
+    // hourly, so a revocation or re-issue made by another process on a shared volume is seen.
+    const due = ends.map(([role, end]) => (end >= caEnd ? caEnd : end - RENEW_BEFORE_MS[role]));
     this.nextCheckMs = Math.min(now + CHECK_EVERY_MS, Math.max(now + 60_000, Math.min(...due)));
   }
 
@@ -228,7 +234,7 @@ export class Pki {
     const to = new Date(cert.validTo).getTime();
     const caEnd = new Date(this.caCert.validTo).getTime();
     if (from > now) return 'not yet valid at the current time';
-    if (to - now < RENEW_BEFORE_MS && caEnd > to) return 'expires soon';
+    if (to - now < RENEW_BEFORE_MS[role] && caEnd > to) return 'expires soon';
     return null;
   }
 
