@@ -57,3 +57,34 @@ export const VERDICTS: Record<Indication | SubIndication, Record<Lang, string>> 
 export function verdict(indication: Indication, sub: SubIndication | null, lang: Lang): string {
   return sub ? `${VERDICTS[indication][lang]} ${VERDICTS[sub][lang]}` : VERDICTS[indication][lang];
 }
+
+/** The labels of a report's fields, for the CLI's text output and the /verify page. */
+export const LABELS = {
+  overall: { ar: 'النتيجة الإجمالية', en: 'Overall' },
+  revisions: { ar: 'المراجعات', en: 'Revisions' },
+  signature: { ar: 'توقيع', en: 'Signature' },
+  'document-timestamp': { ar: 'ختم زمني للمستند', en: 'Document timestamp' },
+  field: { ar: 'الحقل', en: 'Field' },
+  revision: { ar: 'المراجعة', en: 'Revision' },
+  signer: { ar: 'الموقِّع', en: 'Signer' },
+  level: { ar: 'المستوى', en: 'Level' },
+  signingTime: { ar: 'وقت التوقيع (من الختم الزمني)', en: 'Signing time (from the timestamp)' },
+  claimedTime: { ar: 'الوقت المُدَّعى (/M)', en: 'Claimed time (/M)' },
+  chain: { ar: 'سلسلة الشهادات', en: 'Certificate chain' },
+  trustAnchor: { ar: 'جهة الثقة', en: 'Trust anchor' },
+  integrity: { ar: 'سلامة البايتات الموقعة', en: 'Integrity of the signed bytes' },
+  revocation: { ar: 'بيانات الإلغاء', en: 'Revocation data' },
+  modifications: { ar: 'تعديلات بعد التوقيع', en: 'Modifications after signing' },
+  indication: { ar: 'الحكم', en: 'Indication' },
+  none: { ar: 'لا يوجد', en: 'none' },
+  yes: { ar: 'نعم', en: 'yes' },
+  no: { ar: 'لا', en: 'no' },
+  byteRange: { ar: 'النطاق يغطي المراجعة', en: 'ByteRange covers its revision' },
+  digest: { ar: 'البصمة مطابقة', en: 'digest matches' },
+  cryptoSignature: { ar: 'التوقيع يتحقق', en: 'signature verifies' },
+  dss: { ar: 'في DSS', en: 'in the DSS' },
+  inCms: { ar: 'داخل CMS', en: 'in the CMS' },
+  revoked: { ar: 'شهادة الموقِّع ملغاة', en: 'signer certificate revoked' },
+  laterRevisions: { ar: 'مراجعات لاحقة', en: 'later revisions' },
+  timestampBy: { ar: 'ختم زمني من', en: 'timestamp by' },
+} as const satisfies Record<string, Record<Lang, string>>;
