@@ -21,7 +21,12 @@ export function certificateInfo(cert: X509Certificate): CertificateInfo {
 /** "CN, O" of a certificate's subject (what a reader calls the signer). */
 export function signerName(cert: X509Certificate): string {
   const parts = cert.subject.split('\n');
-  const pick = (key: string) => parts.find((p) => p.startsWith(`${key}=`))?.slice(key.length + 1);
+  // Node escapes a comma inside a value (\,); a reader wants the name as written.
+  const pick = (key: string) =>
+    parts
+      .find((p) => p.startsWith(`${key}=`))
+      ?.slice(key.length + 1)
+      .replace(/\\(.)/g, '$1');
   return [pick('CN'), pick('O')].filter((p): p is string => !!p).join(', ') || cert.subject.replace(/\n/g, ', ');
 }
 

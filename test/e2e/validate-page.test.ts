@@ -1,0 +1,148 @@
+/**
+ * The signature validator page (GET/POST /verify) over real HTTP and in real Chromium: a pades-lt PDF
+ * sealed by the test server's own PKI is TOTAL-PASSED at B-LT, a tampered copy TOTAL-FAILED; the
+ * JSON report and the HTML fragment; a non-PDF and a body over 25 MB refused in the error envelope
+ * (Arabic by default, English with ?lang=en); nothing written to the data directory; in Chromium the
+ * file chosen by keyboard, the report announced and focused, Arabic RTL and English, axe-core clean,
+ * the page's CSP allowing connect-src 'self' only. Screenshots: test-artifacts/e2e/validate-*.png.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { sealedFinalPdf } from '../../server/src/sealing/seal.js';
+import type { FinalDocumentInput } from '../../server/src/sealing/types.js';
+import type { ValidationReport } from '../../server/src/sealing/validation/index.js';
+import { ensureSigningPage } from '../support/bundles.js';
+import { launchBrowser, screenshot, tabTo, until, type TestBrowser } from '../support/browser.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })`,
+  )) as { violations: { id: string; nodes: { target: string[] }[] }[] };
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Every file under a folder with its size and mtime: what "nothing stored" is checked against. */
+function listing(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => path.join(dir, name))
+    .filter((file) => statSync(file).isFile() && !/-(wal|shm|journal)$/.test(file))
+    .map((file) => `${file} ${statSync(file).size}`)
+    .sort();
+}
+
+function input(now: number): FinalDocumentInput {
+  return {
+    request_id: 'sr_01J0ABCDEFEN00000000000',
+    reference: 'REF-EN4Q2W8Z',
+    title: 'اتفاقية عدم إفصاح',
+    language: 'ar',
+    legal_level: 'aes',
+    format: 'pades-lt',
+    livemode: true,
+    document_text: 'يلتزم الطرف المتلقي بالحفاظ على سرية المعلومات.',
+    document_hash: '0'.repeat(64),
+    created_at: now - 600,
+    completed_at: now - 60,
+    sender: { account_name: 'شركة النيل', brand_name: null },
+    signers: [],
+    trail: [],
+    verification_url: 'https://sign.example.com/verify/REF-EN4Q2W8Z',
+  };
+}
+
+describe('the signature validator page', { timeout: 240_000 }, () => {
+  let s: TestServer;
+  let browser: TestBrowser;
+  let signed: Uint8Array;
+  let tampered: Uint8Array;
+  const post = (body: Uint8Array, query = '', headers: Record<string, string> = {}) =>
+    fetch(`${s.url}/verify${query}`, { method: 'POST', body, headers: { 'content-type': 'application/pdf', ...headers } });
+
+  before(async () => {
+    ensureSigningPage();
+    s = await startTestServer();
+    s.clock.set(Date.now());
+    signed = await sealedFinalPdf(s.ctx.pki, input(Math.floor(Date.now() / 1000)), 'Riyadh');
+    tampered = Uint8Array.from(signed);
+    tampered[10] = tampered[10]! ^ 0x01;
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  test('POST /verify: the JSON report and the HTML fragment, stored nowhere', async () => {
+    const before = listing(s.dataDir);
+    const res = await post(signed);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const report = (await res.json()) as ValidationReport;
+    assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+    assert.equal(report.signatures[0]?.level, 'B-LT');
+    assert.equal(report.lang, 'ar');
+    const html = await (await post(tampered, '?lang=en', { accept: 'text/html' })).text();
+    assert.match(html, /data-overall="TOTAL-FAILED"/);
+    assert.match(html, /HASH_FAILURE/);
+    assert.deepEqual(listing(s.dataDir), before);
+  });
+
+  test('POST /verify refuses a non-PDF and a body over 25 MB in the error envelope', async () => {
+    const notPdf = await post(new TextEncoder().encode('hello'));
+    assert.equal(notPdf.status, 400);
+    const envelope = (await notPdf.json()) as { error: { code: string; message: string; param: string; request_id: string } };
+    assert.equal(envelope.error.code, 'parameter_invalid');
+    assert.equal(envelope.error.param, 'file');
+    assert.match(envelope.error.message, /PDF/);
+    assert.match(envelope.error.message, /[\u0600-\u06FF]/);
+    assert.ok(envelope.error.request_id);
+    const big = await post(new Uint8Array(25 * 1024 * 1024 + 1), '?lang=en');
+    assert.equal(big.status, 413);
+    const bigEnvelope = (await big.json()) as { error: { code: string; message: string } };
+    assert.equal(bigEnvelope.error.code, 'request_too_large');
+    assert.match(bigEnvelope.error.message, /25 MB/);
+  });
+
+  test('in Chromium: Arabic RTL, a PDF chosen by keyboard, the report focused; axe clean before and after', async () => {
+    const { page, watch } = await browser.newPage();
+    const res = await page.goto(`${s.url}/verify`);
+    assert.match(res?.headers()['content-security-policy'] ?? '', /connect-src 'self'/);
+    assert.equal(await page.getAttribute('html', 'dir'), 'rtl');
+    assert.deepEqual(await axeViolations(page), []);
+    const input = page.locator('#validate-file');
+    await tabTo(page, input);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+    await chooser.setFiles({ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from(signed) });
+    const overall = page.locator('#overall-title');
+    await until('the report', async () => (await overall.count()) > 0);
+    assert.match((await overall.textContent()) ?? '', /النتيجة الإجمالية: TOTAL-PASSED/);
+    assert.equal(await page.evaluate('document.activeElement?.id'), 'overall-title');
+    assert.match((await page.locator('.validate-result').textContent()) ?? '', /B-LT/);
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'validate-ar-passed', { fullPage: true });
+    watch.assertClean();
+  });
+
+  test('in Chromium: English, a tampered PDF TOTAL-FAILED', async () => {
+    const { page, watch } = await browser.newPage();
+    await page.goto(`${s.url}/verify?lang=en`);
+    assert.equal(await page.getAttribute('html', 'dir'), 'ltr');
+    await page
+      .locator('#validate-file')
+      .setInputFiles({ name: 'tampered.pdf', mimeType: 'application/pdf', buffer: Buffer.from(tampered) });
+    const overall = page.locator('#overall-title');
+    await until('the report', async () => (await overall.count()) > 0);
+    assert.match((await overall.textContent()) ?? '', /Overall: TOTAL-FAILED \/ HASH_FAILURE/);
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'validate-en-failed', { fullPage: true });
+    watch.assertClean();
+  });
+});
