@@ -7,55 +7,23 @@
  * the page's CSP allowing connect-src 'self' only. Screenshots: test-artifacts/e2e/validate-*.png.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { sealedFinalPdf } from '../../server/src/sealing/seal.js';
-import type { FinalDocumentInput } from '../../server/src/sealing/types.js';
 import type { ValidationReport } from '../../server/src/sealing/validation/index.js';
 import { ensureSigningPage } from '../support/bundles.js';
-import { launchBrowser, screenshot, tabTo, until, type TestBrowser } from '../support/browser.js';
+import { axeViolations, launchBrowser, screenshot, tabTo, until, type TestBrowser } from '../support/browser.js';
+import { minimalFinalInput } from '../support/finalInput.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = (await page.evaluate(
-    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })`,
-  )) as { violations: { id: string; nodes: { target: string[] }[] }[] };
-  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-/** Every file under a folder with its size and mtime: what "nothing stored" is checked against. */
+/** Every file under a folder with its size, the database's own files aside (their size moves with checkpoints; rows are counted instead). */
 function listing(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .map((name) => path.join(dir, name))
-    .filter((file) => statSync(file).isFile() && !/-(wal|shm|journal)$/.test(file))
+    .filter((file) => statSync(file).isFile() && !/\.sqlite(-wal|-shm|-journal)?$/.test(file))
     .map((file) => `${file} ${statSync(file).size}`)
     .sort();
-}
-
-function input(now: number): FinalDocumentInput {
-  return {
-    request_id: 'sr_01J0ABCDEFEN00000000000',
-    reference: 'REF-EN4Q2W8Z',
-    title: 'اتفاقية عدم إفصاح',
-    language: 'ar',
-    legal_level: 'aes',
-    format: 'pades-lt',
-    livemode: true,
-    document_text: 'يلتزم الطرف المتلقي بالحفاظ على سرية المعلومات.',
-    document_hash: '0'.repeat(64),
-    created_at: now - 600,
-    completed_at: now - 60,
-    sender: { account_name: 'شركة النيل', brand_name: null },
-    signers: [],
-    trail: [],
-    verification_url: 'https://sign.example.com/verify/REF-EN4Q2W8Z',
-  };
 }
 
 describe('the signature validator page', { timeout: 240_000 }, () => {
@@ -63,6 +31,18 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
   let browser: TestBrowser;
   let signed: Uint8Array;
   let tampered: Uint8Array;
+  /** The row count of every table: what "nothing stored in the database" is checked against. */
+  const rowCounts = async (): Promise<Record<string, number>> => {
+    const out: Record<string, number> = {};
+    for (const table of await s.ctx.store.db.introspection.getTables()) {
+      const row = await s.ctx.store.db
+        .selectFrom(table.name as never)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      out[table.name] = Number(row.n);
+    }
+    return out;
+  };
   const post = (body: Uint8Array, query = '', headers: Record<string, string> = {}) =>
     fetch(`${s.url}/verify${query}`, { method: 'POST', body, headers: { 'content-type': 'application/pdf', ...headers } });
 
@@ -70,7 +50,7 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
     ensureSigningPage();
     s = await startTestServer();
     s.clock.set(Date.now());
-    signed = await sealedFinalPdf(s.ctx.pki, input(Math.floor(Date.now() / 1000)), 'Riyadh');
+    signed = await sealedFinalPdf(s.ctx.pki, minimalFinalInput('pades-lt', Math.floor(Date.now() / 1000) - 60), 'Riyadh');
     tampered = Uint8Array.from(signed);
     tampered[10] = tampered[10]! ^ 0x01;
     browser = await launchBrowser();
@@ -82,6 +62,8 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
 
   test('POST /verify: the JSON report and the HTML fragment, stored nowhere', async () => {
     const before = listing(s.dataDir);
+    const rowsBefore = await rowCounts();
+    assert.ok(Object.keys(rowsBefore).length > 10, 'the tables are counted');
     const res = await post(signed);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-store');
@@ -93,6 +75,7 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
     assert.match(html, /data-overall="TOTAL-FAILED"/);
     assert.match(html, /HASH_FAILURE/);
     assert.deepEqual(listing(s.dataDir), before);
+    assert.deepEqual(await rowCounts(), rowsBefore);
   });
 
   test('POST /verify refuses a non-PDF and a body over 25 MB in the error envelope', async () => {

@@ -13,46 +13,10 @@ import { systemClock } from '../../server/src/clock.js';
 import { signPades } from '../../server/src/sealing/pades/index.js';
 import { filePkiStorage, loadOrCreatePki } from '../../server/src/sealing/pki/index.js';
 import { sealedFinalPdf } from '../../server/src/sealing/seal.js';
-import type { FinalDocumentInput } from '../../server/src/sealing/types.js';
 import type { ValidationReport } from '../../server/src/sealing/validation/index.js';
 import { runCli } from '../support/cli.js';
 import { createPkiFixture, makeTestPdf, type PkiFixture } from '../support/pkiFixture.js';
-import { pngDataUrl } from '../support/signing.js';
-
-const T0 = Math.floor(Date.now() / 1000) - 600;
-
-function input(format: string): FinalDocumentInput {
-  const signer = {
-    id: 'sgr_01J0EN0000000000000001',
-    name: 'Alice Johnson',
-    email_masked: 'a***@acme.example',
-    phone_masked: null,
-    order: 1,
-    method: 'draw' as const,
-    signature_png: Buffer.from(pngDataUrl().split(',')[1]!, 'base64'),
-    signed_at: T0 + 60,
-    ip: '203.0.113.9',
-    user_agent: 'Mozilla/5.0',
-    identity: null,
-  };
-  return {
-    request_id: 'sr_01J0ABCDEFEN00000000000',
-    reference: 'REF-EN4Q2W8Z',
-    title: 'Mutual Non-Disclosure Agreement',
-    language: 'en',
-    legal_level: 'aes',
-    format,
-    livemode: true,
-    document_text: 'The Receiving Party shall hold the Confidential Information in strict confidence.',
-    document_hash: '0'.repeat(64),
-    created_at: T0,
-    completed_at: T0 + 120,
-    sender: { account_name: 'Acme Trading Ltd', brand_name: null },
-    signers: [signer],
-    trail: [{ at: T0 + 60, type: 'signer.signed', actor: 'Alice Johnson', ip: '203.0.113.9', user_agent: 'Mozilla/5.0' }],
-    verification_url: 'https://sign.example.com/verify/REF-EN4Q2W8Z',
-  };
-}
+import { minimalFinalInput } from '../support/finalInput.js';
 
 describe('tawqi verify', () => {
   let dir: string;
@@ -67,7 +31,7 @@ describe('tawqi verify', () => {
     const pki = await loadOrCreatePki(filePkiStorage(path.join(dir, 'data')), systemClock, 'http://127.0.0.1:9');
     for (const format of ['platform-evidence', 'pades-t', 'pades-lt']) {
       files[format] = path.join(dir, `${format}.pdf`);
-      writeFileSync(files[format], await sealedFinalPdf(pki, input(format), 'Riyadh'));
+      writeFileSync(files[format], await sealedFinalPdf(pki, minimalFinalInput(format, Math.floor(Date.now() / 1000) - 60), 'Riyadh'));
     }
     const foreign = await signPades(await makeTestPdf(1), {
       signer: fixture.signer,
