@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import * as asn1js from 'asn1js';
 import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
@@ -146,6 +147,51 @@ describe('PDF signature validation', () => {
     assert.match(report.message, /جهة ثقة/);
   });
 
+  test('a signer revoked before the signature-time-stamp: TOTAL-FAILED, REVOKED (from the DSS CRL, and from an OCSP response)', async () => {
+    const revoked = createPkiFixture('ec');
+    try {
+      const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: revoked.dir, stdio: 'pipe' });
+      const ca = ['-config', 'openssl.cnf', '-name', 'CA_issuing', '-keyfile', 'issuing.key', '-cert', 'issuing.pem'];
+      openssl('ca', ...ca, '-revoke', 'seal.pem');
+      openssl('ca', ...ca, '-gencrl', '-out', 'revoked.crl.pem');
+      const crl = new Uint8Array(openssl('crl', '-in', 'revoked.crl.pem', '-outform', 'DER'));
+      const ocspArgs = [
+        '-index',
+        'issuing-index.txt',
+        '-rsigner',
+        'ocsp.pem',
+        '-rkey',
+        'ocsp.key',
+        '-CA',
+        'issuing.pem',
+        '-issuer',
+        'issuing.pem',
+      ];
+      openssl('ocsp', ...ocspArgs, '-cert', 'seal.pem', '-respout', 'revoked.ocsp', '-ndays', '1', '-no_nonce');
+      const ocsp = new Uint8Array(readFileSync(path.join(revoked.dir, 'revoked.ocsp')));
+      // Revoked now, then signed: the signature-time-stamp (whole seconds) is at or after the revocation.
+      for (const revocation of [
+        { certificates: [], crls: [crl], ocspResponses: [] },
+        { certificates: [revoked.ocspResponder.der], crls: [], ocspResponses: [ocsp] },
+      ]) {
+        const pdf = await signPades(unsigned, {
+          signer: revoked.signer,
+          timestamp: revoked.timestamp,
+          level: 'B-LT',
+          revocation,
+          signingTime: new Date(),
+        });
+        const report = await validate(pdf, [revoked.root.der]);
+        assert.equal(report.subIndication, 'REVOKED', JSON.stringify(report.signatures[0]?.revocation));
+        assert.equal(report.signatures[0]?.revocation.signerRevoked, true);
+      }
+      // The untouched B-LT PDF of the other PKI, whose seal is not revoked, says so.
+      assert.equal((await validate(blt)).signatures[0]?.revocation.signerRevoked, false);
+    } finally {
+      revoked.close();
+    }
+  });
+
   test('input bounds: a non-PDF and an oversize file are refused', async () => {
     await assert.rejects(
       validate(new TextEncoder().encode('hello')),
@@ -198,6 +244,23 @@ describe('PDF signature validation', () => {
       const tampered = Uint8Array.from(pdf);
       tampered[10] = tampered[10]! ^ 0x01;
       assert.equal((await validate(tampered)).subIndication, 'HASH_FAILURE');
+      // The last byte of the DER CMS is the end of the signature value (no unsigned attributes):
+      // changed in /Contents (outside the ByteRange), the digest still matches but the signature does not verify.
+      const bad = Uint8Array.from(pdf);
+      const open = Buffer.from(bad).indexOf('/Contents <') + '/Contents <'.length;
+      const derLength = asn1js.fromBER(
+        Buffer.from(
+          Buffer.from(bad.subarray(open, open + 40000))
+            .toString('latin1')
+            .split('>')[0]!,
+          'hex',
+        ),
+      ).offset;
+      const at = open + derLength * 2 - 1;
+      bad[at] = bad[at] === 0x30 ? 0x31 : 0x30;
+      const broken = await validate(bad);
+      assert.equal(broken.subIndication, 'SIG_CRYPTO_FAILURE', JSON.stringify(broken.signatures[0]?.integrity));
+      assert.deepEqual(broken.signatures[0]?.integrity, { byteRangeCoversRevision: true, digestMatches: true, signatureValid: false });
     });
   });
 

@@ -6,11 +6,12 @@
  */
 import 'reflect-metadata';
 import { X509Certificate as PeculiarCertificate, type X509Crl } from '@peculiar/x509';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
+import * as pkijs from 'pkijs';
 import type { PDFDocument } from 'pdf-lib';
 import { buildChain, parseCertificates, signerName } from './chain.js';
-import { checkCms, readTstInfo, type CmsCheck } from './cms.js';
-import { parseCrls, readDss, type DssContent } from './dss.js';
+import { checkCms, hashName, readTstInfo, type CmsCheck } from './cms.js';
+import { ocspStatuses, parseCrls, readDss, type DssContent, type OcspStatus } from './dss.js';
 import { verdict, type Lang } from './messages.js';
 import { disallowedChanges } from './modifications.js';
 import { findSignatures, loadRevision, readByteRange, revisionEnds, type FoundSignature, type SignedRange } from './revisions.js';
@@ -47,6 +48,7 @@ interface FileContext {
   dss: DssContent;
   dssCertificates: X509Certificate[];
   crls: X509Crl[];
+  ocsps: OcspStatus[];
   anchors: X509Certificate[];
   options: ValidateOptions;
 }
@@ -65,7 +67,16 @@ async function openFile(pdf: Uint8Array, options: ValidateOptions): Promise<{ fi
   });
   const dss = readDss(final);
   const dssAt = (index: number) => revision(index).then(readDss, () => readDss(final));
-  const file = { pdf, ends, revision, dssAt, dss, dssCertificates: parseCertificates(dss.certificates), crls: parseCrls(dss.crls) };
+  const file = {
+    pdf,
+    ends,
+    revision,
+    dssAt,
+    dss,
+    dssCertificates: parseCertificates(dss.certificates),
+    crls: parseCrls(dss.crls),
+    ocsps: ocspStatuses(dss.ocsps),
+  };
   return { file: { ...file, anchors: parseCertificates(options.trustAnchors), options }, found: findSignatures(final) };
 }
 
@@ -115,16 +126,29 @@ function checkOne(sig: FoundSignature, range: SignedRange, file: FileContext): C
   return { sig, range, cms, timestamp, digestMatches, signingTime, chain };
 }
 
-/** The signer's certificate is on a CRL of its issuer, revoked at or before the time of signing. */
+/** An OCSP response of the file names `cert` (issuer name hash and serial) as revoked at or before `at`. */
+function revokedByOcsp(cert: X509Certificate, file: FileContext, at: number): boolean {
+  const parsed = pkijs.Certificate.fromBER(new Uint8Array(cert.raw));
+  const issuer = new Uint8Array(parsed.issuer.toSchema().toBER());
+  const serial = Buffer.from(parsed.serialNumber.valueBlock.valueHexView);
+  return file.ocsps.some((s) => {
+    const hash = hashName(s.hashAlgorithm);
+    const names = hash !== null && createHash(hash).update(issuer).digest().equals(s.issuerNameHash);
+    return names && s.serial.equals(serial) && s.revokedAt !== null && s.revokedAt.getTime() <= at;
+  });
+}
+
+/** The signer's certificate is on a CRL of its issuer, or revoked in an OCSP response, at or before the time of signing. */
 function isRevoked(checked: Checked, file: FileContext): boolean {
   if (!checked.cms.signer) return false;
   const signer = new PeculiarCertificate(new Uint8Array(checked.cms.signer.raw));
   const at = (checked.signingTime ?? file.options.now).getTime();
-  return file.crls.some((crl) => {
+  const onCrl = file.crls.some((crl) => {
     if (crl.issuer !== signer.issuer) return false;
     const entry = crl.findRevoked(signer);
     return entry !== null && entry.revocationDate.getTime() <= at;
   });
+  return onCrl || revokedByOcsp(checked.cms.signer, file, at);
 }
 
 /** The first revision after the signature whose /DSS holds the signer's certificate and revocation data. */
