@@ -39,9 +39,10 @@ export const parseCertificates = (ders: readonly Uint8Array[]): X509Certificate[
     }
   });
 
+/** `issuer` is a CA (basicConstraints cA) that signed `cert`: an end-entity certificate never issues one. */
 const issuedBy = (cert: X509Certificate, issuer: X509Certificate): boolean => {
   try {
-    return cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
+    return issuer.ca && cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
   } catch {
     return false;
   }

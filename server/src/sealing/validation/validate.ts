@@ -8,6 +8,7 @@ import 'reflect-metadata';
 import { X509Certificate as PeculiarCertificate, type X509Crl } from '@peculiar/x509';
 import { X509Certificate, createHash } from 'node:crypto';
 import * as pkijs from 'pkijs';
+import { OID_KP_TIME_STAMPING } from '@tawqi/shared/cms';
 import type { PDFDocument } from 'pdf-lib';
 import { buildChain, parseCertificates, signerName } from './chain.js';
 import { checkCms, hashName, readTstInfo, type CmsCheck } from './cms.js';
@@ -91,6 +92,9 @@ interface Checked {
   chain: ChainReport | null;
 }
 
+/** A timestamp counts only from a TSA certificate with the timeStamping extended key usage (RFC 3161 §2.3). */
+const isTsa = (cert: X509Certificate | null): boolean => (cert?.keyUsage ?? []).includes(OID_KP_TIME_STAMPING);
+
 function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContext): TimestampReport {
   const cms = checkCms(token, null, file.dssCertificates);
   const tst = readTstInfo(cms.content, stamped);
@@ -99,7 +103,7 @@ function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContex
     genTime: tst.genTime.toISOString(),
     tsa: cms.signer ? signerName(cms.signer) : '',
     imprintMatches: tst.imprintMatches && cms.digestMatches,
-    signatureValid: cms.signatureValid,
+    signatureValid: cms.signatureValid && isTsa(cms.signer),
     chain: cms.signer
       ? buildChain(cms.signer, pool, file.anchors, tst.genTime)
       : { certificates: [], trustAnchor: null, validAtTime: false },
@@ -112,6 +116,7 @@ function checkOne(sig: FoundSignature, range: SignedRange, file: FileContext): C
   let timestamp: TimestampReport | null = null;
   let digestMatches = cms.digestMatches;
   if (isTimestamp) {
+    cms.signatureValid = cms.signatureValid && isTsa(cms.signer);
     const tst = readTstInfo(cms.content, range.signed);
     digestMatches = digestMatches && tst.imprintMatches;
     timestamp = null;
