@@ -16,10 +16,11 @@ import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer } from '@signpdf/utils';
-import { appendSignature, signPades } from '../../server/src/sealing/pades/index.js';
+import { appendSignature, completePadesFromCms, preparePades, signPades } from '../../server/src/sealing/pades/index.js';
 import { IncrementalUpdate } from '../../server/src/sealing/pades/incremental.js';
 import { validatePdf, ValidationInputError, type ValidationReport } from '../../server/src/sealing/validation/index.js';
 import { createPkiFixture, makeTestPdf, type PkiFixture } from '../support/pkiFixture.js';
+import { SIGNING_EXT, agentCms, issueLeaf } from '../support/qesSoftSigner.js';
 
 const SIGNING_TIME = new Date();
 const NOW = new Date(Date.now() + 60_000);
@@ -96,6 +97,41 @@ describe('PDF signature validation', () => {
       [
         ['Signature1', 1],
         ['Signature2', 3],
+      ],
+    );
+  });
+
+  test('a qes-style PDF: two token signers (agent CMS) and the seal after them, each with its own field, all TOTAL-PASSED', async () => {
+    const issuer = { pem: ec.issuingCa.pemFile, key: ec.issuingCa.keyFile };
+    const tokens = ['Sara Ahmed', 'John Smith'].map((name, i) =>
+      issueLeaf(ec.dir, `token${i}`, i === 0 ? 'ec' : 'rsa', SIGNING_EXT, issuer, [ec.issuingCa.der]),
+    );
+    let pdf = unsigned;
+    for (const [i, token] of tokens.entries()) {
+      const prepared = await preparePades(pdf, {
+        certificate: token.der,
+        chain: token.chain,
+        keyAlgorithm: token.rsa ? 'RSA' : 'ECDSA-P256',
+        signingTime: SIGNING_TIME,
+        ...(i > 0 ? { mode: 'incremental' as const } : {}),
+      });
+      pdf = await completePadesFromCms(prepared, agentCms(token, prepared.byteRangeDigest), { timestamp: ec.timestamp, level: 'B-T' });
+    }
+    pdf = await appendSignature(pdf, {
+      signer: ec.signer,
+      timestamp: ec.timestamp,
+      level: 'B-LT',
+      revocation: ec.revocation,
+      signingTime: SIGNING_TIME,
+    });
+    const report = await validate(pdf);
+    assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+    assert.deepEqual(
+      report.signatures.map((s) => [s.fieldName, s.signer?.split(',')[0], s.level]),
+      [
+        ['Signature1', 'token0', 'B-T'],
+        ['Signature2', 'token1', 'B-T'],
+        ['Signature3', 'Tawqi Test Seal (EC)', 'B-LT'],
       ],
     );
   });
