@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -19,7 +19,7 @@ import { Signer } from '@signpdf/utils';
 import { appendSignature, completePadesFromCms, preparePades, signPades } from '../../server/src/sealing/pades/index.js';
 import { IncrementalUpdate } from '../../server/src/sealing/pades/incremental.js';
 import { validatePdf, ValidationInputError, type ValidationReport } from '../../server/src/sealing/validation/index.js';
-import { createPkiFixture, makeTestPdf, type PkiFixture } from '../support/pkiFixture.js';
+import { createPkiFixture, fixtureCrl, makeTestPdf, sealOcspResponse, type PkiFixture } from '../support/pkiFixture.js';
 import { SIGNING_EXT, agentCms, issueLeaf } from '../support/qesSoftSigner.js';
 
 const SIGNING_TIME = new Date();
@@ -186,25 +186,17 @@ describe('PDF signature validation', () => {
   test('a signer revoked before the signature-time-stamp: TOTAL-FAILED, REVOKED (from the DSS CRL, and from an OCSP response)', async () => {
     const revoked = createPkiFixture('ec');
     try {
-      const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: revoked.dir, stdio: 'pipe' });
-      const ca = ['-config', 'openssl.cnf', '-name', 'CA_issuing', '-keyfile', 'issuing.key', '-cert', 'issuing.pem'];
-      openssl('ca', ...ca, '-revoke', 'seal.pem');
-      openssl('ca', ...ca, '-gencrl', '-out', 'revoked.crl.pem');
-      const crl = new Uint8Array(openssl('crl', '-in', 'revoked.crl.pem', '-outform', 'DER'));
-      const ocspArgs = [
-        '-index',
-        'issuing-index.txt',
-        '-rsigner',
-        'ocsp.pem',
-        '-rkey',
-        'ocsp.key',
-        '-CA',
-        'issuing.pem',
-        '-issuer',
-        'issuing.pem',
-      ];
-      openssl('ocsp', ...ocspArgs, '-cert', 'seal.pem', '-respout', 'revoked.ocsp', '-ndays', '1', '-no_nonce');
-      const ocsp = new Uint8Array(readFileSync(path.join(revoked.dir, 'revoked.ocsp')));
+      // openssl ca -revoke marks the seal revoked (now) in the issuing CA's index; the CRL and OCSP response follow it.
+      execFileSync(
+        'openssl',
+        ['ca', '-config', 'openssl.cnf', '-name', 'CA_issuing', '-keyfile', 'issuing.key', '-cert', 'issuing.pem', '-revoke', 'seal.pem'],
+        {
+          cwd: revoked.dir,
+          stdio: 'pipe',
+        },
+      );
+      const crl = fixtureCrl(revoked.dir, 'issuing');
+      const ocsp = sealOcspResponse(revoked.dir);
       // Revoked now, then signed: the signature-time-stamp (whole seconds) is at or after the revocation.
       for (const revocation of [
         { certificates: [], crls: [crl], ocspResponses: [] },
