@@ -94,6 +94,22 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
     assert.match(bigEnvelope.error.message, /25 MB/);
   });
 
+  test('POST /verify is rate-limited per client address (TAWQI_IP_RATE_LIMIT), before the body is read', async () => {
+    const limited = await startTestServer({ TAWQI_IP_RATE_LIMIT: '2' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const res = await fetch(`${limited.url}/verify?lang=en`, { method: 'POST', body: new TextEncoder().encode('hello') });
+        statuses.push(res.status);
+        if (res.status === 429) assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'too_many_requests');
+        else await res.arrayBuffer();
+      }
+      assert.deepEqual(statuses, [400, 400, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('in Chromium: Arabic RTL, a PDF chosen by keyboard, the report focused; axe clean before and after', async () => {
     const { page, watch } = await browser.newPage();
     const res = await page.goto(`${s.url}/verify`);

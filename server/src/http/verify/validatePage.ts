@@ -2,7 +2,8 @@
  * The signature validator page: GET /verify (a PDF is chosen or dropped; the page's script sends it
  * to POST /verify) and POST /verify (the PDF as the body, up to 25 MB; the report as JSON, or as
  * an HTML fragment for the page with Accept: text/html). The PDF is validated in memory: nothing is
- * written to disk or the database and only the request line is logged, never the body.
+ * written to disk or the database and only the request line is logged, never the body. Rate-limited
+ * per client address (TAWQI_IP_RATE_LIMIT).
  */
 import type { Language } from '@tawqi/shared';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -11,6 +12,7 @@ import { ApiError } from '../../errors.js';
 import { MAX_PDF_BYTES, ValidationInputError } from '../../sealing/validation/index.js';
 import { validateUpload } from '../../services/pdfValidation.js';
 import type { AppContext } from '../context.js';
+import { ipRateLimit } from '../middleware/limits.js';
 import { setPageHeaders } from '../pageHeaders.js';
 import { DEFAULT_BRANDING, icon, page } from './html.js';
 import { reportHtml } from './reportHtml.js';
@@ -68,7 +70,8 @@ export function validatePageRoutes(router: express.Router, ctx: AppContext, page
       .send(page({ lang, nonce, branding: DEFAULT_BRANDING, test: false, title: VALIDATE_TEXT[lang].title, main, script: 'validate' }));
   });
 
-  router.post('/verify', pdfBody, async (req: Request, res: Response) => {
+  // Per client address like the signing page (TAWQI_IP_RATE_LIMIT), checked before the body is read: validation costs CPU.
+  router.post('/verify', ipRateLimit(ctx, 'verify'), pdfBody, async (req: Request, res: Response) => {
     const lang = pageLanguage(req);
     const pdf = Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : new Uint8Array();
     const report = await validateUpload(ctx, pdf, lang).catch((err: unknown) => {
