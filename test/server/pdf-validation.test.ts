@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as asn1js from 'asn1js';
-import { PDFArray, PDFDict, PDFDocument, PDFName } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFString, type PDFRef } from 'pdf-lib';
 import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer } from '@signpdf/utils';
@@ -173,6 +173,18 @@ describe('PDF signature validation', () => {
     const report = await validate(update.toBytes());
     assert.equal(report.subIndication, 'MODIFIED_AFTER_SIGNING');
     assert.match(report.signatures[0]!.modifications.disallowed.join('\n'), /added \d+ 0 R \(Text\)/);
+  });
+
+  test('a signature dictionary rewritten in a later revision: MODIFIED_AFTER_SIGNING', async () => {
+    const update = await IncrementalUpdate.open(bt);
+    const [ref, dict] = update.context
+      .enumerateIndirectObjects()
+      .find(([, o]) => o instanceof PDFDict && o.has(PDFName.of('ByteRange'))) as [PDFRef, PDFDict];
+    dict.set(PDFName.of('Reason'), PDFString.of('approved by someone else'));
+    update.set(ref, dict);
+    const report = await validate(update.toBytes());
+    assert.equal(report.subIndication, 'MODIFIED_AFTER_SIGNING');
+    assert.match(report.signatures[0]!.modifications.disallowed.join('\n'), new RegExp(`changed ${ref.objectNumber} 0 R \\(Sig\\)`));
   });
 
   test('checked against another root: indeterminate, NO_CERTIFICATE_CHAIN_FOUND; Arabic message by default data', async () => {

@@ -73,6 +73,8 @@ function grewByAllowed(before: PDFArray, after: PDFArray, allowed: Set<string>):
 }
 
 function changeAllowed(ref: PDFRef, before: PDFObject, after: PDFObject, doc: PDFDocument, allowed: Set<string>): boolean {
+  // A signature dictionary, once written, never changes (what it says about the signer would).
+  if (dictOf(before)?.has(PDFName.of('ByteRange'))) return false;
   if (allowed.has(ref.toString())) return true;
   if (before instanceof PDFArray && after instanceof PDFArray) return grewByAllowed(before, after, allowed);
   const [oldDict, newDict] = [dictOf(before), dictOf(after)];
