@@ -24,6 +24,8 @@ const builds = [
   { ...common, entryPoints: ['src/styles.css'] },
   // The public verification page's file check (server/src/http/verify/): dist/verify.js.
   { ...common, entryPoints: ['src/verify.ts'], entryNames: 'verify', format: 'esm', platform: 'browser' },
+  // The signature validator page (/verify, server/src/http/verify/validatePage.ts): dist/validate.js.
+  { ...common, entryPoints: ['src/validate.ts'], entryNames: 'validate', format: 'esm', platform: 'browser' },
 ];
 
 await rm(outdir, { recursive: true, force: true });

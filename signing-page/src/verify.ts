@@ -4,6 +4,7 @@
  * the sealed file's SHA-256 in the browser. The file is read with `File.arrayBuffer` and hashed with `crypto.subtle`; nothing is sent anywhere (the page's CSP has connect-src 'none').
  */
 import { bdi, h, replace } from './dom.js';
+import { onFileChosen } from './dropzone.js';
 import { icon } from './views/parts.js';
 
 /** The texts the server put on the panel (data-t-*), in the page's language. */
@@ -65,26 +66,7 @@ function start(): void {
     }
   };
 
-  input.addEventListener('change', () => {
-    const file = input.files?.[0];
-    if (file) void check(file);
-  });
-  // A file dropped elsewhere on the page is not opened in its place (the visitor would lose the page).
-  for (const type of ['dragover', 'drop'] as const) document.addEventListener(type, (e) => e.preventDefault());
-  // The whole panel takes the drop; dragover must be cancelled for a drop to happen at all.
-  panel.addEventListener('dragover', (e) => {
-    e.preventDefault();
-    zone.classList.add('is-over');
-  });
-  panel.addEventListener('dragleave', (e) => {
-    if (!panel.contains(e.relatedTarget as Node | null)) zone.classList.remove('is-over');
-  });
-  panel.addEventListener('drop', (e) => {
-    e.preventDefault();
-    zone.classList.remove('is-over');
-    const file = e.dataTransfer?.files[0];
-    if (file) void check(file);
-  });
+  onFileChosen(panel, zone, input, (file) => void check(file));
 }
 
 start();

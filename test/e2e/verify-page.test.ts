@@ -7,13 +7,11 @@
  * 404. Screenshots go to test-artifacts/e2e/verify-*.png.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Request } from 'playwright-core';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
-import { launchBrowser, screenshot, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
+import { axeViolations, launchBrowser, screenshot, tabTo, until, type PageWatch, type TestBrowser } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { ensureSigningPage } from '../support/bundles.js';
 import { pngDataUrl } from '../support/signing.js';
@@ -48,17 +46,6 @@ const L = {
     completed: 'Completed',
   },
 } as const;
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's WCAG 2.x A/AA rules on the page (evaluated through the debugging protocol, so the page's CSP does not apply). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = (await page.evaluate(
-    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })`,
-  )) as { violations: { id: string; nodes: { target: string[] }[] }[] };
-  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 /**
  * The on-screen x of each character of the first masked name (by range rectangles): a name read

@@ -5,7 +5,8 @@
  * screenshots saved under test-artifacts/e2e/ (git-ignored).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -217,4 +218,15 @@ export async function frameOf(page: Page, selector: string): Promise<Frame> {
   const frame = await handle.contentFrame();
   assert.ok(frame, `no frame in ${selector}`);
   return frame;
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.x A/AA rules on the page (evaluated through the debugging protocol, so the page's CSP does not apply). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })`,
+  )) as { violations: { id: string; nodes: { target: string[] }[] }[] };
+  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

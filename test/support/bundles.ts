@@ -33,7 +33,7 @@ function ensureBundle(relRoot: string, outputs: readonly string[], alsoFrom: rea
 }
 
 /** The signing page and the verification page's script (signing-page/dist: app.js, app.css, verify.js). */
-export const ensureSigningPage = (): void => ensureBundle('signing-page', ['app.js', 'app.css', 'verify.js']);
+export const ensureSigningPage = (): void => ensureBundle('signing-page', ['app.js', 'app.css', 'verify.js', 'validate.js']);
 
 /** @tawqi/embed (sdk/embed/dist: the ESM module and the single script the server serves at /embed/v1.js). */
 export const ensureEmbedLibrary = (): void => ensureBundle('sdk/embed', ['tawqi-embed.mjs', 'tawqi-embed.js']);

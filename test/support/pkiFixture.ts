@@ -130,6 +130,48 @@ const KEY_ARGS: Record<'rsa' | 'ec', string[]> = {
 /** YYMMDDHHMMSSZ, the date format of an openssl CA index. */
 const indexDate = (date: Date): string => date.toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z';
 
+const opensslIn = (dir: string, args: string[]): string =>
+  execFileSync('openssl', args, { cwd: dir, encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/** The current CRL (DER) of one of the fixture's CAs in `dir` (after `openssl ca -revoke`, it lists the revoked). */
+export function fixtureCrl(dir: string, ca: 'issuing' | 'root'): Uint8Array {
+  opensslIn(dir, [
+    'ca',
+    '-gencrl',
+    '-config',
+    'openssl.cnf',
+    '-name',
+    `CA_${ca}`,
+    '-keyfile',
+    `${ca}.key`,
+    '-cert',
+    `${ca}.pem`,
+    '-out',
+    `${ca}.crl.pem`,
+  ]);
+  opensslIn(dir, ['crl', '-in', `${ca}.crl.pem`, '-outform', 'DER', '-out', `${ca}.crl`]);
+  return new Uint8Array(readFileSync(path.join(dir, `${ca}.crl`)));
+}
+
+/** An OCSP response (DER) for the seal certificate in `dir`, from the issuing CA's index as it stands. */
+export function sealOcspResponse(dir: string): Uint8Array {
+  const responder = ['-rsigner', 'ocsp.pem', '-rkey', 'ocsp.key', '-CA', 'issuing.pem', '-issuer', 'issuing.pem'];
+  opensslIn(dir, [
+    'ocsp',
+    '-index',
+    'issuing-index.txt',
+    ...responder,
+    '-cert',
+    'seal.pem',
+    '-respout',
+    'seal.ocsp',
+    '-ndays',
+    '1',
+    '-no_nonce',
+  ]);
+  return new Uint8Array(readFileSync(path.join(dir, 'seal.ocsp')));
+}
+
 export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
   const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-pki-'));
   const run = (args: string[]): string =>
@@ -224,45 +266,8 @@ export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
   writeFileSync(file('untrusted.pem'), readFileSync(issuingCa.pemFile, 'latin1') + readFileSync(tsa.pemFile, 'latin1'));
 
   // CRLs (DER) of both CAs, and an OCSP response (DER) for the seal certificate.
-  const crls = (['issuing', 'root'] as const).map((ca) => {
-    run([
-      'ca',
-      '-gencrl',
-      '-config',
-      'openssl.cnf',
-      '-name',
-      `CA_${ca}`,
-      '-keyfile',
-      `${ca}.key`,
-      '-cert',
-      `${ca}.pem`,
-      '-out',
-      `${ca}.crl.pem`,
-    ]);
-    run(['crl', '-in', `${ca}.crl.pem`, '-outform', 'DER', '-out', `${ca}.crl`]);
-    return new Uint8Array(readFileSync(file(`${ca}.crl`)));
-  });
-  run([
-    'ocsp',
-    '-index',
-    'issuing-index.txt',
-    '-rsigner',
-    'ocsp.pem',
-    '-rkey',
-    'ocsp.key',
-    '-CA',
-    'issuing.pem',
-    '-issuer',
-    'issuing.pem',
-    '-cert',
-    'seal.pem',
-    '-respout',
-    'seal.ocsp',
-    '-ndays',
-    '1',
-    '-no_nonce',
-  ]);
-  const ocsp = new Uint8Array(readFileSync(file('seal.ocsp')));
+  const crls = (['issuing', 'root'] as const).map((ca) => fixtureCrl(dir, ca));
+  const ocsp = sealOcspResponse(dir);
 
   // NSS database trusting the root, for pdfsig.
   const nss = file('nss');

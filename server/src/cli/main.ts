@@ -13,6 +13,7 @@
  *   tawqi db copy|backup …                                             db.ts
  *   tawqi listen --forward-to <url> [--events …]                       remote/listen.ts
  *   tawqi trigger <event type> | --list                                remote/trigger.ts
+ *   tawqi verify FILE.pdf [--json] [--trust root.pem] [--lang ar|en]   verify.ts (exit 0/1/2 by indication)
  *
  * listen and trigger are the exception: they do not open the store but talk to a server over HTTP
  * with a secret key (--api-key or TAWQI_SECRET_KEY, --api-base), as an integrator's code would.

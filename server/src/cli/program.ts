@@ -11,6 +11,7 @@ import { webhookCommands } from './webhooks.js';
 import { workflowCommands } from './workflows.js';
 import { listenCommand } from './remote/listen.js';
 import { triggerCommand } from './remote/trigger.js';
+import { verifyCommand } from './verify.js';
 
 export function buildProgram(): Command {
   const program = new Command('tawqi')
@@ -30,5 +31,6 @@ export function buildProgram(): Command {
   dbCommands(program);
   listenCommand(program);
   triggerCommand(program);
+  verifyCommand(program);
   return program;
 }

@@ -6,6 +6,7 @@ import type { AppContext } from './context.js';
 import { setPageHeaders } from './pageHeaders.js';
 import { DEFAULT_BRANDING, notFoundMain, page, verificationMain, type VerifyBranding } from './verify/html.js';
 import { VERIFY_TEXT } from './verify/text.js';
+import { validatePageRoutes } from './verify/validatePage.js';
 
 /**
  * Arabic unless the visitor chose English with the page's switch (?lang=en). The browser's
@@ -28,9 +29,11 @@ function brandingOf(settings: Record<string, unknown>): VerifyBranding {
  * and an in-browser check of a PDF against the sealed file's SHA-256. Strict CSP as on the signing
  * page (scripts and styles from this origin, the one style tag by nonce) and connect-src 'none': the
  * page's script cannot send anything anywhere, so a checked file never leaves the browser.
+ * GET/POST /verify (no reference) is the signature validator (verify/validatePage.ts).
  */
 export function verifyPageRouter(ctx: AppContext): express.Router {
   const router = express.Router();
+  validatePageRoutes(router, ctx, pageLanguage);
   router.get('/verify/:reference', async (req: Request, res: Response) => {
     const lang = pageLanguage(req);
     const found = await verificationPageFor(ctx, ctx.store.db, String(req.params.reference));

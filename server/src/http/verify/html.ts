@@ -23,7 +23,7 @@ export const DEFAULT_BRANDING: VerifyBranding = { brandName: null, logoUrl: null
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 
 /** The signing page's icons (signing-page/src/views/parts.ts), drawn the same way. */
-const ICONS = {
+export const ICONS = {
   check: ['M20 6 9 17l-5-5'],
   x: ['M18 6 6 18', 'm6 6 12 12'],
   alert: ['M12 3 2 20h20z', 'M12 10v4', 'M12 17h.01'],
@@ -33,7 +33,7 @@ const ICONS = {
   search: ['M11 4a7 7 0 1 0 0 14 7 7 0 0 0 0-14z', 'm20 20-4-4'],
 } as const;
 
-const icon = (name: keyof typeof ICONS): string =>
+export const icon = (name: keyof typeof ICONS): string =>
   `<svg viewBox="0 0 24 24" class="icon" aria-hidden="true" focusable="false">${ICONS[name].map((d) => `<path d="${d}"></path>`).join('')}</svg>`;
 
 /** A date as the reader's language writes it, always in UTC (the page has no idea of the reader's zone). */
@@ -70,7 +70,16 @@ function topbar(lang: Language, t: VerifyText, b: VerifyBranding): string {
 }
 
 /** The page around a card: head (CSP nonce for the brand colour), banner, top bar, footer. */
-export function page(o: { lang: Language; nonce: string; branding: VerifyBranding; test: boolean; title: string; main: string }): string {
+export function page(o: {
+  lang: Language;
+  nonce: string;
+  branding: VerifyBranding;
+  test: boolean;
+  title: string;
+  main: string;
+  /** The page's script under /sign/assets (default verify.js, the file check). */
+  script?: 'verify' | 'validate';
+}): string {
   const t = VERIFY_TEXT[o.lang];
   const brand = o.branding.brandColor && COLOR.test(o.branding.brandColor) ? `--brand: ${o.branding.brandColor};` : '';
   return `<!doctype html>
@@ -82,7 +91,7 @@ export function page(o: { lang: Language; nonce: string; branding: VerifyBrandin
 <title>${esc(o.title)}</title>
 <link rel="stylesheet" href="/sign/assets/app.css">
 <style nonce="${o.nonce}">:root { ${brand} }</style>
-<script type="module" src="/sign/assets/verify.js"></script>
+<script type="module" src="/sign/assets/${o.script ?? 'verify'}.js"></script>
 </head>
 <body${o.test ? ' class="is-test"' : ''}>
 <header>

@@ -1,0 +1,84 @@
+/**
+ * The signature validator page: GET /verify (a PDF is chosen or dropped; the page's script sends it
+ * to POST /verify) and POST /verify (the PDF as the body, up to 25 MB; the report as JSON, or as
+ * an HTML fragment for the page with Accept: text/html). The PDF is validated in memory: nothing is
+ * written to disk or the database and only the request line is logged, never the body. Rate-limited
+ * per client address (TAWQI_IP_RATE_LIMIT).
+ */
+import type { Language } from '@tawqi/shared';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../../errors.js';
+import { MAX_PDF_BYTES, ValidationInputError } from '../../sealing/validation/index.js';
+import { validateUpload } from '../../services/pdfValidation.js';
+import type { AppContext } from '../context.js';
+import { ipRateLimit } from '../middleware/limits.js';
+import { setPageHeaders } from '../pageHeaders.js';
+import { DEFAULT_BRANDING, icon, page } from './html.js';
+import { reportHtml } from './reportHtml.js';
+import { VALIDATE_TEXT } from './validateText.js';
+
+const tooLarge = new ApiError(
+  'request_too_large',
+  null,
+  { limit_bytes: MAX_PDF_BYTES },
+  {},
+  {
+    ar: 'الملف أكبر من 25 ميغابايت، وهو الحد الأقصى للفحص.',
+    en: 'The file is larger than 25 MB, the most the validator reads.',
+  },
+);
+const notPdf = new ApiError('parameter_invalid', 'file', {}, {}, { ar: 'هذا ليس ملف PDF مقروءًا.', en: 'This is not a readable PDF file.' });
+
+function validateMain(lang: Language): string {
+  const t = VALIDATE_TEXT[lang];
+  return `<section class="card" id="validate" aria-labelledby="validate-title" data-lang="${lang}" data-t-checking="${t.checking}" data-t-failed="${t.failed}">
+<h1 class="title" id="validate-title">${t.title}</h1>
+<p>${t.body}</p>
+<div class="dropzone" data-dropzone hidden>
+<input class="sr-only" type="file" id="validate-file" accept="application/pdf,.pdf" aria-describedby="validate-privacy">
+<label class="btn btn-secondary" for="validate-file">${icon('doc')}${t.choose}</label>
+<span class="muted">${t.drop}</span>
+</div>
+<p class="hint" id="validate-privacy">${t.privacy} ${t.limit}</p>
+<noscript><p class="hint">${t.needsScript}</p></noscript>
+</section>
+<div class="validate-result" role="status" aria-live="polite"></div>`;
+}
+
+/** The PDF body, bounded: past 25 MB a 413 in the error envelope (the parser drains the rest). */
+function pdfBody(req: Request, res: Response, next: NextFunction): void {
+  express.raw({ type: () => true, limit: MAX_PDF_BYTES })(req, res, (err?: unknown) => {
+    if ((err as { type?: string } | undefined)?.type === 'entity.too.large') return next(tooLarge);
+    next(err);
+  });
+}
+
+export function validatePageRoutes(router: express.Router, ctx: AppContext, pageLanguage: (req: Request) => Language): void {
+  router.get('/verify', (req: Request, res: Response) => {
+    const lang = pageLanguage(req);
+    const nonce = randomBytes(16).toString('base64');
+    // As /verify/{reference}, except that the script may send the file to this origin.
+    setPageHeaders(
+      res,
+      `default-src 'none'; script-src 'self'; style-src 'self' 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`,
+    );
+    res.setHeader('Cache-Control', 'no-store');
+    const main = validateMain(lang);
+    res
+      .type('html')
+      .send(page({ lang, nonce, branding: DEFAULT_BRANDING, test: false, title: VALIDATE_TEXT[lang].title, main, script: 'validate' }));
+  });
+
+  // Per client address like the signing page (TAWQI_IP_RATE_LIMIT), checked before the body is read: validation costs CPU.
+  router.post('/verify', ipRateLimit(ctx, 'verify'), pdfBody, async (req: Request, res: Response) => {
+    const lang = pageLanguage(req);
+    const pdf = Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : new Uint8Array();
+    const report = await validateUpload(ctx, pdf, lang).catch((err: unknown) => {
+      throw err instanceof ValidationInputError ? (err.code === 'too_large' ? tooLarge : notPdf) : err;
+    });
+    res.setHeader('Cache-Control', 'no-store');
+    if (req.accepts(['json', 'html']) === 'html') res.type('html').send(reportHtml(report, lang));
+    else res.json(report);
+  });
+}

@@ -1,0 +1,286 @@
+/**
+ * Validates every signature and document timestamp of a PDF against a set of trust anchors, in the
+ * manner of ETSI EN 319 102-1: integrity (ByteRange, digest, signature), the certificate chain to an
+ * anchor at the time the timestamp proves, revocation, the PAdES level reached, and modifications
+ * after signing. Bytes and anchors in, a report out: no store, no network.
+ */
+import 'reflect-metadata';
+import { X509Certificate as PeculiarCertificate, type X509Crl } from '@peculiar/x509';
+import { X509Certificate, createHash } from 'node:crypto';
+import * as pkijs from 'pkijs';
+import { OID_KP_TIME_STAMPING } from '@tawqi/shared/cms';
+import type { PDFDocument } from 'pdf-lib';
+import { buildChain, parseCertificates, signerName } from './chain.js';
+import { checkCms, hashName, readTstInfo, type CmsCheck } from './cms.js';
+import { ocspStatuses, parseCrls, readDss, type DssContent, type OcspStatus } from './dss.js';
+import { verdict, type Lang } from './messages.js';
+import { disallowedChanges } from './modifications.js';
+import { findSignatures, loadRevision, readByteRange, revisionEnds, type FoundSignature, type SignedRange } from './revisions.js';
+import type { ChainReport, Indication, Level, SignatureReport, SubIndication, TimestampReport, ValidationReport } from './types.js';
+
+/** The largest PDF the validator reads (the page's and the CLI's limit). */
+export const MAX_PDF_BYTES = 25 * 1024 * 1024;
+
+export class ValidationInputError extends Error {
+  constructor(
+    readonly code: 'too_large' | 'not_pdf',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ValidationInputError';
+  }
+}
+
+export interface ValidateOptions {
+  /** DER certificates trusted as anchors. */
+  trustAnchors: readonly Uint8Array[];
+  /** The time to validate at when nothing proves an earlier one. */
+  now: Date;
+  lang: Lang;
+}
+
+/** Everything about the file every signature's checks share. */
+interface FileContext {
+  pdf: Uint8Array;
+  ends: number[];
+  revision: (index: number) => Promise<PDFDocument>;
+  /** The /DSS as of each revision. */
+  dssAt: (index: number) => Promise<DssContent>;
+  dss: DssContent;
+  dssCertificates: X509Certificate[];
+  crls: X509Crl[];
+  ocsps: OcspStatus[];
+  anchors: X509Certificate[];
+  options: ValidateOptions;
+}
+
+async function openFile(pdf: Uint8Array, options: ValidateOptions): Promise<{ file: FileContext; found: FoundSignature[] }> {
+  if (pdf.byteLength > MAX_PDF_BYTES) throw new ValidationInputError('too_large', `the PDF is larger than ${MAX_PDF_BYTES} bytes`);
+  if (!Buffer.from(pdf.subarray(0, 1024)).toString('latin1').includes('%PDF-')) throw new ValidationInputError('not_pdf', 'not a PDF file');
+  const ends = revisionEnds(pdf);
+  const cache = new Map<number, Promise<PDFDocument>>();
+  const revision = (index: number) => {
+    if (!cache.has(index)) cache.set(index, loadRevision(pdf, ends[index]!));
+    return cache.get(index)!;
+  };
+  const final = await revision(ends.length - 1).catch((err: Error) => {
+    throw new ValidationInputError('not_pdf', `not a readable PDF: ${err.message}`);
+  });
+  const dss = readDss(final);
+  const dssAt = (index: number) => revision(index).then(readDss, () => readDss(final));
+  const file = {
+    pdf,
+    ends,
+    revision,
+    dssAt,
+    dss,
+    dssCertificates: parseCertificates(dss.certificates),
+    crls: parseCrls(dss.crls),
+    ocsps: ocspStatuses(dss.ocsps),
+  };
+  return { file: { ...file, anchors: parseCertificates(options.trustAnchors), options }, found: findSignatures(final) };
+}
+
+/** What one CMS check found, before the indication is derived from it. */
+interface Checked {
+  sig: FoundSignature;
+  range: SignedRange;
+  cms: CmsCheck;
+  timestamp: TimestampReport | null;
+  digestMatches: boolean;
+  signingTime: Date | null;
+  chain: ChainReport | null;
+}
+
+/** A timestamp counts only from a TSA certificate with the timeStamping extended key usage (RFC 3161 §2.3). */
+const isTsa = (cert: X509Certificate | null): boolean => (cert?.keyUsage ?? []).includes(OID_KP_TIME_STAMPING);
+
+function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContext): TimestampReport {
+  const cms = checkCms(token, null, file.dssCertificates);
+  const tst = readTstInfo(cms.content, stamped);
+  const pool = [...cms.certificates, ...file.dssCertificates];
+  return {
+    genTime: tst.genTime.toISOString(),
+    tsa: cms.signer ? signerName(cms.signer) : '',
+    imprintMatches: tst.imprintMatches && cms.digestMatches,
+    signatureValid: cms.signatureValid && isTsa(cms.signer),
+    chain: cms.signer
+      ? buildChain(cms.signer, pool, file.anchors, tst.genTime)
+      : { certificates: [], trustAnchor: null, validAtTime: false },
+  };
+}
+
+function checkOne(sig: FoundSignature, range: SignedRange, file: FileContext): Checked {
+  const isTimestamp = sig.kind === 'document-timestamp';
+  const cms = checkCms(range.cms, isTimestamp ? null : range.signed, file.dssCertificates);
+  let timestamp: TimestampReport | null = null;
+  let digestMatches = cms.digestMatches;
+  if (isTimestamp) {
+    cms.signatureValid = cms.signatureValid && isTsa(cms.signer);
+    const tst = readTstInfo(cms.content, range.signed);
+    digestMatches = digestMatches && tst.imprintMatches;
+    timestamp = null;
+    const signingTime = tst.genTime;
+    const chain = cms.signer ? buildChain(cms.signer, [...cms.certificates, ...file.dssCertificates], file.anchors, signingTime) : null;
+    return { sig, range, cms, timestamp, digestMatches, signingTime, chain };
+  }
+  if (cms.timestampToken) timestamp = checkTimestamp(cms.timestampToken, cms.signatureValue, file);
+  const signingTime = timestamp ? new Date(timestamp.genTime) : null;
+  const at = signingTime ?? file.options.now;
+  const chain = cms.signer ? buildChain(cms.signer, [...cms.certificates, ...file.dssCertificates], file.anchors, at) : null;
+  return { sig, range, cms, timestamp, digestMatches, signingTime, chain };
+}
+
+/** An OCSP response of the file names `cert` (issuer name hash and serial) as revoked at or before `at`. */
+function revokedByOcsp(cert: X509Certificate, file: FileContext, at: number): boolean {
+  const parsed = pkijs.Certificate.fromBER(new Uint8Array(cert.raw));
+  const issuer = new Uint8Array(parsed.issuer.toSchema().toBER());
+  const serial = Buffer.from(parsed.serialNumber.valueBlock.valueHexView);
+  return file.ocsps.some((s) => {
+    const hash = hashName(s.hashAlgorithm);
+    const names = hash !== null && createHash(hash).update(issuer).digest().equals(s.issuerNameHash);
+    return names && s.serial.equals(serial) && s.revokedAt !== null && s.revokedAt.getTime() <= at;
+  });
+}
+
+/** The signer's certificate is on a CRL of its issuer, or revoked in an OCSP response, at or before the time of signing. */
+function isRevoked(checked: Checked, file: FileContext): boolean {
+  if (!checked.cms.signer) return false;
+  const signer = new PeculiarCertificate(new Uint8Array(checked.cms.signer.raw));
+  const at = (checked.signingTime ?? file.options.now).getTime();
+  const onCrl = file.crls.some((crl) => {
+    if (crl.issuer !== signer.issuer) return false;
+    const entry = crl.findRevoked(signer);
+    return entry !== null && entry.revocationDate.getTime() <= at;
+  });
+  return onCrl || revokedByOcsp(checked.cms.signer, file, at);
+}
+
+/** The first revision after the signature whose /DSS holds the signer's certificate and revocation data. */
+async function ltRevision(checked: Checked, file: FileContext): Promise<number | null> {
+  const signer = checked.cms.signer;
+  if (!signer) return null;
+  for (let i = checked.range.revision + 1; i < file.ends.length; i += 1) {
+    const dss = await file.dssAt(i);
+    const hasSigner = dss.certificates.some((der) => Buffer.from(der).equals(signer.raw));
+    if (hasSigner && dss.crls.length + dss.ocsps.length > 0) return i;
+  }
+  return null;
+}
+
+async function levelOf(checked: Checked, all: Checked[], file: FileContext): Promise<Level | null> {
+  if (checked.sig.kind === 'document-timestamp') return null;
+  if (!checked.timestamp?.imprintMatches || !checked.timestamp.signatureValid) return 'B-B';
+  const lt = await ltRevision(checked, file);
+  if (lt === null) return 'B-T';
+  const archived = all.some(
+    (t) => t.sig.kind === 'document-timestamp' && t.range.revision >= lt && t.digestMatches && t.cms.signatureValid,
+  );
+  return archived ? 'B-LTA' : 'B-LT';
+}
+
+type Verdict = [Indication, SubIndication | null];
+
+function indicationOf(checked: Checked, disallowed: string[], revoked: boolean): Verdict {
+  const { range, cms, timestamp, chain } = checked;
+  if (!range.coversRevision) return ['TOTAL-FAILED', 'FORMAT_FAILURE'];
+  if (!checked.digestMatches || (timestamp && !timestamp.imprintMatches)) return ['TOTAL-FAILED', 'HASH_FAILURE'];
+  if (!cms.signer || !chain) return ['INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND'];
+  if (!cms.signatureValid || (timestamp && !timestamp.signatureValid)) return ['TOTAL-FAILED', 'SIG_CRYPTO_FAILURE'];
+  if (disallowed.length > 0) return ['TOTAL-FAILED', 'MODIFIED_AFTER_SIGNING'];
+  if (revoked) return ['TOTAL-FAILED', 'REVOKED'];
+  if (!chain.trustAnchor || (timestamp && !timestamp.chain.trustAnchor)) return ['INDETERMINATE', 'NO_CERTIFICATE_CHAIN_FOUND'];
+  if (!chain.validAtTime || (timestamp && !timestamp.chain.validAtTime)) return ['INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE'];
+  return ['TOTAL-PASSED', null];
+}
+
+async function modificationsAfter(revision: number, file: FileContext): Promise<string[]> {
+  if (revision >= file.ends.length - 1) return [];
+  return disallowedChanges(await file.revision(revision), await file.revision(file.ends.length - 1));
+}
+
+/** The report of a signature whose ByteRange or CMS cannot even be read. */
+function unreadable(sig: FoundSignature, revision: number, lang: Lang): SignatureReport {
+  return {
+    kind: sig.kind,
+    fieldName: sig.fieldName,
+    subFilter: sig.subFilter,
+    signer: null,
+    revision: revision + 1,
+    claimedTime: sig.claimedTime,
+    signingTime: null,
+    level: null,
+    integrity: { byteRangeCoversRevision: false, digestMatches: false, signatureValid: false },
+    chain: null,
+    timestamp: null,
+    revocation: { dssCrls: 0, dssOcsps: 0, cmsCrls: 0, signerRevoked: false },
+    modifications: { laterRevisions: 0, disallowed: [] },
+    indication: 'TOTAL-FAILED',
+    subIndication: 'FORMAT_FAILURE',
+    message: verdict('TOTAL-FAILED', 'FORMAT_FAILURE', lang),
+  };
+}
+
+async function report(checked: Checked, all: Checked[], file: FileContext): Promise<SignatureReport> {
+  const { sig, range, cms } = checked;
+  const disallowed = await modificationsAfter(range.revision, file);
+  const revoked = isRevoked(checked, file);
+  const [indication, subIndication] = indicationOf(checked, disallowed, revoked);
+  return {
+    kind: sig.kind,
+    fieldName: sig.fieldName,
+    subFilter: sig.subFilter,
+    signer: cms.signer ? signerName(cms.signer) : null,
+    revision: range.revision + 1,
+    claimedTime: sig.claimedTime,
+    signingTime: checked.signingTime?.toISOString() ?? null,
+    level: await levelOf(checked, all, file),
+    integrity: { byteRangeCoversRevision: range.coversRevision, digestMatches: checked.digestMatches, signatureValid: cms.signatureValid },
+    chain: checked.chain,
+    timestamp: checked.timestamp,
+    revocation: { dssCrls: file.dss.crls.length, dssOcsps: file.dss.ocsps.length, cmsCrls: cms.crls, signerRevoked: revoked },
+    modifications: { laterRevisions: file.ends.length - 1 - Math.max(range.revision, 0), disallowed },
+    indication,
+    subIndication,
+    message: verdict(indication, subIndication, file.options.lang),
+  };
+}
+
+const SEVERITY: Record<Indication, number> = { 'TOTAL-PASSED': 0, INDETERMINATE: 1, 'TOTAL-FAILED': 2 };
+
+function overall(signatures: SignatureReport[]): Verdict {
+  if (signatures.length === 0) return ['INDETERMINATE', 'NO_SIGNATURE_FOUND'];
+  const worst = signatures.reduce((a, b) => (SEVERITY[b.indication] > SEVERITY[a.indication] ? b : a));
+  return [worst.indication, worst.subIndication];
+}
+
+/** Validates every signature and document timestamp of `pdf`; throws ValidationInputError for a file it cannot read as a PDF. */
+export async function validatePdf(pdf: Uint8Array, options: ValidateOptions): Promise<ValidationReport> {
+  const { file, found } = await openFile(pdf, options);
+  const checked: Checked[] = [];
+  const failed = new Map<FoundSignature, SignatureReport>();
+  for (const sig of found) {
+    const range = readByteRange(pdf, sig.byteRange, file.ends);
+    try {
+      if (!range) throw new Error('unreadable ByteRange');
+      checked.push(checkOne(sig, range, file));
+    } catch {
+      // An unreadable ByteRange or CMS is itself the finding: FORMAT_FAILURE.
+      failed.set(sig, unreadable(sig, range?.revision ?? -1, options.lang));
+    }
+  }
+  const reports = new Map<FoundSignature, SignatureReport>(failed);
+  for (const one of checked) reports.set(one.sig, await report(one, checked, file));
+  const signatures = found.map((sig) => reports.get(sig)!);
+  const [indication, subIndication] = overall(signatures);
+  return {
+    version: 1,
+    lang: options.lang,
+    validatedAt: options.now.toISOString(),
+    revisions: file.ends.length,
+    signatures,
+    indication,
+    subIndication,
+    message: verdict(indication, subIndication, options.lang),
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The signature validator page (GET/POST /verify) over real HTTP and in real Chromium: a pades-lt PDF
+ * sealed by the test server's own PKI is TOTAL-PASSED at B-LT, a tampered copy TOTAL-FAILED; the
+ * JSON report and the HTML fragment; a non-PDF and a body over 25 MB refused in the error envelope
+ * (Arabic by default, English with ?lang=en); nothing written to the data directory; in Chromium the
+ * file chosen by keyboard, the report announced and focused, Arabic RTL and English, axe-core clean,
+ * the page's CSP allowing connect-src 'self' only. Screenshots: test-artifacts/e2e/validate-*.png.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sealedFinalPdf } from '../../server/src/sealing/seal.js';
+import type { ValidationReport } from '../../server/src/sealing/validation/index.js';
+import { ensureSigningPage } from '../support/bundles.js';
+import { axeViolations, launchBrowser, screenshot, tabTo, until, type TestBrowser } from '../support/browser.js';
+import { minimalFinalInput } from '../support/finalInput.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+/** Every file under a folder with its size, the database's own files aside (their size moves with checkpoints; rows are counted instead). */
+function listing(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((name) => path.join(dir, name))
+    .filter((file) => statSync(file).isFile() && !/\.sqlite(-wal|-shm|-journal)?$/.test(file))
+    .map((file) => `${file} ${statSync(file).size}`)
+    .sort();
+}
+
+describe('the signature validator page', { timeout: 240_000 }, () => {
+  let s: TestServer;
+  let browser: TestBrowser;
+  let signed: Uint8Array;
+  let tampered: Uint8Array;
+  /** The row count of every table: what "nothing stored in the database" is checked against. */
+  const rowCounts = async (): Promise<Record<string, number>> => {
+    const out: Record<string, number> = {};
+    for (const table of await s.ctx.store.db.introspection.getTables()) {
+      const row = await s.ctx.store.db
+        .selectFrom(table.name as never)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      out[table.name] = Number(row.n);
+    }
+    return out;
+  };
+  const post = (body: Uint8Array, query = '', headers: Record<string, string> = {}) =>
+    fetch(`${s.url}/verify${query}`, { method: 'POST', body, headers: { 'content-type': 'application/pdf', ...headers } });
+
+  before(async () => {
+    ensureSigningPage();
+    s = await startTestServer();
+    s.clock.set(Date.now());
+    signed = await sealedFinalPdf(s.ctx.pki, minimalFinalInput('pades-lt', Math.floor(Date.now() / 1000) - 60), 'Riyadh');
+    tampered = Uint8Array.from(signed);
+    tampered[10] = tampered[10]! ^ 0x01;
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+
+  test('POST /verify: the JSON report and the HTML fragment, stored nowhere', async () => {
+    const before = listing(s.dataDir);
+    const rowsBefore = await rowCounts();
+    assert.ok(Object.keys(rowsBefore).length > 10, 'the tables are counted');
+    const res = await post(signed);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const report = (await res.json()) as ValidationReport;
+    assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+    assert.equal(report.signatures[0]?.level, 'B-LT');
+    assert.equal(report.lang, 'ar');
+    const html = await (await post(tampered, '?lang=en', { accept: 'text/html' })).text();
+    assert.match(html, /data-overall="TOTAL-FAILED"/);
+    assert.match(html, /HASH_FAILURE/);
+    assert.deepEqual(listing(s.dataDir), before);
+    assert.deepEqual(await rowCounts(), rowsBefore);
+  });
+
+  test('POST /verify refuses a non-PDF and a body over 25 MB in the error envelope', async () => {
+    const notPdf = await post(new TextEncoder().encode('hello'));
+    assert.equal(notPdf.status, 400);
+    const envelope = (await notPdf.json()) as { error: { code: string; message: string; param: string; request_id: string } };
+    assert.equal(envelope.error.code, 'parameter_invalid');
+    assert.equal(envelope.error.param, 'file');
+    assert.match(envelope.error.message, /PDF/);
+    assert.match(envelope.error.message, /[\u0600-\u06FF]/);
+    assert.ok(envelope.error.request_id);
+    const big = await post(new Uint8Array(25 * 1024 * 1024 + 1), '?lang=en');
+    assert.equal(big.status, 413);
+    const bigEnvelope = (await big.json()) as { error: { code: string; message: string } };
+    assert.equal(bigEnvelope.error.code, 'request_too_large');
+    assert.match(bigEnvelope.error.message, /25 MB/);
+  });
+
+  test('POST /verify is rate-limited per client address (TAWQI_IP_RATE_LIMIT), before the body is read', async () => {
+    const limited = await startTestServer({ TAWQI_IP_RATE_LIMIT: '2' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const res = await fetch(`${limited.url}/verify?lang=en`, { method: 'POST', body: new TextEncoder().encode('hello') });
+        statuses.push(res.status);
+        if (res.status === 429) assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'too_many_requests');
+        else await res.arrayBuffer();
+      }
+      assert.deepEqual(statuses, [400, 400, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test('in Chromium: Arabic RTL, a PDF chosen by keyboard, the report focused; axe clean before and after', async () => {
+    const { page, watch } = await browser.newPage();
+    const res = await page.goto(`${s.url}/verify`);
+    assert.match(res?.headers()['content-security-policy'] ?? '', /connect-src 'self'/);
+    assert.equal(await page.getAttribute('html', 'dir'), 'rtl');
+    assert.deepEqual(await axeViolations(page), []);
+    const input = page.locator('#validate-file');
+    await tabTo(page, input);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+    await chooser.setFiles({ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from(signed) });
+    const overall = page.locator('#overall-title');
+    await until('the report', async () => (await overall.count()) > 0);
+    assert.match((await overall.textContent()) ?? '', /النتيجة الإجمالية: TOTAL-PASSED/);
+    assert.equal(await page.evaluate('document.activeElement?.id'), 'overall-title');
+    assert.match((await page.locator('.validate-result').textContent()) ?? '', /B-LT/);
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'validate-ar-passed', { fullPage: true });
+    watch.assertClean();
+  });
+
+  test('in Chromium: English, a tampered PDF TOTAL-FAILED', async () => {
+    const { page, watch } = await browser.newPage();
+    await page.goto(`${s.url}/verify?lang=en`);
+    assert.equal(await page.getAttribute('html', 'dir'), 'ltr');
+    await page
+      .locator('#validate-file')
+      .setInputFiles({ name: 'tampered.pdf', mimeType: 'application/pdf', buffer: Buffer.from(tampered) });
+    const overall = page.locator('#overall-title');
+    await until('the report', async () => (await overall.count()) > 0);
+    assert.match((await overall.textContent()) ?? '', /Overall: TOTAL-FAILED \/ HASH_FAILURE/);
+    assert.deepEqual(await axeViolations(page), []);
+    await screenshot(page, 'validate-en-failed', { fullPage: true });
+    watch.assertClean();
+  });
+});

@@ -1,0 +1,314 @@
+/**
+ * The signature validator (server/src/sealing/validation) on real signed PDFs: PAdES B-T and B-LT
+ * and a second signer made with our signer and an openssl PKI and TSA (test/support/pkiFixture.ts),
+ * the same PDFs tampered with (a flipped byte, a changed page, an added annotation), the same PDF
+ * checked against another root (untrusted), an unsigned PDF, and a PDF signed outside the project:
+ * @signpdf/placeholder-pdf-lib + @signpdf/signpdf with `openssl cms -sign` as the signer.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import * as asn1js from 'asn1js';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFString, type PDFRef } from 'pdf-lib';
+import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
+import { SignPdf } from '@signpdf/signpdf';
+import { Signer } from '@signpdf/utils';
+import { appendSignature, completePadesFromCms, preparePades, signPades } from '../../server/src/sealing/pades/index.js';
+import { IncrementalUpdate } from '../../server/src/sealing/pades/incremental.js';
+import { validatePdf, ValidationInputError, type ValidationReport } from '../../server/src/sealing/validation/index.js';
+import { createPkiFixture, fixtureCrl, makeTestPdf, sealOcspResponse, type PkiFixture } from '../support/pkiFixture.js';
+import { SIGNING_EXT, agentCms, issueLeaf } from '../support/qesSoftSigner.js';
+
+const SIGNING_TIME = new Date();
+const NOW = new Date(Date.now() + 60_000);
+
+describe('PDF signature validation', () => {
+  let ec: PkiFixture;
+  let other: PkiFixture;
+  let unsigned: Uint8Array;
+  let bt: Uint8Array;
+  let blt: Uint8Array;
+  const validate = (pdf: Uint8Array, anchors = [ec.root.der], lang: 'ar' | 'en' = 'en'): Promise<ValidationReport> =>
+    validatePdf(pdf, { trustAnchors: anchors, now: NOW, lang });
+
+  before(async () => {
+    ec = createPkiFixture('ec');
+    other = createPkiFixture('rsa');
+    unsigned = await makeTestPdf(2);
+    bt = await signPades(unsigned, { signer: ec.signer, timestamp: ec.timestamp, level: 'B-T', signingTime: SIGNING_TIME, name: 'Seal' });
+    blt = await signPades(unsigned, {
+      signer: ec.signer,
+      timestamp: ec.timestamp,
+      level: 'B-LT',
+      revocation: ec.revocation,
+      signingTime: SIGNING_TIME,
+    });
+  });
+  after(() => {
+    ec.close();
+    other.close();
+  });
+
+  test('an unsigned PDF: no signature found, indeterminate', async () => {
+    const report = await validate(unsigned);
+    assert.equal(report.signatures.length, 0);
+    assert.equal(report.indication, 'INDETERMINATE');
+    assert.equal(report.subIndication, 'NO_SIGNATURE_FOUND');
+  });
+
+  test('PAdES B-T: total-passed at B-T, signer, chain to the root, time from the timestamp', async () => {
+    const report = await validate(bt);
+    assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report, null, 2));
+    const [sig] = report.signatures;
+    assert.equal(sig?.kind, 'signature');
+    assert.equal(sig.level, 'B-T');
+    assert.equal(sig.fieldName, 'Signature1');
+    assert.match(sig.signer ?? '', /Seal/i);
+    assert.deepEqual(sig.integrity, { byteRangeCoversRevision: true, digestMatches: true, signatureValid: true });
+    assert.ok(sig.chain?.trustAnchor?.includes('Root'), sig.chain?.trustAnchor ?? 'no anchor');
+    assert.equal(sig.chain?.certificates.at(-1)?.sha256.length, 64);
+    assert.ok(sig.timestamp?.imprintMatches && sig.timestamp.signatureValid);
+    assert.ok(Math.abs(new Date(sig.signingTime!).getTime() - SIGNING_TIME.getTime()) < 120_000);
+    assert.equal(sig.claimedTime?.slice(0, 19), SIGNING_TIME.toISOString().slice(0, 19));
+    assert.equal(sig.revocation.dssCrls + sig.revocation.dssOcsps, 0);
+  });
+
+  test('PAdES B-LT: level B-LT with the DSS revocation data counted, the DSS update allowed', async () => {
+    const report = await validate(blt);
+    assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures[0], null, 2));
+    const [sig] = report.signatures;
+    assert.equal(sig?.level, 'B-LT');
+    assert.equal(report.revisions, 2);
+    assert.equal(sig.modifications.laterRevisions, 1);
+    assert.deepEqual(sig.modifications.disallowed, []);
+    assert.ok(sig.revocation.dssCrls >= 1 && sig.revocation.dssOcsps >= 1);
+  });
+
+  test('a second signature in an incremental update: both pass, the first allows the second field', async () => {
+    const two = await appendSignature(blt, { signer: ec.signer, timestamp: ec.timestamp, level: 'B-T', signingTime: SIGNING_TIME });
+    const report = await validate(two);
+    assert.equal(report.signatures.length, 2);
+    assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+    assert.deepEqual(
+      report.signatures.map((s) => [s.fieldName, s.revision]),
+      [
+        ['Signature1', 1],
+        ['Signature2', 3],
+      ],
+    );
+  });
+
+  test('a qes-style PDF: two token signers (agent CMS) and the seal after them, each with its own field, all TOTAL-PASSED', async () => {
+    const issuer = { pem: ec.issuingCa.pemFile, key: ec.issuingCa.keyFile };
+    const tokens = ['Sara Ahmed', 'John Smith'].map((name, i) =>
+      issueLeaf(ec.dir, `token${i}`, i === 0 ? 'ec' : 'rsa', SIGNING_EXT, issuer, [ec.issuingCa.der]),
+    );
+    let pdf = unsigned;
+    for (const [i, token] of tokens.entries()) {
+      const prepared = await preparePades(pdf, {
+        certificate: token.der,
+        chain: token.chain,
+        keyAlgorithm: token.rsa ? 'RSA' : 'ECDSA-P256',
+        signingTime: SIGNING_TIME,
+        ...(i > 0 ? { mode: 'incremental' as const } : {}),
+      });
+      pdf = await completePadesFromCms(prepared, agentCms(token, prepared.byteRangeDigest), { timestamp: ec.timestamp, level: 'B-T' });
+    }
+    pdf = await appendSignature(pdf, {
+      signer: ec.signer,
+      timestamp: ec.timestamp,
+      level: 'B-LT',
+      revocation: ec.revocation,
+      signingTime: SIGNING_TIME,
+    });
+    const report = await validate(pdf);
+    assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+    assert.deepEqual(
+      report.signatures.map((s) => [s.fieldName, s.signer?.split(',')[0], s.level]),
+      [
+        ['Signature1', 'token0', 'B-T'],
+        ['Signature2', 'token1', 'B-T'],
+        ['Signature3', 'Tawqi Test Seal (EC)', 'B-LT'],
+      ],
+    );
+  });
+
+  test('a byte flipped inside the signed range: total-failed, HASH_FAILURE', async () => {
+    const tampered = Uint8Array.from(bt);
+    // The binary comment on the header's second line: inside the first range, harmless to a parser.
+    tampered[10] = tampered[10]! ^ 0x01;
+    const report = await validate(tampered);
+    assert.equal(report.indication, 'TOTAL-FAILED');
+    assert.equal(report.subIndication, 'HASH_FAILURE');
+    assert.equal(report.signatures[0]?.integrity.digestMatches, false);
+  });
+
+  test('page content changed in a later incremental update: total-failed, MODIFIED_AFTER_SIGNING', async () => {
+    const update = await IncrementalUpdate.open(blt);
+    const page = update.doc.getPages()[0]!;
+    const contents = update.context.flateStream('BT /F1 40 Tf 100 400 Td (PAID) Tj ET');
+    const contentsRef = update.allocate();
+    update.set(contentsRef, contents);
+    page.node.set(PDFName.of('Contents'), contentsRef);
+    update.set(page.ref, page.node);
+    const report = await validate(update.toBytes());
+    assert.equal(report.indication, 'TOTAL-FAILED');
+    assert.equal(report.subIndication, 'MODIFIED_AFTER_SIGNING');
+    const disallowed = report.signatures[0]!.modifications.disallowed.join('\n');
+    assert.match(disallowed, /changed \d+ 0 R \(Page\)/);
+  });
+
+  test('an annotation added after signing: total-failed, MODIFIED_AFTER_SIGNING', async () => {
+    const update = await IncrementalUpdate.open(bt);
+    const page = update.doc.getPages()[1]!;
+    const annotRef = update.allocate();
+    update.set(annotRef, update.context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [10, 10, 30, 30], Contents: 'cancelled' }));
+    const annots = (page.node.lookup(PDFName.of('Annots')) as PDFArray | undefined) ?? update.context.obj([]);
+    annots.push(annotRef);
+    page.node.set(PDFName.of('Annots'), annots);
+    update.set(page.ref, page.node);
+    const report = await validate(update.toBytes());
+    assert.equal(report.subIndication, 'MODIFIED_AFTER_SIGNING');
+    assert.match(report.signatures[0]!.modifications.disallowed.join('\n'), /added \d+ 0 R \(Text\)/);
+  });
+
+  test('a signature dictionary rewritten in a later revision: MODIFIED_AFTER_SIGNING', async () => {
+    const update = await IncrementalUpdate.open(bt);
+    const [ref, dict] = update.context
+      .enumerateIndirectObjects()
+      .find(([, o]) => o instanceof PDFDict && o.has(PDFName.of('ByteRange'))) as [PDFRef, PDFDict];
+    dict.set(PDFName.of('Reason'), PDFString.of('approved by someone else'));
+    update.set(ref, dict);
+    const report = await validate(update.toBytes());
+    assert.equal(report.subIndication, 'MODIFIED_AFTER_SIGNING');
+    assert.match(report.signatures[0]!.modifications.disallowed.join('\n'), new RegExp(`changed ${ref.objectNumber} 0 R \\(Sig\\)`));
+  });
+
+  test('checked against another root: indeterminate, NO_CERTIFICATE_CHAIN_FOUND; Arabic message by default data', async () => {
+    const report = await validate(bt, [other.root.der], 'ar');
+    assert.equal(report.indication, 'INDETERMINATE');
+    assert.equal(report.subIndication, 'NO_CERTIFICATE_CHAIN_FOUND');
+    assert.equal(report.signatures[0]?.chain?.trustAnchor, null);
+    assert.match(report.message, /جهة ثقة/);
+  });
+
+  test('a signer revoked before the signature-time-stamp: TOTAL-FAILED, REVOKED (from the DSS CRL, and from an OCSP response)', async () => {
+    const revoked = createPkiFixture('ec');
+    try {
+      // openssl ca -revoke marks the seal revoked (now) in the issuing CA's index; the CRL and OCSP response follow it.
+      execFileSync(
+        'openssl',
+        ['ca', '-config', 'openssl.cnf', '-name', 'CA_issuing', '-keyfile', 'issuing.key', '-cert', 'issuing.pem', '-revoke', 'seal.pem'],
+        {
+          cwd: revoked.dir,
+          stdio: 'pipe',
+        },
+      );
+      const crl = fixtureCrl(revoked.dir, 'issuing');
+      const ocsp = sealOcspResponse(revoked.dir);
+      // Revoked now, then signed: the signature-time-stamp (whole seconds) is at or after the revocation.
+      for (const revocation of [
+        { certificates: [], crls: [crl], ocspResponses: [] },
+        { certificates: [revoked.ocspResponder.der], crls: [], ocspResponses: [ocsp] },
+      ]) {
+        const pdf = await signPades(unsigned, {
+          signer: revoked.signer,
+          timestamp: revoked.timestamp,
+          level: 'B-LT',
+          revocation,
+          signingTime: new Date(),
+        });
+        const report = await validate(pdf, [revoked.root.der]);
+        assert.equal(report.subIndication, 'REVOKED', JSON.stringify(report.signatures[0]?.revocation));
+        assert.equal(report.signatures[0]?.revocation.signerRevoked, true);
+      }
+      // The untouched B-LT PDF of the other PKI, whose seal is not revoked, says so.
+      assert.equal((await validate(blt)).signatures[0]?.revocation.signerRevoked, false);
+    } finally {
+      revoked.close();
+    }
+  });
+
+  test('input bounds: a non-PDF and an oversize file are refused', async () => {
+    await assert.rejects(
+      validate(new TextEncoder().encode('hello')),
+      (err: unknown) => err instanceof ValidationInputError && err.code === 'not_pdf',
+    );
+    const big = new Uint8Array(25 * 1024 * 1024 + 1);
+    await assert.rejects(validate(big), (err: unknown) => err instanceof ValidationInputError && err.code === 'too_large');
+  });
+
+  describe('a PDF signed outside the project (@signpdf + openssl cms)', () => {
+    let dir: string;
+    before(() => {
+      dir = mkdtempSync(path.join(tmpdir(), 'tawqi-extsig-'));
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** @signpdf's Signer that asks the openssl CLI for a detached CMS over the ByteRange bytes. */
+    class OpensslSigner extends Signer {
+      override async sign(pdfBuffer: Buffer): Promise<Buffer> {
+        const input = path.join(dir, 'signed-bytes.bin');
+        writeFileSync(input, pdfBuffer);
+        const args = ['cms', '-sign', '-binary', '-outform', 'DER', '-in', input, '-signer', ec.seal.pemFile, '-inkey', ec.seal.keyFile];
+        return execFileSync('openssl', [...args, '-certfile', ec.untrustedFile, '-md', 'sha256', '-nosmimecap']);
+      }
+    }
+
+    const externalPdf = async (): Promise<Uint8Array> => {
+      const doc = await PDFDocument.load(unsigned);
+      pdflibAddPlaceholder({
+        pdfDoc: doc,
+        reason: 'test',
+        contactInfo: 'x@example.com',
+        name: 'openssl',
+        location: 'here',
+        signatureLength: 16384,
+      });
+      const prepared = Buffer.from(await doc.save({ useObjectStreams: false }));
+      return new Uint8Array(await new SignPdf().sign(prepared, new OpensslSigner()));
+    };
+
+    test('validated: B-B (no timestamp), signer and chain found, total-passed; tampered: HASH_FAILURE', async () => {
+      const pdf = await externalPdf();
+      const report = await validate(pdf);
+      assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+      const [sig] = report.signatures;
+      assert.equal(sig?.level, 'B-B');
+      assert.equal(sig.subFilter, 'adbe.pkcs7.detached');
+      assert.equal(sig.timestamp, null);
+      assert.ok(sig.chain?.trustAnchor);
+      const tampered = Uint8Array.from(pdf);
+      tampered[10] = tampered[10]! ^ 0x01;
+      assert.equal((await validate(tampered)).subIndication, 'HASH_FAILURE');
+      // The last byte of the DER CMS is the end of the signature value (no unsigned attributes):
+      // changed in /Contents (outside the ByteRange), the digest still matches but the signature does not verify.
+      const bad = Uint8Array.from(pdf);
+      const open = Buffer.from(bad).indexOf('/Contents <') + '/Contents <'.length;
+      const derLength = asn1js.fromBER(
+        Buffer.from(
+          Buffer.from(bad.subarray(open, open + 40000))
+            .toString('latin1')
+            .split('>')[0]!,
+          'hex',
+        ),
+      ).offset;
+      const at = open + derLength * 2 - 1;
+      bad[at] = bad[at] === 0x30 ? 0x31 : 0x30;
+      const broken = await validate(bad);
+      assert.equal(broken.subIndication, 'SIG_CRYPTO_FAILURE', JSON.stringify(broken.signatures[0]?.integrity));
+      assert.deepEqual(broken.signatures[0]?.integrity, { byteRangeCoversRevision: true, digestMatches: true, signatureValid: false });
+    });
+  });
+
+  test('the catalog of a signed PDF is unchanged by validation (bytes in, report out)', async () => {
+    const copy = Uint8Array.from(blt);
+    await validate(copy);
+    assert.deepEqual(copy, blt);
+    const doc = await PDFDocument.load(blt);
+    assert.ok(doc.catalog.lookup(PDFName.of('DSS')) instanceof PDFDict);
+  });
+});
