@@ -44,9 +44,9 @@ export class DocumentFont {
     return cid.toString(16).padStart(4, '0');
   }
 
-  /** Width of a glyph in text space units (1/1000 em), as the viewer will advance after showing it. */
-  advanceOf(gid: number): number {
-    return (this.face.glyphAdvance(gid) * 1000) / this.face.unitsPerEm;
+  /** Width of a glyph in text space units (1/1000 em) as written in W: what the viewer advances after it. */
+  width(gid: number): number {
+    return round((this.face.glyphAdvance(gid) * 1000) / this.face.unitsPerEm);
   }
 
   /** Write the font objects; called once, after every page is drawn. */
@@ -86,7 +86,7 @@ export class DocumentFont {
     });
     const widths = PDFArray.withContext(ctx);
     widths.push(PDFNumber.of(0));
-    widths.push(ctx.obj(this.gids.map((gid) => round(this.advanceOf(gid)))));
+    widths.push(ctx.obj(this.gids.map((gid) => this.width(gid))));
 
     const cidFont = ctx.register(
       ctx.obj({
