@@ -25,8 +25,6 @@ const T0 = Date.UTC(2026, 6, 1, 9, 0, 0) / 1000;
  * - canonical equivalence (Unicode NFC): two marks on one letter in either canonical order;
  * - default-ignorable characters (bidi isolates, marks and embeddings, joiners): the renderer draws
  *   none of them and poppler adds RLE/LRE/PDF around right-to-left lines of its own;
- * - U+FFFD, which mupdf writes for a glyph that stands for no character (Noto Naskh Arabic draws the
- *   dots of ب ت ث ن ي and others as glyphs of their own; their letters carry the text);
  * - how whitespace is laid out: any run of spaces and line feeds is one space (lines wrap where the
  *   source has one space or a paragraph break).
  * It forgives nothing about order or content: every letter, mark, digit and bracket, and every space
@@ -35,7 +33,7 @@ const T0 = Date.UTC(2026, 6, 1, 9, 0, 0) / 1000;
 function normalise(text: string): string {
   return text
     .normalize('NFC')
-    .replace(/[\p{Default_Ignorable_Code_Point}\uFFFD]/gu, '')
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -6,8 +6,8 @@
  */
 import { deflateSync } from 'node:zlib';
 import { PDFName, PDFRawStream, type PDFDict, type PDFDocument, type PDFPage, type PDFRef } from 'pdf-lib';
-import { DocumentFont } from './documentFont.js';
-import type { Face } from './fonts.js';
+import { DocumentFont, type GlyphPart } from './documentFont.js';
+import type { Face, ShapedGlyph } from './fonts.js';
 import type { GlyphRun, TextLine } from './text.js';
 
 export interface Rgb {
@@ -108,19 +108,36 @@ export class PageCanvas {
     if (actual) this.ops.push('EMC');
   }
 
-  /** One run: its font, then its glyphs in logical order at their visual places. */
+  /**
+   * One run: its font, then its glyphs in logical order at their visual places. A glyph that stands
+   * for no text (a dot Noto Naskh draws apart from its letter, a mark whose text its letter carries)
+   * is drawn as part of the glyph before it, one composite glyph per letter.
+   */
   private run(run: GlyphRun, left: number, y: number, size: number): void {
     const font = this.doc.font(run.face);
     this.fonts.add(font);
     const scale = size / run.face.unitsPerEm;
     this.ops.push(`${font.resourceName.asString()} ${num(size)} Tf`);
-    const placed: Placed[] = [];
-    let pen = left;
+    const glyphs: { g: ShapedGlyph; x: number; y: number }[] = [];
+    let pen = 0;
     for (const g of run.glyphs) {
-      placed.push({ cid: font.cidHex(g), x: pen + g.dx * scale, dy: g.dy * scale, width: (font.width(g.gid) * size) / 1000 });
-      pen += g.advance * scale;
+      glyphs.push({ g, x: pen + g.dx, y: g.dy });
+      pen += g.advance;
     }
-    if (run.rtl) placed.reverse();
+    if (run.rtl) glyphs.reverse();
+    const placed: Placed[] = [];
+    for (let i = 0; i < glyphs.length;) {
+      const base = glyphs[i]!;
+      const parts: GlyphPart[] = [];
+      for (i++; base.g.text !== '' && i < glyphs.length && glyphs[i]!.g.text === ''; i++) {
+        const part = glyphs[i]!;
+        parts.push({ gid: part.g.gid, dx: Math.round(part.x - base.x), dy: Math.round(part.y - base.y) });
+      }
+      // A blank glyph standing for nothing (an isolate at the start of a run) need not be drawn.
+      if (base.g.text === '' && parts.length === 0 && run.face.isBlank(base.g.gid)) continue;
+      const width = (font.width(base.g.gid) * size) / 1000;
+      placed.push({ cid: font.cidHex(base.g, parts), x: left + base.x * scale, dy: base.y * scale, width });
+    }
     showGlyphs(this.ops, placed, y, size);
   }
 
