@@ -1,5 +1,5 @@
 /**
- * Real PDF tools for tests: poppler (pdftotext, pdftoppm, pdfimages, pdfinfo, pdffonts) and qpdf.
+ * Real PDF tools for tests: poppler (pdftotext, pdftoppm, pdfimages, pdfinfo, pdffonts), qpdf and mupdf (mutool).
  * Each helper writes the PDF to a temporary file, runs the tool and returns what it printed.
  * A missing tool fails with the command that installs it.
  */
