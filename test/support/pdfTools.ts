@@ -1,5 +1,5 @@
 /**
- * Real PDF tools for tests: poppler (pdftotext, pdftoppm, pdfimages, pdfinfo, pdffonts) and qpdf.
+ * Real PDF tools for tests: poppler (pdftotext, pdftoppm, pdfimages, pdfinfo, pdffonts), qpdf and mupdf (mutool).
  * Each helper writes the PDF to a temporary file, runs the tool and returns what it printed.
  * A missing tool fails with the command that installs it.
  */
@@ -8,7 +8,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const INSTALL = 'apt-get install -y poppler-utils qpdf';
+const INSTALL = 'apt-get install -y poppler-utils qpdf mupdf-tools';
 
 interface Run {
   code: number;
@@ -52,14 +52,18 @@ export interface PageRange {
   last?: number;
 }
 
-/** `pdftotext -layout` (or raw reading order with layout: false) of the whole PDF or a page range. */
-export async function pdfToText(pdf: Uint8Array, options: PageRange & { layout?: boolean } = {}): Promise<string> {
-  return withPdfFile(pdf, (file) => {
-    const args = options.layout === false ? [] : ['-layout'];
-    if (options.first) args.push('-f', String(options.first));
-    if (options.last) args.push('-l', String(options.last));
-    return mustRun('pdftotext', [...args, '-enc', 'UTF-8', file, '-']);
+/**
+ * poppler's text of the whole PDF or a page range: its word list (`pdftotext -tsv`) as lines, a line
+ * feed between lines and a form feed between pages (see popplerLines for why not the plain output).
+ */
+export async function pdfToText(pdf: Uint8Array, options: PageRange = {}): Promise<string> {
+  const lines = await popplerLines(pdf, options);
+  let text = '';
+  lines.forEach((line, i) => {
+    if (i > 0) text += line.page === lines[i - 1]!.page ? '\n' : '\f';
+    text += line.text;
   });
+  return text;
 }
 
 /** `qpdf --check`: ok when qpdf finds no errors and no warnings (exit 0); out is what it printed. */
@@ -195,4 +199,63 @@ export async function pdfFonts(pdf: Uint8Array): Promise<PdfFont[]> {
       const [emb, sub, uni] = cols.slice(-5, -2);
       return { name: cols[0]!, type: cols.slice(1, -6).join(' '), embedded: emb === 'yes', subset: sub === 'yes', unicode: uni === 'yes' };
     });
+}
+
+/** One line of extracted text with its vertical extent (points from the top of the page). */
+export interface ExtractedLine {
+  page: number;
+  top: number;
+  bottom: number;
+  text: string;
+}
+
+/**
+ * poppler's words (`pdftotext -tsv`), joined into lines. The word list carries each word's text as
+ * extracted, ActualText honoured; pdftotext's plain output runs its own approximate bidi over every
+ * line afterwards (see the README, "The PDF"), which this leaves out.
+ */
+export async function popplerLines(pdf: Uint8Array, options: PageRange = {}): Promise<ExtractedLine[]> {
+  const range = [...(options.first ? ['-f', String(options.first)] : []), ...(options.last ? ['-l', String(options.last)] : [])];
+  const out = await withPdfFile(pdf, (file) => mustRun('pdftotext', ['-tsv', ...range, '-enc', 'UTF-8', file, '-']));
+  const lines = new Map<string, ExtractedLine>();
+  for (const row of out.split('\n').slice(1)) {
+    const c = row.split('\t');
+    if (c.length < 12 || c[0] !== '5') continue;
+    const key = c.slice(1, 5).join('/');
+    const top = Number(c[7]);
+    const bottom = top + Number(c[9]);
+    const text = c.slice(11).join('\t');
+    const line = lines.get(key);
+    if (line) {
+      line.text += ` ${text}`;
+      line.top = Math.min(line.top, top);
+      line.bottom = Math.max(line.bottom, bottom);
+    } else lines.set(key, { page: Number(c[1]), top, bottom, text });
+  }
+  return [...lines.values()];
+}
+
+const XML_ENTITIES: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>', apos: "'" };
+
+/** mupdf's structured text (`mutool draw -F stext`, what `-F txt` prints), one entry per line. */
+export async function mupdfLines(pdf: Uint8Array): Promise<ExtractedLine[]> {
+  const out = await withPdfFile(pdf, (file) => mustRun('mutool', ['draw', '-q', '-F', 'stext', '-o', '-', file]));
+  const lines: ExtractedLine[] = [];
+  out
+    .split('<page ')
+    .slice(1)
+    .forEach((page, index) => {
+      for (const m of page.matchAll(/<line bbox="[\d.-]+ ([\d.-]+) [\d.-]+ ([\d.-]+)"[^>]*>([\s\S]*?)<\/line>/g)) {
+        let text = '';
+        for (const c of m[3]!.matchAll(/<char [^>]*c="([^"]*)"/g)) {
+          text += c[1]!.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (_e, name: string) =>
+            name.startsWith('#')
+              ? String.fromCodePoint(Number(name.startsWith('#x') ? `0x${name.slice(2)}` : name.slice(1)))
+              : (XML_ENTITIES[name] ?? ''),
+          );
+        }
+        lines.push({ page: index + 1, top: Number(m[1]), bottom: Number(m[2]), text });
+      }
+    });
+  return lines;
 }

@@ -6,9 +6,9 @@
  */
 import { deflateSync } from 'node:zlib';
 import { PDFName, PDFRawStream, type PDFDict, type PDFDocument, type PDFPage, type PDFRef } from 'pdf-lib';
-import { DocumentFont } from './documentFont.js';
-import type { Face } from './fonts.js';
-import type { TextLine } from './text.js';
+import { DocumentFont, type GlyphPart } from './documentFont.js';
+import type { Face, ShapedGlyph } from './fonts.js';
+import type { GlyphRun, TextLine } from './text.js';
 
 export interface Rgb {
   readonly r: number;
@@ -85,50 +85,60 @@ export class PageCanvas {
     readonly page: PDFPage,
   ) {}
 
-  /** Draw a laid-out line with its left edge at x and its baseline at y. */
+  /**
+   * Draw a laid-out line with its left edge at x and its baseline at y. Runs and glyphs are written in
+   * logical order (a right-to-left run from its right end), each glyph at its place on the page, so an
+   * extractor that reads the content stream in order (mupdf) gets the logical text; the line's logical
+   * text is also given as ActualText for those that read positions (poppler), see actualText().
+   */
   text(line: TextLine, x: number, y: number, fill: Rgb): void {
     if (line.runs.length === 0) return;
-    const ops = this.ops;
-    ops.push('BT', `${color(fill)} rg`);
+    const left = new Map<GlyphRun, number>();
     let pen = x;
     for (const run of line.runs) {
-      const font = this.doc.font(run.face);
-      this.fonts.add(font);
-      const scale = line.size / run.face.unitsPerEm;
-      const toText = 1000 / run.face.unitsPerEm;
-      ops.push(`${font.resourceName.asString()} ${num(line.size)} Tf`);
-      // One TJ array per stretch of unoffset glyphs: hex strings merged, numbers where the shaped
-      // advance differs from the width the viewer will use. An offset glyph (a mark) gets its own Tm.
-      let items: string[] | null = null;
-      let hex = '';
-      const flush = () => {
-        if (hex) items?.push(`<${hex}>`);
-        hex = '';
-        if (items && items.length > 0) ops.push(`[${items.join(' ')}] TJ`);
-        items = null;
-      };
-      for (const g of run.glyphs) {
-        const cid = font.cidHex(g);
-        if (g.dx === 0 && g.dy === 0) {
-          if (!items) {
-            ops.push(`1 0 0 1 ${num(pen)} ${num(y)} Tm`);
-            items = [];
-          }
-          hex += cid;
-          const adjust = (g.advance - run.face.glyphAdvance(g.gid)) * toText;
-          if (Math.abs(adjust) > 0.001) {
-            items.push(`<${hex}>`, num(-adjust));
-            hex = '';
-          }
-        } else {
-          flush();
-          ops.push(`1 0 0 1 ${num(pen + g.dx * scale)} ${num(y + g.dy * scale)} Tm <${cid}> Tj`);
-        }
-        pen += g.advance * scale;
-      }
-      flush();
+      left.set(run, pen);
+      pen += run.width;
     }
-    ops.push('ET');
+    const logical = [...line.runs].sort((a, b) => a.start - b.start);
+    const actual = actualText(line, logical);
+    if (actual) this.ops.push(actual);
+    this.ops.push('BT', `${color(fill)} rg`);
+    for (const run of logical) this.run(run, left.get(run)!, y, line.size);
+    this.ops.push('ET');
+    if (actual) this.ops.push('EMC');
+  }
+
+  /**
+   * One run: its font, then its glyphs in logical order at their visual places. A glyph that stands
+   * for no text (a dot Noto Naskh draws apart from its letter, a mark whose text its letter carries)
+   * is drawn as part of the glyph before it, one composite glyph per letter.
+   */
+  private run(run: GlyphRun, left: number, y: number, size: number): void {
+    const font = this.doc.font(run.face);
+    this.fonts.add(font);
+    const scale = size / run.face.unitsPerEm;
+    this.ops.push(`${font.resourceName.asString()} ${num(size)} Tf`);
+    const glyphs: { g: ShapedGlyph; x: number; y: number }[] = [];
+    let pen = 0;
+    for (const g of run.glyphs) {
+      glyphs.push({ g, x: pen + g.dx, y: g.dy });
+      pen += g.advance;
+    }
+    if (run.rtl) glyphs.reverse();
+    const placed: Placed[] = [];
+    for (let i = 0; i < glyphs.length;) {
+      const base = glyphs[i]!;
+      const parts: GlyphPart[] = [];
+      for (i++; base.g.text !== '' && i < glyphs.length && glyphs[i]!.g.text === ''; i++) {
+        const part = glyphs[i]!;
+        parts.push({ gid: part.g.gid, dx: Math.round(part.x - base.x), dy: Math.round(part.y - base.y) });
+      }
+      // A blank glyph standing for nothing (an isolate at the start of a run) need not be drawn.
+      if (base.g.text === '' && parts.length === 0 && run.face.isBlank(base.g.gid)) continue;
+      const width = (font.width(base.g.gid) * size) / 1000;
+      placed.push({ cid: font.cidHex(base.g, parts), x: left + base.x * scale, dy: base.y * scale, width });
+    }
+    showGlyphs(this.ops, placed, y, size);
   }
 
   rect(x: number, y: number, w: number, h: number, style: { fill?: Rgb; stroke?: Rgb; lineWidth?: number }): void {
@@ -169,4 +179,76 @@ export class PageCanvas {
     const contents = deflateSync(Buffer.from(this.ops.join('\n'), 'latin1'));
     node.addContentStream(ctx.register(PDFRawStream.of(dict, contents)));
   }
+}
+
+/** A glyph to show: its CID, where its origin goes, and how far the viewer moves the pen after it. */
+interface Placed {
+  readonly cid: string;
+  readonly x: number;
+  readonly dy: number;
+  readonly width: number;
+}
+
+/**
+ * Glyphs on the baseline go in TJ arrays, hex strings merged, with a number wherever the next origin
+ * is not where the viewer's pen is (shaped advances, kerning, the step back to the next glyph of a
+ * right-to-left run); a glyph off the baseline (a mark) gets its own Tm.
+ */
+function showGlyphs(ops: string[], placed: readonly Placed[], y: number, size: number): void {
+  let items: string[] | null = null;
+  let hex = '';
+  let pen = 0;
+  const flush = () => {
+    if (hex) items?.push(`<${hex}>`);
+    hex = '';
+    if (items && items.length > 0) ops.push(`[${items.join(' ')}] TJ`);
+    items = null;
+  };
+  for (const p of placed) {
+    if (p.dy !== 0) {
+      flush();
+      ops.push(`1 0 0 1 ${num(p.x)} ${num(y + p.dy)} Tm <${p.cid}> Tj`);
+      continue;
+    }
+    if (!items) {
+      ops.push(`1 0 0 1 ${num(p.x)} ${num(y)} Tm`);
+      items = [];
+      pen = p.x;
+    }
+    const gap = ((pen - p.x) * 1000) / size;
+    if (Math.abs(gap) > 0.001) {
+      if (hex) items.push(`<${hex}>`);
+      hex = '';
+      items.push(num(gap));
+    }
+    hex += p.cid;
+    pen = p.x + p.width;
+  }
+  flush();
+}
+
+/** Default-ignorable characters (bidi isolates and marks, joiners): they steer layout, they are not text. */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * The marked-content opening that gives a line its logical text (ISO 32000-1 14.9.4), or null when
+ * its glyphs, read in the order they are written, already give that text (a left-to-right line
+ * without marks). poppler places glyphs by position and then runs its own approximate bidi over
+ * each line, which puts harakat before their letters and moves numbers and brackets; with
+ * ActualText its word list (pdftotext -tsv, -bbox) carries the exact text.
+ */
+function actualText(line: TextLine, logical: readonly GlyphRun[]): string | null {
+  const text = line.text.replace(IGNORABLE, '');
+  let drawn = '';
+  for (const run of logical) {
+    if (run.rtl) return span(text);
+    for (const g of run.glyphs) drawn += g.text;
+  }
+  return drawn === text ? null : span(text);
+}
+
+function span(text: string): string {
+  let hex = 'FEFF';
+  for (let i = 0; i < text.length; i++) hex += text.charCodeAt(i).toString(16).padStart(4, '0').toUpperCase();
+  return `/Span <</ActualText <${hex}>>> BDC`;
 }

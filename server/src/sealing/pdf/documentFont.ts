@@ -11,7 +11,14 @@ import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
 import type { Face, ShapedGlyph } from './fonts.js';
-import { subsetSfnt } from './sfnt.js';
+import { subsetSfnt, type Composite } from './sfnt.js';
+
+/** A glyph drawn with a letter at an offset in font units (a dot or a mark that stands for no text of its own). */
+export interface GlyphPart {
+  readonly gid: number;
+  readonly dx: number;
+  readonly dy: number;
+}
 
 export class DocumentFont {
   readonly ref: PDFRef;
@@ -20,6 +27,8 @@ export class DocumentFont {
   /** Index = CID; CID 0 is .notdef. */
   private readonly gids: number[] = [0];
   private readonly texts: string[] = [''];
+  /** The parts drawn with each CID's glyph (empty for a glyph drawn alone). */
+  private readonly parts: (readonly GlyphPart[])[] = [[]];
 
   constructor(
     readonly face: Face,
@@ -30,23 +39,28 @@ export class DocumentFont {
     this.resourceName = PDFName.of(resourceName);
   }
 
-  /** The CID of a glyph, as four hex digits for a content stream string. */
-  cidHex(glyph: ShapedGlyph): string {
-    const key = `${glyph.gid}\u0000${glyph.text}`;
+  /**
+   * The CID of a glyph, as four hex digits for a content stream string. With parts, the CID's glyph is
+   * a composite of the glyph and its parts (written into the subset by finish()): one glyph for one
+   * letter with its dots and marks, so no extractor meets a glyph without text (mupdf writes U+FFFD).
+   */
+  cidHex(glyph: ShapedGlyph, parts: readonly GlyphPart[] = []): string {
+    const key = `${glyph.gid}\u0000${glyph.text}\u0000${parts.map((p) => `${p.gid},${p.dx},${p.dy}`).join(';')}`;
     let cid = this.cids.get(key);
     if (cid === undefined) {
       cid = this.gids.length;
       if (cid > 0xffff) throw new Error('font: more than 65535 distinct glyphs in one document');
       this.gids.push(glyph.gid);
       this.texts.push(glyph.text);
+      this.parts.push(parts);
       this.cids.set(key, cid);
     }
     return cid.toString(16).padStart(4, '0');
   }
 
-  /** Width of a glyph in text space units (1/1000 em), as the viewer will advance after showing it. */
-  advanceOf(gid: number): number {
-    return (this.face.glyphAdvance(gid) * 1000) / this.face.unitsPerEm;
+  /** Width of a glyph in text space units (1/1000 em) as written in W: what the viewer advances after it. */
+  width(gid: number): number {
+    return round((this.face.glyphAdvance(gid) * 1000) / this.face.unitsPerEm);
   }
 
   /** Write the font objects; called once, after every page is drawn. */
@@ -54,10 +68,18 @@ export class DocumentFont {
     const ctx = this.context;
     const face = this.face;
     const scale = 1000 / face.unitsPerEm;
-    const program = subsetSfnt(face.sfnt, this.gids);
-    // A subset's name carries a six-letter tag; derived from its glyphs so equal input gives equal output.
+    const composites: Composite[] = [];
+    const glyphOf = this.gids.map((gid, cid) => {
+      const parts = this.parts[cid]!;
+      if (parts.length === 0) return gid;
+      composites.push({ base: gid, parts });
+      return -composites.length;
+    });
+    const { program, first } = subsetSfnt(face.sfnt, this.gids, composites);
+    const gidOf = (cid: number) => (glyphOf[cid]! >= 0 ? glyphOf[cid]! : first - 1 - glyphOf[cid]!);
+    // A subset's name carries a six-letter tag; derived from the subset so equal input gives equal output.
     const tag = createHash('sha256')
-      .update(Uint16Array.from(this.gids))
+      .update(program)
       .digest()
       .subarray(0, 6)
       .reduce((s, b) => s + String.fromCharCode(65 + (b % 26)), '');
@@ -80,13 +102,14 @@ export class DocumentFont {
     );
 
     const map = new Uint8Array(2 * this.gids.length);
-    this.gids.forEach((gid, cid) => {
+    this.gids.forEach((_base, cid) => {
+      const gid = gidOf(cid);
       map[2 * cid] = gid >> 8;
       map[2 * cid + 1] = gid & 0xff;
     });
     const widths = PDFArray.withContext(ctx);
     widths.push(PDFNumber.of(0));
-    widths.push(ctx.obj(this.gids.map((gid) => round(this.advanceOf(gid)))));
+    widths.push(ctx.obj(this.gids.map((gid) => this.width(gid))));
 
     const cidFont = ctx.register(
       ctx.obj({

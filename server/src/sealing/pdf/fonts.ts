@@ -122,6 +122,11 @@ export class Face {
     return this.font.hasGlyphForCodePoint(codePoint);
   }
 
+  /** Whether a glyph has no outline (the glyph of a space, a joiner, a bidi isolate). */
+  isBlank(gid: number): boolean {
+    return this.sfnt.loca[gid + 1] === this.sfnt.loca[gid];
+  }
+
   /** The advance width of a glyph in the hmtx table, font units. */
   glyphAdvance(gid: number): number {
     return this.hmtx.getUint16(4 * Math.min(gid, this.sfnt.numberOfHMetrics - 1));

@@ -5,7 +5,9 @@
  * halves odd offsets and corrupts glyphs of Noto Naskh Arabic; this one keeps glyph ids as they are
  * (so composite glyphs need no rewriting), empties the glyphs not used, drops the ids above the
  * highest one used, always writes a long `loca`, and keeps only the tables a PDF font needs
- * (ISO 32000 9.9: head, hhea, loca, maxp, cvt, prep, glyf, hmtx, fpgm).
+ * (ISO 32000 9.9: head, hhea, loca, maxp, cvt, prep, glyf, hmtx, fpgm). It can also append composite
+ * glyphs (a letter with its dots and marks at their shaped offsets), so that each drawn glyph stands
+ * for text of its own (documentFont.ts).
  */
 
 export interface Sfnt {
@@ -67,60 +69,54 @@ function components(font: Sfnt, gid: number): number[] {
   }
 }
 
-/** A standalone TrueType font holding glyph 0 and the given glyphs (and their components), ids unchanged. */
-export function subsetSfnt(font: Sfnt, used: Iterable<number>): Uint8Array {
+/** A glyph drawn with others at fixed offsets (font units): a letter with its dots and marks. */
+export interface Composite {
+  readonly base: number;
+  readonly parts: readonly { readonly gid: number; readonly dx: number; readonly dy: number }[];
+}
+
+/**
+ * A standalone TrueType font holding glyph 0 and the given glyphs (and their components), ids
+ * unchanged, followed by the given composites as new glyphs, numbered from `first` on.
+ */
+export function subsetSfnt(
+  font: Sfnt,
+  used: Iterable<number>,
+  composites: readonly Composite[] = [],
+): { program: Uint8Array; first: number } {
   const keep = new Set<number>([0]);
-  const pending = [...used];
+  const pending = [...used, ...composites.flatMap((c) => [c.base, ...c.parts.map((p) => p.gid)])];
   while (pending.length > 0) {
     const gid = pending.pop()!;
     if (gid < 0 || gid >= font.numGlyphs || keep.has(gid)) continue;
     keep.add(gid);
     pending.push(...components(font, gid));
   }
-  const count = Math.max(...keep) + 1;
+  const first = Math.max(...keep) + 1;
+  const records = composites.map((c) => compositeRecord(font, c));
+  const count = first + records.length;
 
-  const src = font.bytes;
-  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
-  let glyfSize = 0;
-  for (const gid of keep) glyfSize += pad4(font.loca[gid + 1]! - font.loca[gid]!);
-  const glyf = new Uint8Array(glyfSize);
-  const loca = new Uint8Array(4 * (count + 1));
-  const locaView = new DataView(loca.buffer);
-  let at = 0;
-  for (let gid = 0; gid < count; gid++) {
-    locaView.setUint32(4 * gid, at);
-    if (!keep.has(gid)) continue;
-    const start = font.glyfOffset + font.loca[gid]!;
-    const length = font.loca[gid + 1]! - font.loca[gid]!;
-    glyf.set(src.subarray(start, start + length), at);
-    at += pad4(length);
-  }
-  locaView.setUint32(4 * count, at);
-
-  const hMetrics = Math.min(font.numberOfHMetrics, count);
-  const hmtx = new Uint8Array(4 * hMetrics + 2 * (count - hMetrics));
-  hmtx.set(src.subarray(font.hmtxOffset, font.hmtxOffset + 4 * hMetrics));
-  const hmtxView = new DataView(hmtx.buffer);
-  for (let gid = hMetrics; gid < count; gid++) {
-    const lsb =
-      gid < font.numberOfHMetrics
-        ? view.getInt16(font.hmtxOffset + 4 * gid + 2)
-        : view.getInt16(font.hmtxOffset + 4 * font.numberOfHMetrics + 2 * (gid - font.numberOfHMetrics));
-    hmtxView.setInt16(4 * hMetrics + 2 * (gid - hMetrics), lsb);
-  }
-
+  const { glyf, loca } = glyphTables(font, keep, records, first);
+  const hmtx = metricsTable(font, count, first, (k) => [metrics(font, composites[k]!.base)[0], records[k]!.xMin]);
   const copy = (tag: string) => {
     const t = font.tables.get(tag)!;
-    return src.slice(t.offset, t.offset + t.length);
+    return font.bytes.slice(t.offset, t.offset + t.length);
   };
   const head = copy('head');
   const headView = new DataView(head.buffer);
   headView.setUint32(8, 0);
   headView.setInt16(50, 1);
   const hhea = copy('hhea');
-  new DataView(hhea.buffer).setUint16(34, hMetrics);
+  new DataView(hhea.buffer).setUint16(34, count);
   const maxp = copy('maxp');
-  new DataView(maxp.buffer).setUint16(4, count);
+  const maxpView = new DataView(maxp.buffer);
+  maxpView.setUint16(4, count);
+  if (records.length > 0 && maxpView.getUint32(0) === 0x00010000 && maxp.length >= 32) {
+    // One more level of nesting (a composite base inside a new composite) and up to this many parts.
+    const parts = Math.max(...composites.map((c) => c.parts.length + 1));
+    maxpView.setUint16(28, Math.max(maxpView.getUint16(28), parts));
+    maxpView.setUint16(30, maxpView.getUint16(30) + 1);
+  }
 
   const built = new Map<string, Uint8Array>([
     ['glyf', glyf],
@@ -135,7 +131,94 @@ export function subsetSfnt(font: Sfnt, used: Iterable<number>): Uint8Array {
   // checkSumAdjustment makes the whole font sum to 0xB1B0AFBA.
   const headAt = tableOffset(out, 'head');
   new DataView(out.buffer).setUint32(headAt + 8, (0xb1b0afba - checksum(out)) >>> 0);
-  return out;
+  return { program: out, first };
+}
+
+/** glyf and a long loca: the kept glyphs at their ids, empty ones between, then the composites from first on. */
+function glyphTables(
+  font: Sfnt,
+  keep: ReadonlySet<number>,
+  records: readonly { bytes: Uint8Array }[],
+  first: number,
+): { glyf: Uint8Array; loca: Uint8Array } {
+  const count = first + records.length;
+  let glyfSize = 0;
+  for (const gid of keep) glyfSize += pad4(font.loca[gid + 1]! - font.loca[gid]!);
+  for (const r of records) glyfSize += pad4(r.bytes.length);
+  const glyf = new Uint8Array(glyfSize);
+  const loca = new Uint8Array(4 * (count + 1));
+  const locaView = new DataView(loca.buffer);
+  let at = 0;
+  for (let gid = 0; gid < count; gid++) {
+    locaView.setUint32(4 * gid, at);
+    const data =
+      gid >= first
+        ? records[gid - first]!.bytes
+        : keep.has(gid)
+          ? font.bytes.subarray(font.glyfOffset + font.loca[gid]!, font.glyfOffset + font.loca[gid + 1]!)
+          : null;
+    if (!data) continue;
+    glyf.set(data, at);
+    at += pad4(data.length);
+  }
+  locaView.setUint32(4 * count, at);
+  return { glyf, loca };
+}
+
+/** hmtx with a full metric (advance, left side bearing) for every glyph; composite k's from composite(k). */
+function metricsTable(font: Sfnt, count: number, first: number, composite: (k: number) => [number, number]): Uint8Array {
+  const hmtx = new Uint8Array(4 * count);
+  const view = new DataView(hmtx.buffer);
+  for (let gid = 0; gid < count; gid++) {
+    const [advance, lsb] = gid >= first ? composite(gid - first) : metrics(font, gid);
+    view.setUint16(4 * gid, advance);
+    view.setInt16(4 * gid + 2, lsb);
+  }
+  return hmtx;
+}
+
+/** A glyph's advance width and left side bearing from hmtx. */
+function metrics(font: Sfnt, gid: number): [number, number] {
+  const view = new DataView(font.bytes.buffer, font.bytes.byteOffset, font.bytes.byteLength);
+  const long = Math.min(gid, font.numberOfHMetrics - 1);
+  const advance = view.getUint16(font.hmtxOffset + 4 * long);
+  const lsb =
+    gid < font.numberOfHMetrics
+      ? view.getInt16(font.hmtxOffset + 4 * gid + 2)
+      : view.getInt16(font.hmtxOffset + 4 * font.numberOfHMetrics + 2 * (gid - font.numberOfHMetrics));
+  return [advance, lsb];
+}
+
+/**
+ * The glyf record of a composite (OpenType glyf, composite glyph description): its base at the
+ * origin, then each part at its offset (16-bit x/y offsets), the bounding box their union.
+ */
+function compositeRecord(font: Sfnt, composite: Composite): { bytes: Uint8Array; xMin: number } {
+  const view = new DataView(font.bytes.buffer, font.bytes.byteOffset, font.bytes.byteLength);
+  const all = [{ gid: composite.base, dx: 0, dy: 0 }, ...composite.parts];
+  const box = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const { gid, dx, dy } of all) {
+    const start = font.glyfOffset + font.loca[gid]!;
+    if (font.loca[gid + 1]! - font.loca[gid]! < 10) continue;
+    box[0] = Math.min(box[0]!, view.getInt16(start + 2) + dx);
+    box[1] = Math.min(box[1]!, view.getInt16(start + 4) + dy);
+    box[2] = Math.max(box[2]!, view.getInt16(start + 6) + dx);
+    box[3] = Math.max(box[3]!, view.getInt16(start + 8) + dy);
+  }
+  const bounds = box[0] === Infinity ? [0, 0, 0, 0] : box;
+  const bytes = new Uint8Array(10 + 8 * all.length);
+  const out = new DataView(bytes.buffer);
+  out.setInt16(0, -1);
+  bounds.forEach((v, i) => out.setInt16(2 + 2 * i, v));
+  all.forEach(({ gid, dx, dy }, i) => {
+    const at = 10 + 8 * i;
+    // ARG_1_AND_2_ARE_WORDS | ARGS_ARE_XY_VALUES, MORE_COMPONENTS but on the last.
+    out.setUint16(at, 0x0003 | (i < all.length - 1 ? 0x0020 : 0));
+    out.setUint16(at + 2, gid);
+    out.setInt16(at + 4, dx);
+    out.setInt16(at + 6, dy);
+  });
+  return { bytes, xMin: bounds[0]! };
 }
 
 function writeSfnt(tables: Map<string, Uint8Array>): Uint8Array {

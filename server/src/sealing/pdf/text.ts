@@ -23,6 +23,8 @@ export interface TextStyle {
 export interface GlyphRun {
   readonly face: Face;
   readonly rtl: boolean;
+  /** Index of the run's first character in the paragraph (runs sorted by it are in logical order). */
+  readonly start: number;
   readonly glyphs: readonly ShapedGlyph[];
   /** Points. */
   readonly width: number;
@@ -30,6 +32,8 @@ export interface GlyphRun {
 
 export interface TextLine {
   readonly runs: readonly GlyphRun[];
+  /** The line's characters in logical order (what text extraction must give back). */
+  readonly text: string;
   /** Points. */
   readonly width: number;
   readonly size: number;
@@ -134,11 +138,12 @@ class Paragraph {
         const from = Math.min(first, last);
         const to = Math.max(first, last) + 1;
         const shaped = shapeRun(face, this.text.slice(from, to), (level & 1) === 1);
-        runs.push({ face, rtl: (level & 1) === 1, glyphs: shaped.glyphs, width: shaped.advance * this.scale(face) });
+        runs.push({ face, rtl: (level & 1) === 1, start: from, glyphs: shaped.glyphs, width: shaped.advance * this.scale(face) });
         k = m;
       }
     }
-    return { runs, width: runs.reduce((w, r) => w + r.width, 0), size: this.style.size, rtl: this.rtl };
+    const text = this.text.slice(start, end);
+    return { runs, text, width: runs.reduce((w, r) => w + r.width, 0), size: this.style.size, rtl: this.rtl };
   }
 }
 
