@@ -1,6 +1,6 @@
 /**
  * The signature validator page (GET/POST /verify) over real HTTP and in real Chromium: a pades-lt PDF
- * sealed by the test server's own PKI is TOTAL-PASSED at B-LT, a tampered copy TOTAL-FAILED; the
+ * sealed by the test server's own PKI is TOTAL-PASSED at B-LTA, a tampered copy TOTAL-FAILED; the
  * JSON report and the HTML fragment; a non-PDF and a body over 25 MB refused in the error envelope
  * (Arabic by default, English with ?lang=en); nothing written to the data directory; in Chromium the
  * file chosen by keyboard, the report announced and focused, Arabic RTL and English, axe-core clean,
@@ -69,7 +69,7 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
     assert.equal(res.headers.get('cache-control'), 'no-store');
     const report = (await res.json()) as ValidationReport;
     assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
-    assert.equal(report.signatures[0]?.level, 'B-LT');
+    assert.equal(report.signatures[0]?.level, 'B-LTA', 'a pades-lt final PDF is B-LTA');
     assert.equal(report.lang, 'ar');
     const html = await (await post(tampered, '?lang=en', { accept: 'text/html' })).text();
     assert.match(html, /data-overall="TOTAL-FAILED"/);

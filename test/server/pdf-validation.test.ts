@@ -17,6 +17,7 @@ import { pdflibAddPlaceholder } from '@signpdf/placeholder-pdf-lib';
 import { SignPdf } from '@signpdf/signpdf';
 import { Signer } from '@signpdf/utils';
 import { appendSignature, completePadesFromCms, preparePades, signPades } from '../../server/src/sealing/pades/index.js';
+import { appendDocumentTimestamp } from '../../server/src/sealing/pades/documentTimestamp.js';
 import { IncrementalUpdate } from '../../server/src/sealing/pades/incremental.js';
 import { validatePdf, ValidationInputError, type ValidationReport } from '../../server/src/sealing/validation/index.js';
 import { createPkiFixture, fixtureCrl, makeTestPdf, sealOcspResponse, type PkiFixture } from '../support/pkiFixture.js';
@@ -85,6 +86,23 @@ describe('PDF signature validation', () => {
     assert.equal(sig.modifications.laterRevisions, 1);
     assert.deepEqual(sig.modifications.disallowed, []);
     assert.ok(sig.revocation.dssCrls >= 1 && sig.revocation.dssOcsps >= 1);
+  });
+
+  test('PAdES B-LTA: a document timestamp over the DSS raises the signature to B-LTA and passes itself; one over a B-T file does not', async () => {
+    const blta = await appendDocumentTimestamp(blt, ec.timestamp);
+    const report = await validate(blta);
+    assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+    assert.deepEqual(
+      report.signatures.map((s) => [s.kind, s.level, s.indication]),
+      [
+        ['signature', 'B-LTA', 'TOTAL-PASSED'],
+        ['document-timestamp', report.signatures[1]?.level, 'TOTAL-PASSED'],
+      ],
+    );
+    assert.deepEqual(report.signatures[0]?.modifications.disallowed, [], 'the DSS and the document timestamp are allowed after signing');
+    // Without a DSS before it, a document timestamp does not make the signature long-term.
+    const overBt = await validate(await appendDocumentTimestamp(bt, ec.timestamp));
+    assert.equal(overBt.signatures[0]?.level, 'B-T');
   });
 
   test('a second signature in an incremental update: both pass, the first allows the second field', async () => {

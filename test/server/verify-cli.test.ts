@@ -51,13 +51,13 @@ describe('tawqi verify', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('our own PDFs: platform-evidence has no signature (2), pades-t is B-T and pades-lt B-LT, both TOTAL-PASSED (0)', async () => {
+  test('our own PDFs: platform-evidence has no signature (2), pades-t is B-T and pades-lt B-LTA, both TOTAL-PASSED (0)', async () => {
     const evidence = await runCli(env(), 'verify', files['platform-evidence']!, '--json');
     assert.equal(evidence.code, 2, evidence.stderr);
     assert.equal(json(evidence.stdout).subIndication, 'NO_SIGNATURE_FOUND');
     for (const [format, level] of [
       ['pades-t', 'B-T'],
-      ['pades-lt', 'B-LT'],
+      ['pades-lt', 'B-LTA'],
     ] as const) {
       const run = await runCli(env(), 'verify', files[format]!, '--json');
       assert.equal(run.code, 0, `${format}: ${run.stdout}${run.stderr}`);
