@@ -47,6 +47,7 @@ import {
   type TokenKey,
 } from '../support/qesSoftSigner.js';
 import { ensureSigningPage } from '../support/bundles.js';
+import { documentTimestampsOf, verifyDocumentTimestamp } from '../support/documentTimestamps.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
 import { NDA_FIELDS } from '../support/ndaFields.js';
@@ -712,8 +713,17 @@ describe('qes end to end: Chromium → agent CLI shell → SoftHSM2 → server �
     assert.match(out, /Test Signer RSA/);
     assert.match(out, /Test Signer EC/);
 
-    const sigs = signaturesOf(pdf);
-    assert.equal(sigs.length, 2);
+    // pades-lt is B-LTA: the two token signatures, then (after the /DSS) one document timestamp
+    // over the whole file, which openssl ts verifies over its byte range.
+    const all = signaturesOf(pdf);
+    assert.equal(all.length, 3);
+    const [stamp, ...moreStamps] = documentTimestampsOf(pdf);
+    assert.ok(stamp && moreStamps.length === 0, 'one document timestamp');
+    assert.deepEqual(stamp.byteRange, all[2]!.byteRange);
+    assert.equal(stamp.byteRange[2] + stamp.byteRange[3], pdf.byteLength);
+    const stampCheck = verifyDocumentTimestamp(stamp, { caFile: path.join(work, 'tawqi-ca.pem') });
+    assert.ok(stampCheck.ok, stampCheck.output);
+    const sigs = all.slice(0, 2);
     for (const [i, sig] of sigs.entries()) {
       writeFileSync(path.join(work, `sig${i}.der`), sig.cms);
       writeFileSync(path.join(work, `signed${i}.bin`), sig.signedBytes);
