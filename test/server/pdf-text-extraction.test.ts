@@ -1,22 +1,23 @@
 /**
  * Text extraction from the final PDF is exact (issue 19 point 2): two independent extractors —
- * poppler (`pdftotext -tsv`, its word list) and mupdf (`mutool draw -F stext`, what `-F txt` prints) —
- * give back the contract's text in logical order, harakat after their letters, digits and brackets
- * where the source has them. Checked on every template of the built-in library in both languages,
- * and on a targeted text of the hard cases.
+ * poppler (`pdftotext`, plain and `-layout`) and mupdf (`mutool draw -F stext`, what `-F txt`
+ * prints) — give back the contract's text in logical order, harakat after their letters, digits and
+ * brackets where the source has them. Checked on every template of the built-in library in both
+ * languages, and on a targeted text of the hard cases.
  *
  * Only the page body is compared (the header and footer lines are left out by position); the
  * contract's text must appear in it, contiguous, after normalise() below.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { PDFArray, PDFDocument, PDFName, PDFRawStream, decodePDFRawStream } from 'pdf-lib';
 import { LIBRARY_LANGUAGES, LIBRARY_TEMPLATE_KEYS, loadLibraryTemplate } from '../../server/src/domain/templateLibrary.js';
 import { renderTemplate } from '../../server/src/domain/templates.js';
 import { bidi } from '../../server/src/sealing/pdf/bidi.js';
 import { renderFinalPdf } from '../../server/src/sealing/pdf/index.js';
 import { PAGE } from '../../server/src/sealing/pdf/theme.js';
 import type { FinalDocumentInput } from '../../server/src/sealing/types.js';
-import { mupdfLines, popplerLines, type ExtractedLine } from '../support/pdfTools.js';
+import { mupdfLines, pdfToText, type ExtractedLine } from '../support/pdfTools.js';
 
 const T0 = Date.UTC(2026, 6, 1, 9, 0, 0) / 1000;
 
@@ -92,22 +93,26 @@ function assertContains(body: string, source: { text: string; breakAt: boolean[]
   );
 }
 
-/** The lines between the header rule and the footer rule (54 pt from the top, 42 pt from the bottom). */
+/** The page body: between the header rule and the footer rule (54 pt from the top, 42 pt from the bottom). */
+const BODY = { x: 0, y: 54, width: PAGE.width, height: PAGE.height - 54 - 42 };
+
 const bodyText = (lines: readonly ExtractedLine[]) =>
   lines
-    .filter((l) => l.top >= 54 && l.bottom <= PAGE.height - 42)
+    .filter((l) => l.top >= BODY.y && l.bottom <= BODY.y + BODY.height)
     .map((l) => l.text)
     .join('\n');
 
-const EXTRACTORS = [
-  ['pdftotext', popplerLines],
-  ['mutool', mupdfLines],
-] as const;
+/** Each extractor's text of the page bodies. */
+const EXTRACTORS: readonly (readonly [string, (pdf: Uint8Array) => Promise<string>])[] = [
+  ['pdftotext', (pdf) => pdfToText(pdf, { layout: false, area: BODY })],
+  ['pdftotext -layout', (pdf) => pdfToText(pdf, { area: BODY })],
+  ['mutool', async (pdf) => bodyText(await mupdfLines(pdf))],
+];
 
 async function assertExtractsExactly(input: FinalDocumentInput): Promise<void> {
   const pdf = await renderFinalPdf(input);
   const source = sourceOf(input.document_text, input.language);
-  for (const [name, extract] of EXTRACTORS) assertContains(bodyText(await extract(pdf)), source, `${name} on ${input.title}`);
+  for (const [name, extract] of EXTRACTORS) assertContains(await extract(pdf), source, `${name} on ${input.title}`);
 }
 
 function finalInput(title: string, language: 'ar' | 'en', documentText: string): FinalDocumentInput {
@@ -150,6 +155,31 @@ const VALUES: Record<'ar' | 'en', Record<string, string>> = {
   en: { text: 'Acme Trading Ltd (Cairo branch 12)', number: '36', date: '2026-07-01', email: 'legal@example.com' },
 };
 
+/** The hard cases: harakat, shadda with kasratan, lam-alef, Latin, digits and brackets in mixed lines. */
+const hardCases = [
+  'حُررت هذه الاتفاقية بين كلٍّ من الطرفين، ولا يُعدّ أيٌّ منهما وكيلاً عن الآخر.',
+  'البند (1) – Clause 2: يدفع المشتري 250,000 جنيه (EGP) بتاريخ 2026-07-01 إلى Acme Ltd [مرجع 7K3M].',
+  'The buyer (المشتري) pays USD 1,500 [ألف وخمسمائة] on 2026-07-01 — see clause (3).',
+].join('\n\n');
+
+/** Every line's ActualText on every page: the outer one and, where poppler needs another order, the inner. */
+async function actualTextSpans(pdf: Uint8Array): Promise<{ outer: string; inner: string | null }[]> {
+  const doc = await PDFDocument.load(pdf);
+  let content = '';
+  for (const page of doc.getPages()) {
+    const contents = page.node.get(PDFName.of('Contents'));
+    const refs = contents instanceof PDFArray ? contents.asArray() : [contents];
+    for (const ref of refs) {
+      const stream = doc.context.lookup(ref);
+      assert.ok(stream instanceof PDFRawStream, 'a page content stream');
+      content += Buffer.from(decodePDFRawStream(stream).decode()).toString('latin1') + '\n';
+    }
+  }
+  const utf16 = (hex: string) => Buffer.from(hex.slice(4), 'hex').swap16().toString('utf16le');
+  const span = /\/Span <<\/ActualText <([0-9A-F]+)>>> BDC(?:\n\/Span <<\/ActualText <([0-9A-F]+)>>> BDC)?/g;
+  return [...content.matchAll(span)].map((m) => ({ outer: utf16(m[1]!), inner: m[2] ? utf16(m[2]) : null }));
+}
+
 describe('text extraction from the final PDF', () => {
   for (const key of LIBRARY_TEMPLATE_KEYS) {
     for (const language of LIBRARY_LANGUAGES) {
@@ -161,16 +191,24 @@ describe('text extraction from the final PDF', () => {
     }
   }
 
-  const hardCases = [
-    'حُررت هذه الاتفاقية بين كلٍّ من الطرفين، ولا يُعدّ أيٌّ منهما وكيلاً عن الآخر.',
-    'البند (1) – Clause 2: يدفع المشتري 250,000 جنيه (EGP) بتاريخ 2026-07-01 إلى Acme Ltd [مرجع 7K3M].',
-    'The buyer (المشتري) pays USD 1,500 [ألف وخمسمائة] on 2026-07-01 — see clause (3).',
-  ].join('\n\n');
   for (const language of LIBRARY_LANGUAGES) {
     test(`harakat, shadda with kasratan, lam-alef, Latin, digits and brackets in mixed lines (${language} document)`, async () => {
       await assertExtractsExactly(finalInput(language === 'ar' ? 'حالات صعبة' : 'Hard cases', language, hardCases));
     });
   }
+
+  test('readers that follow the standard get the logical text: each outer ActualText is its line, the inner one for poppler only reorders it', async () => {
+    const pdf = await renderFinalPdf(finalInput('حالات صعبة', 'ar', hardCases));
+    const spans = await actualTextSpans(pdf);
+    const outer = sourceOf(hardCases, 'ar');
+    assertContains(spans.map((s) => s.outer).join('\n'), outer, 'the outer ActualText of the lines');
+    const nested = spans.filter((s) => s.inner !== null);
+    assert.ok(nested.length > 0, 'the Arabic page has lines that poppler needs in another order');
+    for (const s of nested) {
+      assert.notEqual(s.inner, s.outer);
+      assert.deepEqual([...s.inner!.replace(/[\u200E\u200F]/g, '')].sort(), [...s.outer].sort(), 'the same characters, marks aside');
+    }
+  });
 
   test('the comparison is strict: a mark before its letter or a moved bracket does not match', () => {
     const source = sourceOf('حُررت البند (1) – Clause 2', 'ar');

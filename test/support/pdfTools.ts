@@ -53,17 +53,31 @@ export interface PageRange {
 }
 
 /**
- * poppler's text of the whole PDF or a page range: its word list (`pdftotext -tsv`) as lines, a line
- * feed between lines and a form feed between pages (see popplerLines for why not the plain output).
+ * `pdftotext -layout` (or poppler's plain reading order with layout: false) of the whole PDF or a page
+ * range, optionally of one area of each page (points from the top left: poppler's -x -y -W -H).
  */
-export async function pdfToText(pdf: Uint8Array, options: PageRange = {}): Promise<string> {
-  const lines = await popplerLines(pdf, options);
-  let text = '';
-  lines.forEach((line, i) => {
-    if (i > 0) text += line.page === lines[i - 1]!.page ? '\n' : '\f';
-    text += line.text;
+export async function pdfToText(
+  pdf: Uint8Array,
+  options: PageRange & { layout?: boolean; area?: { x: number; y: number; width: number; height: number } } = {},
+): Promise<string> {
+  return withPdfFile(pdf, (file) => {
+    const args = options.layout === false ? [] : ['-layout'];
+    if (options.first) args.push('-f', String(options.first));
+    if (options.last) args.push('-l', String(options.last));
+    const a = options.area;
+    if (a)
+      args.push(
+        '-x',
+        String(Math.floor(a.x)),
+        '-y',
+        String(Math.floor(a.y)),
+        '-W',
+        String(Math.ceil(a.width)),
+        '-H',
+        String(Math.ceil(a.height)),
+      );
+    return mustRun('pdftotext', [...args, '-enc', 'UTF-8', file, '-']);
   });
-  return text;
 }
 
 /** `qpdf --check`: ok when qpdf finds no errors and no warnings (exit 0); out is what it printed. */
@@ -207,32 +221,6 @@ export interface ExtractedLine {
   top: number;
   bottom: number;
   text: string;
-}
-
-/**
- * poppler's words (`pdftotext -tsv`), joined into lines. The word list carries each word's text as
- * extracted, ActualText honoured; pdftotext's plain output runs its own approximate bidi over every
- * line afterwards (see the README, "The PDF"), which this leaves out.
- */
-export async function popplerLines(pdf: Uint8Array, options: PageRange = {}): Promise<ExtractedLine[]> {
-  const range = [...(options.first ? ['-f', String(options.first)] : []), ...(options.last ? ['-l', String(options.last)] : [])];
-  const out = await withPdfFile(pdf, (file) => mustRun('pdftotext', ['-tsv', ...range, '-enc', 'UTF-8', file, '-']));
-  const lines = new Map<string, ExtractedLine>();
-  for (const row of out.split('\n').slice(1)) {
-    const c = row.split('\t');
-    if (c.length < 12 || c[0] !== '5') continue;
-    const key = c.slice(1, 5).join('/');
-    const top = Number(c[7]);
-    const bottom = top + Number(c[9]);
-    const text = c.slice(11).join('\t');
-    const line = lines.get(key);
-    if (line) {
-      line.text += ` ${text}`;
-      line.top = Math.min(line.top, top);
-      line.bottom = Math.max(line.bottom, bottom);
-    } else lines.set(key, { page: Number(c[1]), top, bottom, text });
-  }
-  return [...lines.values()];
 }
 
 const XML_ENTITIES: Record<string, string> = { quot: '"', amp: '&', lt: '<', gt: '>', apos: "'" };

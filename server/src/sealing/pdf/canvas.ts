@@ -8,6 +8,7 @@ import { deflateSync } from 'node:zlib';
 import { PDFName, PDFRawStream, type PDFDict, type PDFDocument, type PDFPage, type PDFRef } from 'pdf-lib';
 import { DocumentFont, type GlyphPart } from './documentFont.js';
 import type { Face, ShapedGlyph } from './fonts.js';
+import { popplerPageTexts } from './popplerOrder.js';
 import type { GlyphRun, TextLine } from './text.js';
 
 export interface Rgb {
@@ -79,6 +80,7 @@ export class PageCanvas {
   private readonly fonts = new Set<DocumentFont>();
   private readonly xobjects = new Map<string, PDFRef>();
   private readonly states = new Map<string, PDFRef>();
+  private readonly marked: MarkedLine[] = [];
 
   constructor(
     private readonly doc: RenderDoc,
@@ -89,7 +91,7 @@ export class PageCanvas {
    * Draw a laid-out line with its left edge at x and its baseline at y. Runs and glyphs are written in
    * logical order (a right-to-left run from its right end), each glyph at its place on the page, so an
    * extractor that reads the content stream in order (mupdf) gets the logical text; the line's logical
-   * text is also given as ActualText for those that read positions (poppler), see actualText().
+   * text is also given as ActualText for those that read positions, see markText().
    */
   text(line: TextLine, x: number, y: number, fill: Rgb): void {
     if (line.runs.length === 0) return;
@@ -100,12 +102,37 @@ export class PageCanvas {
       pen += run.width;
     }
     const logical = [...line.runs].sort((a, b) => a.start - b.start);
-    const actual = actualText(line, logical);
-    if (actual) this.ops.push(actual);
-    this.ops.push('BT', `${color(fill)} rg`);
+    const marked: MarkedLine = {
+      text: line.text.replace(IGNORABLE, ''),
+      glyphsInOrder: glyphsGiveText(line, logical),
+      at: this.ops.length,
+    };
+    this.marked.push(marked);
+    this.ops.push('', 'BT', `${color(fill)} rg`);
     for (const run of logical) this.run(run, left.get(run)!, y, line.size);
-    this.ops.push('ET');
-    if (actual) this.ops.push('EMC');
+    this.ops.push('ET', '');
+    marked.end = this.ops.length - 1;
+  }
+
+  /**
+   * Each line's text for extractors, decided once the page's lines are known (poppler's direction
+   * is the page's). A line whose glyphs, read in the order they are written, do not give its text
+   * (right-to-left runs, marks) carries its logical text as ActualText (ISO 32000-1 14.9.4): what
+   * a reader that follows the standard (Acrobat, pdfium) takes for the whole line. When poppler
+   * needs another string to print that text (popplerOrder.ts), it goes in a second ActualText
+   * nested inside the first: the standard lets the outer one replace everything inside it, while
+   * poppler takes the innermost. mupdf reads the glyphs in the order they are written.
+   */
+  private markText(): void {
+    const { texts } = popplerPageTexts(this.marked.map((m) => m.text));
+    this.marked.forEach((m, i) => {
+      const poppler = texts[i]!;
+      const outer = !m.glyphsInOrder || poppler !== m.text;
+      const inner = poppler !== m.text;
+      if (!outer) return;
+      this.ops[m.at] = inner ? `${span(m.text)}\n${span(poppler)}` : span(m.text);
+      this.ops[m.end!] = inner ? 'EMC\nEMC' : 'EMC';
+    });
   }
 
   /**
@@ -170,13 +197,14 @@ export class PageCanvas {
   }
 
   finish(): void {
+    this.markText();
     const node = this.page.node;
     for (const font of this.fonts) node.setFontDictionary(font.resourceName, font.ref);
     for (const [name, ref] of this.xobjects) node.setXObject(PDFName.of(name), ref);
     for (const [name, ref] of this.states) node.setExtGState(PDFName.of(name), ref);
     const ctx = this.doc.pdf.context;
     const dict = ctx.obj({ Filter: 'FlateDecode' }) as PDFDict;
-    const contents = deflateSync(Buffer.from(this.ops.join('\n'), 'latin1'));
+    const contents = deflateSync(Buffer.from(this.ops.filter((op) => op !== '').join('\n'), 'latin1'));
     node.addContentStream(ctx.register(PDFRawStream.of(dict, contents)));
   }
 }
@@ -230,21 +258,22 @@ function showGlyphs(ops: string[], placed: readonly Placed[], y: number, size: n
 /** Default-ignorable characters (bidi isolates and marks, joiners): they steer layout, they are not text. */
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 
-/**
- * The marked-content opening that gives a line its logical text (ISO 32000-1 14.9.4), or null when
- * its glyphs, read in the order they are written, already give that text (a left-to-right line
- * without marks). poppler places glyphs by position and then runs its own approximate bidi over
- * each line, which puts harakat before their letters and moves numbers and brackets; with
- * ActualText its word list (pdftotext -tsv, -bbox) carries the exact text.
- */
-function actualText(line: TextLine, logical: readonly GlyphRun[]): string | null {
-  const text = line.text.replace(IGNORABLE, '');
+/** A line drawn on the page: its logical text, and where its marked-content operators go. */
+interface MarkedLine {
+  readonly text: string;
+  /** Its glyphs, read in the order they are written, give its text (a left-to-right line without marks). */
+  readonly glyphsInOrder: boolean;
+  readonly at: number;
+  end?: number;
+}
+
+function glyphsGiveText(line: TextLine, logical: readonly GlyphRun[]): boolean {
   let drawn = '';
   for (const run of logical) {
-    if (run.rtl) return span(text);
+    if (run.rtl) return false;
     for (const g of run.glyphs) drawn += g.text;
   }
-  return drawn === text ? null : span(text);
+  return drawn === line.text.replace(IGNORABLE, '');
 }
 
 function span(text: string): string {
