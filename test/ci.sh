@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests use (real verifiers and peers), installed only when missing.
-DEBIAN_PACKAGES=(openssl ca-certificates chromium fonts-noto-core poppler-utils qpdf mupdf-tools libnss3-tools softhsm2 opensc postgresql nginx)
+DEBIAN_PACKAGES=(openssl ca-certificates chromium fonts-noto-core poppler-utils qpdf mupdf-tools libnss3-tools softhsm2 opensc postgresql nginx default-jre-headless libpdfbox2-java libactivation-java libjaxb-api-java)
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

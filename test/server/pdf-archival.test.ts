@@ -15,6 +15,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { XMLValidator } from 'fast-xml-parser';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { ManualClock } from '../../server/src/clock.js';
 import { buildEvidence } from '../../server/src/sealing/evidence.js';
 import { filePkiStorage, loadOrCreatePki, toPem, type Pki } from '../../server/src/sealing/pki/index.js';
@@ -23,6 +24,7 @@ import { sealedFinalPdf } from '../../server/src/sealing/seal.js';
 import type { FinalDocumentInput } from '../../server/src/sealing/types.js';
 import { opensslEd25519Verify, opensslTimestampVerify } from '../support/opensslVerify.js';
 import { pdfFonts, pdfInfo, qpdfCheck } from '../support/pdfTools.js';
+import { PDF_A3_RELAXED, beyondPdfA3, preflight } from '../support/preflight.js';
 
 const run = promisify(execFile);
 const T0 = Date.UTC(2026, 6, 1, 9, 0, 0) / 1000;
@@ -299,6 +301,36 @@ describe('archival PDF/A-3b and embedded evidence', () => {
       assert.match(stdout, /Signature Validation: Signature is Valid\./, format);
       assert.doesNotMatch(stdout, /Signature is Invalid|Digest Mismatch/);
     }
+  });
+
+  test('PDFBox Preflight: every format, live and test, breaks no PDF/A-1b rule that PDF/A-3b keeps', async () => {
+    for (const livemode of [true, false]) {
+      for (const format of FORMATS) {
+        const pdf = livemode ? bytes.get(format)! : await sealedFinalPdf(pki, inputFor(format, false), 'https://sign.example.test');
+        const report = await preflight(pdf);
+        assert.deepEqual(beyondPdfA3(report.errors), [], `${format} (${livemode ? 'live' : 'test'}):\n${report.output}`);
+        // The relaxed rules it does report are PDF/A-3 features this file uses: the attached evidence at least.
+        assert.ok(
+          report.errors.some((e) => e.code === '1.4.7'),
+          `${format}: the embedded files were seen`,
+        );
+      }
+    }
+  });
+
+  test('PDFBox Preflight has teeth: a file with an unembedded standard font and no metadata fails beyond the PDF/A-3 relaxations', async () => {
+    const doc = await PDFDocument.create();
+    doc.addPage().drawText('Not archival', { font: await doc.embedFont(StandardFonts.Helvetica) });
+    const beyond = beyondPdfA3((await preflight(await doc.save())).errors);
+    assert.ok(
+      beyond.some((e) => e.code.startsWith('3.')),
+      `a font error: ${JSON.stringify(beyond)}`,
+    );
+    assert.ok(
+      beyond.some((e) => e.code.startsWith('7.') || e.code.startsWith('6.2')),
+      `a metadata or output intent error: ${JSON.stringify(beyond)}`,
+    );
+    assert.ok(PDF_A3_RELAXED.every((r) => r.why.length > 0));
   });
 
   test('test requests: only the certificate data is attached (no evidence record, as the API keeps none)', async () => {
