@@ -20,7 +20,7 @@ import { appendSignature, completePadesFromCms, preparePades, signPades } from '
 import { appendDocumentTimestamp } from '../../server/src/sealing/pades/documentTimestamp.js';
 import { IncrementalUpdate } from '../../server/src/sealing/pades/incremental.js';
 import { validatePdf, ValidationInputError, type ValidationReport } from '../../server/src/sealing/validation/index.js';
-import { createPkiFixture, fixtureCrl, makeTestPdf, sealOcspResponse, type PkiFixture } from '../support/pkiFixture.js';
+import { createPkiFixture, fixtureCrl, forgeIssuingCa, makeTestPdf, sealOcspResponse, type PkiFixture } from '../support/pkiFixture.js';
 import { SIGNING_EXT, agentCms, issueLeaf } from '../support/qesSoftSigner.js';
 
 const SIGNING_TIME = new Date();
@@ -86,6 +86,8 @@ describe('PDF signature validation', () => {
     assert.equal(sig.modifications.laterRevisions, 1);
     assert.deepEqual(sig.modifications.disallowed, []);
     assert.ok(sig.revocation.dssCrls >= 1 && sig.revocation.dssOcsps >= 1);
+    // The fixture's CRL and OCSP response are its issuing CA's and delegated responder's: none ignored.
+    assert.deepEqual([sig.revocation.ignoredCrls, sig.revocation.ignoredOcsps], [0, 0]);
   });
 
   test('PAdES B-LTA: a document timestamp over the DSS raises the signature to B-LTA and passes itself; one over a B-T file does not', async () => {
@@ -213,41 +215,69 @@ describe('PDF signature validation', () => {
     assert.match(report.message, /جهة ثقة/);
   });
 
-  test('a signer revoked before the signature-time-stamp: TOTAL-FAILED, REVOKED (from the DSS CRL, and from an OCSP response)', async () => {
-    const revoked = createPkiFixture('ec');
-    try {
-      // openssl ca -revoke marks the seal revoked (now) in the issuing CA's index; the CRL and OCSP response follow it.
+  describe('revocation data: a revoked seal (openssl ca -revoke), its CRL and OCSP response genuine or forged', () => {
+    let revoked: PkiFixture;
+    /** The certificates of a look-alike issuing CA and of an OCSPSigning responder it issued. */
+    let forgers: Uint8Array[];
+    before(() => {
+      revoked = createPkiFixture('ec');
+      // Marks the seal revoked (now) in the issuing CA's index; the CRLs and OCSP responses below follow it.
       execFileSync(
         'openssl',
         ['ca', '-config', 'openssl.cnf', '-name', 'CA_issuing', '-keyfile', 'issuing.key', '-cert', 'issuing.pem', '-revoke', 'seal.pem'],
-        {
-          cwd: revoked.dir,
-          stdio: 'pipe',
-        },
+        { cwd: revoked.dir, stdio: 'pipe' },
       );
-      const crl = fixtureCrl(revoked.dir, 'issuing');
-      const ocsp = sealOcspResponse(revoked.dir);
-      // Revoked now, then signed: the signature-time-stamp (whole seconds) is at or after the revocation.
+      forgers = forgeIssuingCa(revoked.dir);
+    });
+    after(() => revoked.close());
+
+    /** Revoked now, then signed: the signature-time-stamp (whole seconds) is at or after the revocation. */
+    const signedWith = async (revocation: { certificates: Uint8Array[]; crls: Uint8Array[]; ocspResponses: Uint8Array[] }) => {
+      const pdf = await signPades(unsigned, {
+        signer: revoked.signer,
+        timestamp: revoked.timestamp,
+        level: 'B-LT',
+        revocation,
+        signingTime: new Date(),
+      });
+      const report = await validate(pdf, [revoked.root.der]);
+      return { report, sig: report.signatures[0]! };
+    };
+
+    test('a genuine CRL or OCSP response naming the seal: TOTAL-FAILED, REVOKED, nothing ignored', async () => {
       for (const revocation of [
-        { certificates: [], crls: [crl], ocspResponses: [] },
-        { certificates: [revoked.ocspResponder.der], crls: [], ocspResponses: [ocsp] },
+        { certificates: [], crls: [fixtureCrl(revoked.dir, 'issuing')], ocspResponses: [] },
+        { certificates: [revoked.ocspResponder.der], crls: [], ocspResponses: [sealOcspResponse(revoked.dir)] },
       ]) {
-        const pdf = await signPades(unsigned, {
-          signer: revoked.signer,
-          timestamp: revoked.timestamp,
-          level: 'B-LT',
-          revocation,
-          signingTime: new Date(),
-        });
-        const report = await validate(pdf, [revoked.root.der]);
-        assert.equal(report.subIndication, 'REVOKED', JSON.stringify(report.signatures[0]?.revocation));
-        assert.equal(report.signatures[0]?.revocation.signerRevoked, true);
+        const { report, sig } = await signedWith(revocation);
+        assert.equal(report.subIndication, 'REVOKED', JSON.stringify(sig.revocation));
+        assert.deepEqual([sig.revocation.signerRevoked, sig.revocation.ignoredCrls, sig.revocation.ignoredOcsps], [true, 0, 0]);
       }
       // The untouched B-LT PDF of the other PKI, whose seal is not revoked, says so.
       assert.equal((await validate(blt)).signatures[0]?.revocation.signerRevoked, false);
-    } finally {
-      revoked.close();
-    }
+    });
+
+    test('a forged CRL (issuer name, another key) or a forged delegated OCSP response is ignored: not revoked, not B-LT, counted', async () => {
+      const forged = [
+        { certificates: forgers, crls: [fixtureCrl(revoked.dir, 'issuing', 'forged')], ocspResponses: [] },
+        { certificates: forgers, crls: [], ocspResponses: [sealOcspResponse(revoked.dir, 'forged-ocsp')] },
+      ];
+      for (const [i, revocation] of forged.entries()) {
+        const { report, sig } = await signedWith(revocation);
+        assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(sig, null, 2));
+        assert.equal(sig.revocation.signerRevoked, false);
+        assert.equal(sig.level, 'B-T', 'only unauthenticated revocation data in the DSS: not B-LT');
+        assert.deepEqual([sig.revocation.ignoredCrls, sig.revocation.ignoredOcsps], i === 0 ? [1, 0] : [0, 1]);
+      }
+      // Beside a genuine CRL, the forged OCSP response is still counted as ignored and the genuine CRL decides.
+      const { report, sig } = await signedWith({
+        certificates: [...forgers, revoked.ocspResponder.der],
+        crls: [fixtureCrl(revoked.dir, 'issuing')],
+        ocspResponses: [sealOcspResponse(revoked.dir, 'forged-ocsp')],
+      });
+      assert.equal(report.subIndication, 'REVOKED');
+      assert.deepEqual([sig.level, sig.revocation.ignoredCrls, sig.revocation.ignoredOcsps], ['B-LT', 0, 1]);
+    });
   });
 
   test('input bounds: a non-PDF and an oversize file are refused', async () => {

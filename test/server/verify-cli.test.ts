@@ -66,6 +66,9 @@ describe('tawqi verify', () => {
       assert.equal(report.indication, 'TOTAL-PASSED');
       assert.equal(report.signatures[0]?.level, level);
       assert.match(report.signatures[0]?.chain?.trustAnchor ?? '', /Tawqi/);
+      // The built-in CA's CRL and its delegated OCSP responder's response authenticate: none ignored.
+      const { ignoredCrls, ignoredOcsps } = report.signatures[0]!.revocation;
+      assert.deepEqual([ignoredCrls, ignoredOcsps], [0, 0]);
     }
   });
 

@@ -133,8 +133,11 @@ const indexDate = (date: Date): string => date.toISOString().replace(/[-:T]/g, '
 const opensslIn = (dir: string, args: string[]): string =>
   execFileSync('openssl', args, { cwd: dir, encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** The current CRL (DER) of one of the fixture's CAs in `dir` (after `openssl ca -revoke`, it lists the revoked). */
-export function fixtureCrl(dir: string, ca: 'issuing' | 'root'): Uint8Array {
+/**
+ * The current CRL (DER) of one of the fixture's CAs in `dir` (after `openssl ca -revoke`, it lists the
+ * revoked), signed by that CA — or, with `signer: 'forged'`, by the key of forgeIssuingCa's look-alike.
+ */
+export function fixtureCrl(dir: string, ca: 'issuing' | 'root', signer: string = ca): Uint8Array {
   opensslIn(dir, [
     'ca',
     '-gencrl',
@@ -143,9 +146,9 @@ export function fixtureCrl(dir: string, ca: 'issuing' | 'root'): Uint8Array {
     '-name',
     `CA_${ca}`,
     '-keyfile',
-    `${ca}.key`,
+    `${signer}.key`,
     '-cert',
-    `${ca}.pem`,
+    `${signer}.pem`,
     '-out',
     `${ca}.crl.pem`,
   ]);
@@ -153,14 +156,17 @@ export function fixtureCrl(dir: string, ca: 'issuing' | 'root'): Uint8Array {
   return new Uint8Array(readFileSync(path.join(dir, `${ca}.crl`)));
 }
 
-/** An OCSP response (DER) for the seal certificate in `dir`, from the issuing CA's index as it stands. */
-export function sealOcspResponse(dir: string): Uint8Array {
-  const responder = ['-rsigner', 'ocsp.pem', '-rkey', 'ocsp.key', '-CA', 'issuing.pem', '-issuer', 'issuing.pem'];
+/**
+ * An OCSP response (DER) for the seal certificate in `dir`, from the issuing CA's index as it stands,
+ * signed by the delegated responder — or, with `responder: 'forged-ocsp'`, by forgeIssuingCa's.
+ */
+export function sealOcspResponse(dir: string, responder = 'ocsp'): Uint8Array {
+  const signer = ['-rsigner', `${responder}.pem`, '-rkey', `${responder}.key`, '-CA', 'issuing.pem', '-issuer', 'issuing.pem'];
   opensslIn(dir, [
     'ocsp',
     '-index',
     'issuing-index.txt',
-    ...responder,
+    ...signer,
     '-cert',
     'seal.pem',
     '-respout',
@@ -170,6 +176,49 @@ export function sealOcspResponse(dir: string): Uint8Array {
     '-no_nonce',
   ]);
   return new Uint8Array(readFileSync(path.join(dir, 'seal.ocsp')));
+}
+
+/**
+ * What a forger of revocation data holds, in `dir`: a self-made CA with the issuing CA's very name but a
+ * key of its own (forged.pem/.key), and an OCSP responder certificate (EKU OCSPSigning) it issued
+ * (forged-ocsp.pem/.key). Returns both certificates (DER), to put in a /DSS beside what they sign.
+ */
+export function forgeIssuingCa(dir: string): Uint8Array[] {
+  const run = (args: string[]) => opensslIn(dir, [...args, '-config', 'openssl.cnf']);
+  const subject = ['-subj', '/O=Tawqi Tests/CN=Tawqi Test Issuing CA'];
+  run([
+    'req',
+    '-x509',
+    '-new',
+    ...KEY_ARGS.ec,
+    '-nodes',
+    '-keyout',
+    'forged.key',
+    '-out',
+    'forged.pem',
+    ...subject,
+    '-days',
+    '30',
+    '-extensions',
+    'v3_root',
+  ]);
+  run([
+    'req',
+    '-new',
+    ...KEY_ARGS.ec,
+    '-nodes',
+    '-keyout',
+    'forged-ocsp.key',
+    '-out',
+    'forged-ocsp.csr',
+    '-subj',
+    '/CN=Forged OCSP Responder',
+  ]);
+  opensslIn(dir, [
+    ...['x509', '-req', '-in', 'forged-ocsp.csr', '-CA', 'forged.pem', '-CAkey', 'forged.key', '-set_serial', '7', '-days', '30'],
+    ...['-extfile', 'openssl.cnf', '-extensions', 'v3_ocsp', '-out', 'forged-ocsp.pem'],
+  ]);
+  return ['forged.pem', 'forged-ocsp.pem'].map((name) => new Uint8Array(new X509Certificate(readFileSync(path.join(dir, name))).raw));
 }
 
 export function createPkiFixture(sealKey: SealKeyType): PkiFixture {

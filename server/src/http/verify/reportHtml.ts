@@ -39,7 +39,7 @@ function checks(sig: SignatureReport, l: (key: Label) => string): string {
     ),
     fact(
       l('revocation'),
-      `${l('dss')}: ${r.dssCrls} CRL, ${r.dssOcsps} OCSP · ${l('inCms')}: ${r.cmsCrls} CRL · ${l('revoked')}: ${yn(r.signerRevoked)}`,
+      `${l('dss')}: ${r.dssCrls} CRL, ${r.dssOcsps} OCSP · ${l('inCms')}: ${r.cmsCrls} CRL · ${l('revoked')}: ${yn(r.signerRevoked)} · ${l('ignored')}: ${r.ignoredCrls} CRL, ${r.ignoredOcsps} OCSP`,
     ),
     fact(
       l('modifications'),

@@ -40,7 +40,7 @@ export const parseCertificates = (ders: readonly Uint8Array[]): X509Certificate[
   });
 
 /** `issuer` is a CA (basicConstraints cA) that signed `cert`: an end-entity certificate never issues one. */
-const issuedBy = (cert: X509Certificate, issuer: X509Certificate): boolean => {
+export const issuedBy = (cert: X509Certificate, issuer: X509Certificate): boolean => {
   try {
     return issuer.ca && cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
   } catch {

@@ -85,6 +85,7 @@ export const LABELS = {
   dss: { ar: 'في DSS', en: 'in the DSS' },
   inCms: { ar: 'داخل CMS', en: 'in the CMS' },
   revoked: { ar: 'شهادة الموقِّع ملغاة', en: 'signer certificate revoked' },
+  ignored: { ar: 'مُهمَلة (غير موقَّعة من مُصدِر الشهادة)', en: "ignored (not signed by the certificate's issuer)" },
   laterRevisions: { ar: 'مراجعات لاحقة', en: 'later revisions' },
   timestampBy: { ar: 'ختم زمني من', en: 'timestamp by' },
 } as const satisfies Record<string, Record<Lang, string>>;

@@ -20,7 +20,7 @@ function signatureLines(sig: SignatureReport, index: number, l: (key: Label) => 
     `   ${l('chain')}: ${chain}`,
     `   ${l('trustAnchor')}: ${sig.chain?.trustAnchor ?? l('none')}`,
     `   ${l('integrity')}: ${l('byteRange')} ${yesNo(i.byteRangeCoversRevision)}; ${l('digest')} ${yesNo(i.digestMatches)}; ${l('cryptoSignature')} ${yesNo(i.signatureValid)}`,
-    `   ${l('revocation')}: ${l('dss')} ${r.dssCrls} CRL, ${r.dssOcsps} OCSP; ${l('inCms')} ${r.cmsCrls} CRL; ${l('revoked')}: ${yesNo(r.signerRevoked)}`,
+    `   ${l('revocation')}: ${l('dss')} ${r.dssCrls} CRL, ${r.dssOcsps} OCSP; ${l('inCms')} ${r.cmsCrls} CRL; ${l('revoked')}: ${yesNo(r.signerRevoked)}; ${l('ignored')}: ${r.ignoredCrls} CRL, ${r.ignoredOcsps} OCSP`,
     `   ${l('modifications')}: ${m.disallowed.length > 0 ? m.disallowed.join('; ') : l('none')} (${l('laterRevisions')}: ${m.laterRevisions})`,
   ];
 }

@@ -62,8 +62,15 @@ export interface RevocationReport {
   dssOcsps: number;
   /** CRLs (and revocation-values) carried inside the CMS. */
   cmsCrls: number;
-  /** The signer's certificate is listed in one of the CRLs. */
+  /** An authenticated CRL or OCSP response of the /DSS says the signer's certificate was revoked at or before the signing time. */
   signerRevoked: boolean;
+  /**
+   * CRLs and OCSP responses of the /DSS about the signer's certificate that its issuer does not
+   * authenticate (not signed by the issuer, a cRLSign certificate it issued, or its delegated OCSP
+   * responder): not used for signerRevoked nor for the B-LT level.
+   */
+  ignoredCrls: number;
+  ignoredOcsps: number;
 }
 
 export interface ModificationReport {

@@ -5,16 +5,15 @@
  * after signing. Bytes and anchors in, a report out: no store, no network.
  */
 import 'reflect-metadata';
-import { X509Certificate as PeculiarCertificate, type X509Crl } from '@peculiar/x509';
-import { X509Certificate, createHash } from 'node:crypto';
-import * as pkijs from 'pkijs';
+import type { X509Certificate } from 'node:crypto';
 import { OID_KP_TIME_STAMPING } from '@tawqi/shared/cms';
 import type { PDFDocument } from 'pdf-lib';
 import { buildChain, parseCertificates, signerName } from './chain.js';
-import { checkCms, hashName, readTstInfo, type CmsCheck } from './cms.js';
-import { ocspStatuses, parseCrls, readDss, type DssContent, type OcspStatus } from './dss.js';
+import { checkCms, readTstInfo, type CmsCheck } from './cms.js';
+import { readDss, type DssContent } from './dss.js';
 import { verdict, type Lang } from './messages.js';
 import { disallowedChanges } from './modifications.js';
+import { checkRevocation, type RevocationFinding } from './revocation.js';
 import { findSignatures, loadRevision, readByteRange, revisionEnds, type FoundSignature, type SignedRange } from './revisions.js';
 import type { ChainReport, Indication, Level, SignatureReport, SubIndication, TimestampReport, ValidationReport } from './types.js';
 
@@ -48,8 +47,6 @@ interface FileContext {
   dssAt: (index: number) => Promise<DssContent>;
   dss: DssContent;
   dssCertificates: X509Certificate[];
-  crls: X509Crl[];
-  ocsps: OcspStatus[];
   anchors: X509Certificate[];
   options: ValidateOptions;
 }
@@ -75,8 +72,6 @@ async function openFile(pdf: Uint8Array, options: ValidateOptions): Promise<{ fi
     dssAt,
     dss,
     dssCertificates: parseCertificates(dss.certificates),
-    crls: parseCrls(dss.crls),
-    ocsps: ocspStatuses(dss.ocsps),
   };
   return { file: { ...file, anchors: parseCertificates(options.trustAnchors), options }, found: findSignatures(final) };
 }
@@ -131,39 +126,29 @@ function checkOne(sig: FoundSignature, range: SignedRange, file: FileContext): C
   return { sig, range, cms, timestamp, digestMatches, signingTime, chain };
 }
 
-/** An OCSP response of the file names `cert` (issuer name hash and serial) as revoked at or before `at`. */
-function revokedByOcsp(cert: X509Certificate, file: FileContext, at: number): boolean {
-  const parsed = pkijs.Certificate.fromBER(new Uint8Array(cert.raw));
-  const issuer = new Uint8Array(parsed.issuer.toSchema().toBER());
-  const serial = Buffer.from(parsed.serialNumber.valueBlock.valueHexView);
-  return file.ocsps.some((s) => {
-    const hash = hashName(s.hashAlgorithm);
-    const names = hash !== null && createHash(hash).update(issuer).digest().equals(s.issuerNameHash);
-    return names && s.serial.equals(serial) && s.revokedAt !== null && s.revokedAt.getTime() <= at;
-  });
-}
+/** Every certificate an issuer of the signer may be found among: the CMS's, the /DSS's, the anchors. */
+const certificatePool = (checked: Checked, file: FileContext): X509Certificate[] => [
+  ...checked.cms.certificates,
+  ...file.dssCertificates,
+  ...file.anchors,
+];
 
-/** The signer's certificate is on a CRL of its issuer, or revoked in an OCSP response, at or before the time of signing. */
-function isRevoked(checked: Checked, file: FileContext): boolean {
-  if (!checked.cms.signer) return false;
-  const signer = new PeculiarCertificate(new Uint8Array(checked.cms.signer.raw));
+/** What the final /DSS's authenticated revocation data says about the signer at the time of signing. */
+async function signerRevocation(checked: Checked, file: FileContext): Promise<RevocationFinding | null> {
+  if (!checked.cms.signer) return null;
   const at = (checked.signingTime ?? file.options.now).getTime();
-  const onCrl = file.crls.some((crl) => {
-    if (crl.issuer !== signer.issuer) return false;
-    const entry = crl.findRevoked(signer);
-    return entry !== null && entry.revocationDate.getTime() <= at;
-  });
-  return onCrl || revokedByOcsp(checked.cms.signer, file, at);
+  return checkRevocation(checked.cms.signer, certificatePool(checked, file), file.dss, at);
 }
 
-/** The first revision after the signature whose /DSS holds the signer's certificate and revocation data. */
+/** The first revision after the signature whose /DSS holds the signer's certificate and authenticated revocation data about it. */
 async function ltRevision(checked: Checked, file: FileContext): Promise<number | null> {
   const signer = checked.cms.signer;
   if (!signer) return null;
+  const at = (checked.signingTime ?? file.options.now).getTime();
   for (let i = checked.range.revision + 1; i < file.ends.length; i += 1) {
     const dss = await file.dssAt(i);
     const hasSigner = dss.certificates.some((der) => Buffer.from(der).equals(signer.raw));
-    if (hasSigner && dss.crls.length + dss.ocsps.length > 0) return i;
+    if (hasSigner && (await checkRevocation(signer, certificatePool(checked, file), dss, at)).authentic > 0) return i;
   }
   return null;
 }
@@ -213,7 +198,7 @@ function unreadable(sig: FoundSignature, revision: number, lang: Lang): Signatur
     integrity: { byteRangeCoversRevision: false, digestMatches: false, signatureValid: false },
     chain: null,
     timestamp: null,
-    revocation: { dssCrls: 0, dssOcsps: 0, cmsCrls: 0, signerRevoked: false },
+    revocation: { dssCrls: 0, dssOcsps: 0, cmsCrls: 0, signerRevoked: false, ignoredCrls: 0, ignoredOcsps: 0 },
     modifications: { laterRevisions: 0, disallowed: [] },
     indication: 'TOTAL-FAILED',
     subIndication: 'FORMAT_FAILURE',
@@ -224,7 +209,8 @@ function unreadable(sig: FoundSignature, revision: number, lang: Lang): Signatur
 async function report(checked: Checked, all: Checked[], file: FileContext): Promise<SignatureReport> {
   const { sig, range, cms } = checked;
   const disallowed = await modificationsAfter(range.revision, file);
-  const revoked = isRevoked(checked, file);
+  const revocation = await signerRevocation(checked, file);
+  const revoked = revocation?.revoked ?? false;
   const [indication, subIndication] = indicationOf(checked, disallowed, revoked);
   return {
     kind: sig.kind,
@@ -238,7 +224,14 @@ async function report(checked: Checked, all: Checked[], file: FileContext): Prom
     integrity: { byteRangeCoversRevision: range.coversRevision, digestMatches: checked.digestMatches, signatureValid: cms.signatureValid },
     chain: checked.chain,
     timestamp: checked.timestamp,
-    revocation: { dssCrls: file.dss.crls.length, dssOcsps: file.dss.ocsps.length, cmsCrls: cms.crls, signerRevoked: revoked },
+    revocation: {
+      dssCrls: file.dss.crls.length,
+      dssOcsps: file.dss.ocsps.length,
+      cmsCrls: cms.crls,
+      signerRevoked: revoked,
+      ignoredCrls: revocation?.ignoredCrls ?? 0,
+      ignoredOcsps: revocation?.ignoredOcsps ?? 0,
+    },
     modifications: { laterRevisions: file.ends.length - 1 - Math.max(range.revision, 0), disallowed },
     indication,
     subIndication,
