@@ -20,7 +20,15 @@ import { appendSignature, completePadesFromCms, preparePades, signPades } from '
 import { appendDocumentTimestamp } from '../../server/src/sealing/pades/documentTimestamp.js';
 import { IncrementalUpdate } from '../../server/src/sealing/pades/incremental.js';
 import { validatePdf, ValidationInputError, type ValidationReport } from '../../server/src/sealing/validation/index.js';
-import { createPkiFixture, fixtureCrl, forgeIssuingCa, makeTestPdf, sealOcspResponse, type PkiFixture } from '../support/pkiFixture.js';
+import {
+  createPkiFixture,
+  fixtureCrl,
+  fixtureTsa,
+  forgeIssuingCa,
+  makeTestPdf,
+  sealOcspResponse,
+  type PkiFixture,
+} from '../support/pkiFixture.js';
 import { SIGNING_EXT, agentCms, issueLeaf } from '../support/qesSoftSigner.js';
 
 const SIGNING_TIME = new Date();
@@ -213,6 +221,66 @@ describe('PDF signature validation', () => {
     assert.equal(report.subIndication, 'NO_CERTIFICATE_CHAIN_FOUND');
     assert.equal(report.signatures[0]?.chain?.trustAnchor, null);
     assert.match(report.message, /جهة ثقة/);
+  });
+
+  describe('proof of existence: a TSA certificate that expires (the validation time moved, never slept)', () => {
+    const DAY = 86_400_000;
+    /** Past the one-day TSA's notAfter, long before the fixture's other certificates'. */
+    const LATER = new Date(Date.now() + 2 * DAY);
+    let shortTsa: ReturnType<typeof fixtureTsa>;
+    /** B-LT whose signature-time-stamp comes from the one-day TSA. */
+    let shortBlt: Uint8Array;
+    const validateAt = (pdf: Uint8Array, now: Date) => validatePdf(pdf, { trustAnchors: [ec.root.der], now, lang: 'en' });
+    before(async () => {
+      shortTsa = fixtureTsa(ec.dir, 'tsa-one-day', 1);
+      shortBlt = await signPades(unsigned, {
+        signer: ec.signer,
+        timestamp: shortTsa.timestamp,
+        level: 'B-LT',
+        revocation: ec.revocation,
+        signingTime: SIGNING_TIME,
+      });
+    });
+
+    test('without a document timestamp: TOTAL-PASSED now, INDETERMINATE / OUT_OF_BOUNDS_NO_POE once the signature TSA expired', async () => {
+      assert.equal((await validateAt(shortBlt, NOW)).indication, 'TOTAL-PASSED');
+      const report = await validateAt(shortBlt, LATER);
+      assert.deepEqual([report.indication, report.subIndication], ['INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE']);
+      const sig = report.signatures[0]!;
+      assert.equal(sig.timestamp?.chain.checkedAt, LATER.toISOString(), 'nothing proves the token earlier than the validation time');
+      assert.equal(sig.timestamp.chain.validAtTime, false);
+      assert.equal(sig.chain?.checkedAt, sig.signingTime, 'the signer is still checked at the signing time');
+    });
+
+    test('a document timestamp by a longer-lived TSA proves the signature-time-stamp: TOTAL-PASSED at B-LTA after the expiry', async () => {
+      const blta = await appendDocumentTimestamp(shortBlt, ec.timestamp);
+      const report = await validateAt(blta, LATER);
+      assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+      const [sig, docTs] = report.signatures;
+      assert.equal(sig?.level, 'B-LTA');
+      assert.equal(
+        sig.timestamp?.chain.checkedAt,
+        docTs?.signingTime,
+        "the signature TSA's chain is checked at the document timestamp's time",
+      );
+      assert.equal(docTs?.chain?.checkedAt, LATER.toISOString(), 'the last document timestamp is checked at the validation time');
+    });
+
+    test('an expired last document timestamp: INDETERMINATE / OUT_OF_BOUNDS_NO_POE; a later one renews it', async () => {
+      const stale = await appendDocumentTimestamp(blt, shortTsa.timestamp);
+      const report = await validateAt(stale, LATER);
+      assert.deepEqual([report.indication, report.subIndication], ['INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE']);
+      assert.deepEqual(
+        report.signatures.map((s) => [s.kind, s.indication]),
+        [
+          ['signature', 'TOTAL-PASSED'],
+          ['document-timestamp', 'INDETERMINATE'],
+        ],
+      );
+      const renewed = await validateAt(await appendDocumentTimestamp(stale, ec.timestamp), LATER);
+      assert.equal(renewed.indication, 'TOTAL-PASSED', JSON.stringify(renewed.signatures, null, 2));
+      assert.equal(renewed.signatures[1]?.chain?.checkedAt, renewed.signatures[2]?.signingTime);
+    });
   });
 
   describe('revocation data: a revoked seal (openssl ca -revoke), its CRL and OCSP response genuine or forged', () => {

@@ -89,7 +89,17 @@ describe('tawqi verify', () => {
     assert.match(run.stdout, /تغيّرت البايتات الموقعة/);
   });
 
-  test('usage and input errors exit 64: missing file, not a PDF, unknown option, bad --trust', async () => {
+  test('--at moves the validation time: pades-lt in 2100, when every certificate has expired, is INDETERMINATE (2)', async () => {
+    const run = await runCli(env(), 'verify', files['pades-lt']!, '--json', '--at', '2100-01-01T00:00:00Z');
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    const report = json(run.stdout);
+    assert.equal(report.validatedAt, '2100-01-01T00:00:00.000Z');
+    assert.deepEqual([report.indication, report.subIndication], ['INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE']);
+    // The last document timestamp's TSA chain is checked at the validation time: nothing later proves it.
+    assert.equal(report.signatures.at(-1)?.chain?.checkedAt, '2100-01-01T00:00:00.000Z');
+  });
+
+  test('usage and input errors exit 64: missing file, not a PDF, unknown option, bad --trust, bad --at', async () => {
     const notPdf = path.join(dir, 'note.txt');
     writeFileSync(notPdf, 'hello');
     for (const args of [
@@ -97,6 +107,7 @@ describe('tawqi verify', () => {
       ['verify', notPdf],
       ['verify', files['pades-t']!, '--frobnicate'],
       ['verify', files['pades-t']!, '--trust', notPdf],
+      ['verify', files['pades-t']!, '--at', 'next tuesday'],
     ]) {
       const run = await runCli(env(), ...args);
       assert.equal(run.code, 64, `${args.join(' ')}: ${run.stdout}${run.stderr}`);

@@ -178,6 +178,69 @@ export function sealOcspResponse(dir: string, responder = 'ocsp'): Uint8Array {
   return new Uint8Array(readFileSync(path.join(dir, 'seal.ocsp')));
 }
 
+/** An RFC 3161 TSA in `dir` signing with `${name}.pem`/`.key` (`openssl ts -reply`, one process per stamp). */
+function opensslTsa(dir: string, name: string): TimestampFn {
+  return async (digest) => {
+    const id = `${process.pid}-${randomBytes(6).toString('hex')}`;
+    const query = ['ts', '-query', '-digest', Buffer.from(digest).toString('hex'), '-sha256', '-cert', '-no_nonce', '-out', `q-${id}.tsq`];
+    await execFileAsync('openssl', query, { cwd: dir });
+    const reply = [
+      'ts',
+      '-reply',
+      '-config',
+      'openssl.cnf',
+      '-queryfile',
+      `q-${id}.tsq`,
+      '-signer',
+      `${name}.pem`,
+      '-inkey',
+      `${name}.key`,
+    ];
+    await execFileAsync('openssl', [...reply, '-chain', 'issuing.pem', '-token_out', '-out', `t-${id}.der`], { cwd: dir });
+    return new Uint8Array(readFileSync(path.join(dir, `t-${id}.der`)));
+  };
+}
+
+/**
+ * Another TSA of the fixture in `dir`: a certificate `name` (timeStamping EKU) from the issuing CA valid
+ * from now for `days` days, and its TimestampFn — a TSA whose certificate expires soon, to test what
+ * proves a timestamp's existence after that.
+ */
+export function fixtureTsa(dir: string, name: string, days: number): { certificate: Uint8Array; timestamp: TimestampFn } {
+  const run = (args: string[]) => opensslIn(dir, args);
+  run([
+    'req',
+    '-new',
+    ...KEY_ARGS.ec,
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/O=Tawqi Tests/CN=${name}`,
+    '-config',
+    'openssl.cnf',
+  ]);
+  run([
+    ...[
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'issuing.pem',
+      '-CAkey',
+      'issuing.key',
+      '-set_serial',
+      `0x${randomBytes(8).toString('hex')}`,
+    ],
+    ...['-days', String(days), '-sha256', '-extfile', 'openssl.cnf', '-extensions', 'v3_tsa', '-out', `${name}.pem`],
+  ]);
+  const certificate = new Uint8Array(new X509Certificate(readFileSync(path.join(dir, `${name}.pem`))).raw);
+  return { certificate, timestamp: opensslTsa(dir, name) };
+}
+
 /**
  * What a forger of revocation data holds, in `dir`: a self-made CA with the issuing CA's very name but a
  * key of its own (forged.pem/.key), and an OCSP responder certificate (EKU OCSPSigning) it issued
@@ -334,36 +397,10 @@ export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
   };
 
   let stamps = 0;
-  const timestamp: TimestampFn = async (digest) => {
+  const stampBy = opensslTsa(dir, 'tsa');
+  const timestamp: TimestampFn = (digest) => {
     stamps += 1;
-    const id = `${process.pid}-${stamps}-${randomBytes(4).toString('hex')}`;
-    await execFileAsync(
-      'openssl',
-      ['ts', '-query', '-digest', Buffer.from(digest).toString('hex'), '-sha256', '-cert', '-no_nonce', '-out', `q-${id}.tsq`],
-      { cwd: dir },
-    );
-    await execFileAsync(
-      'openssl',
-      [
-        'ts',
-        '-reply',
-        '-config',
-        'openssl.cnf',
-        '-queryfile',
-        `q-${id}.tsq`,
-        '-signer',
-        'tsa.pem',
-        '-inkey',
-        'tsa.key',
-        '-chain',
-        'issuing.pem',
-        '-token_out',
-        '-out',
-        `t-${id}.der`,
-      ],
-      { cwd: dir },
-    );
-    return new Uint8Array(readFileSync(file(`t-${id}.der`)));
+    return stampBy(digest);
   };
 
   return {

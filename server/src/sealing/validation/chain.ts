@@ -70,5 +70,6 @@ export function buildChain(leaf: X509Certificate, pool: X509Certificate[], ancho
     certificates: path.map(certificateInfo),
     trustAnchor: anchor ? anchor.subject.replace(/\n/g, ', ') : null,
     validAtTime: path.every((c) => validAt(c, at)),
+    checkedAt: at.toISOString(),
   };
 }

@@ -45,8 +45,8 @@ export const VERDICTS: Record<Indication | SubIndication, Record<Lang, string>> 
     en: "The signer's certificate is not in the signature.",
   },
   OUT_OF_BOUNDS_NO_POE: {
-    ar: 'لم تكن الشهادة سارية وقت التوقيع (أو الآن، إن لم يوجد ختم زمني).',
-    en: 'The certificate was not valid at signing time (or now, when there is no timestamp).',
+    ar: 'شهادة لم تكن سارية في الوقت الذي تُفحص عنده: شهادة الموقِّع وقت التوقيع (أو الآن، إن لم يوجد ختم زمني)، وشهادة جهة الختم الزمني وقت ختم مستند لاحق يثبت وجود ختمها (أو الآن، إن لم يوجد).',
+    en: "A certificate was not valid at the time it is checked at: the signer's at signing time (or now, without a timestamp), a timestamp authority's at the time a later document timestamp proves its token existed (or now, without one).",
   },
   NO_SIGNATURE_FOUND: {
     ar: 'لا يحتوي الملف على أي توقيع أو ختم زمني.',

@@ -34,8 +34,15 @@ export interface ChainReport {
   certificates: CertificateInfo[];
   /** Subject of the trust anchor reached, or null. */
   trustAnchor: string | null;
-  /** Every certificate of the chain was valid at the time it is checked at (the timestamp's, else now). */
+  /** Every certificate of the chain was valid at `checkedAt`. */
   validAtTime: boolean;
+  /**
+   * The time the chain is checked at: for a signer, the genTime of its signature-time-stamp (none: the
+   * validation time); for a TSA (signature-time-stamp or document timestamp), its token's proof of
+   * existence — the genTime of the earliest later trusted document timestamp covering it, else the
+   * validation time.
+   */
+  checkedAt: string;
 }
 
 export interface TimestampReport {

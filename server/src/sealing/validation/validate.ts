@@ -90,7 +90,14 @@ interface Checked {
 /** A timestamp counts only from a TSA certificate with the timeStamping extended key usage (RFC 3161 §2.3). */
 const isTsa = (cert: X509Certificate | null): boolean => (cert?.keyUsage ?? []).includes(OID_KP_TIME_STAMPING);
 
-function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContext): TimestampReport {
+/**
+ * When a timestamp (or anything in revision `revision`) is proven to have existed: the genTime of the
+ * earliest later document timestamp that covers it and is itself trusted, else the validation time
+ * (ETSI EN 319 102-1 §5.6.2.3: a TSA's chain is checked at the proof of existence of its token).
+ */
+type ProofOfExistence = (revision: number) => Date;
+
+function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContext, poe: Date): TimestampReport {
   const cms = checkCms(token, null, file.dssCertificates);
   const tst = readTstInfo(cms.content, stamped);
   const pool = [...cms.certificates, ...file.dssCertificates];
@@ -100,30 +107,70 @@ function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContex
     imprintMatches: tst.imprintMatches && cms.digestMatches,
     signatureValid: cms.signatureValid && isTsa(cms.signer),
     chain: cms.signer
-      ? buildChain(cms.signer, pool, file.anchors, tst.genTime)
-      : { certificates: [], trustAnchor: null, validAtTime: false },
+      ? buildChain(cms.signer, pool, file.anchors, poe)
+      : { certificates: [], trustAnchor: null, validAtTime: false, checkedAt: poe.toISOString() },
   };
 }
 
-function checkOne(sig: FoundSignature, range: SignedRange, file: FileContext): Checked {
+function checkOne(sig: FoundSignature, range: SignedRange, file: FileContext, poe: ProofOfExistence): Checked {
   const isTimestamp = sig.kind === 'document-timestamp';
   const cms = checkCms(range.cms, isTimestamp ? null : range.signed, file.dssCertificates);
-  let timestamp: TimestampReport | null = null;
-  let digestMatches = cms.digestMatches;
+  const pool = [...cms.certificates, ...file.dssCertificates];
   if (isTimestamp) {
     cms.signatureValid = cms.signatureValid && isTsa(cms.signer);
     const tst = readTstInfo(cms.content, range.signed);
-    digestMatches = digestMatches && tst.imprintMatches;
-    timestamp = null;
-    const signingTime = tst.genTime;
-    const chain = cms.signer ? buildChain(cms.signer, [...cms.certificates, ...file.dssCertificates], file.anchors, signingTime) : null;
-    return { sig, range, cms, timestamp, digestMatches, signingTime, chain };
+    const digestMatches = cms.digestMatches && tst.imprintMatches;
+    const chain = cms.signer ? buildChain(cms.signer, pool, file.anchors, poe(range.revision)) : null;
+    return { sig, range, cms, timestamp: null, digestMatches, signingTime: tst.genTime, chain };
   }
-  if (cms.timestampToken) timestamp = checkTimestamp(cms.timestampToken, cms.signatureValue, file);
+  // The signature-time-stamp sits in the signature's own revision: a later document timestamp proves it.
+  const timestamp = cms.timestampToken ? checkTimestamp(cms.timestampToken, cms.signatureValue, file, poe(range.revision)) : null;
   const signingTime = timestamp ? new Date(timestamp.genTime) : null;
-  const at = signingTime ?? file.options.now;
-  const chain = cms.signer ? buildChain(cms.signer, [...cms.certificates, ...file.dssCertificates], file.anchors, at) : null;
-  return { sig, range, cms, timestamp, digestMatches, signingTime, chain };
+  const chain = cms.signer ? buildChain(cms.signer, pool, file.anchors, signingTime ?? file.options.now) : null;
+  return { sig, range, cms, timestamp, digestMatches: cms.digestMatches, signingTime, chain };
+}
+
+/** A document timestamp that proves the existence of what it covers: intact, verifying, from a TSA chained and valid at its own proof. */
+const proves = (checked: Checked): boolean =>
+  checked.sig.kind === 'document-timestamp' &&
+  checked.range.coversRevision &&
+  checked.digestMatches &&
+  checked.cms.signatureValid &&
+  !!checked.chain?.trustAnchor &&
+  checked.chain.validAtTime;
+
+/**
+ * Checks every readable signature, the latest revision first, so that each document timestamp is
+ * judged before the earlier timestamps whose existence it proves.
+ */
+function checkAll(
+  found: FoundSignature[],
+  pdf: Uint8Array,
+  file: FileContext,
+): { checked: Checked[]; failed: Map<FoundSignature, SignatureReport> } {
+  const ranges = new Map(found.map((sig) => [sig, readByteRange(pdf, sig.byteRange, file.ends)] as const));
+  const latestFirst = [...found].sort((a, b) => (ranges.get(b)?.revision ?? -1) - (ranges.get(a)?.revision ?? -1));
+  const proofs: { revision: number; time: Date }[] = [];
+  const poe: ProofOfExistence = (revision) =>
+    proofs
+      .filter((p) => p.revision > revision)
+      .map((p) => p.time)
+      .reduce((a, b) => (b < a ? b : a), file.options.now);
+  const checked: Checked[] = [];
+  const failed = new Map<FoundSignature, SignatureReport>();
+  for (const sig of latestFirst) {
+    const range = ranges.get(sig);
+    try {
+      if (!range) throw new Error('unreadable ByteRange');
+      const one = checkOne(sig, range, file, poe);
+      checked.push(one);
+      if (proves(one)) proofs.push({ revision: range.revision, time: one.signingTime! });
+    } catch {
+      // An unreadable ByteRange or CMS is itself the finding: FORMAT_FAILURE.
+      failed.set(sig, unreadable(sig, range?.revision ?? -1, file.options.lang));
+    }
+  }
+  return { checked, failed };
 }
 
 /** Every certificate an issuer of the signer may be found among: the CMS's, the /DSS's, the anchors. */
@@ -250,18 +297,7 @@ function overall(signatures: SignatureReport[]): Verdict {
 /** Validates every signature and document timestamp of `pdf`; throws ValidationInputError for a file it cannot read as a PDF. */
 export async function validatePdf(pdf: Uint8Array, options: ValidateOptions): Promise<ValidationReport> {
   const { file, found } = await openFile(pdf, options);
-  const checked: Checked[] = [];
-  const failed = new Map<FoundSignature, SignatureReport>();
-  for (const sig of found) {
-    const range = readByteRange(pdf, sig.byteRange, file.ends);
-    try {
-      if (!range) throw new Error('unreadable ByteRange');
-      checked.push(checkOne(sig, range, file));
-    } catch {
-      // An unreadable ByteRange or CMS is itself the finding: FORMAT_FAILURE.
-      failed.set(sig, unreadable(sig, range?.revision ?? -1, options.lang));
-    }
-  }
+  const { checked, failed } = checkAll(found, pdf, file);
   const reports = new Map<FoundSignature, SignatureReport>(failed);
   for (const one of checked) reports.set(one.sig, await report(one, checked, file));
   const signatures = found.map((sig) => reports.get(sig)!);
