@@ -4,10 +4,12 @@
  * JSON report and the HTML fragment; a non-PDF and a body over 25 MB refused in the error envelope
  * (Arabic by default, English with ?lang=en); nothing written to the data directory; in Chromium the
  * file chosen by keyboard, the report announced and focused, Arabic RTL and English, axe-core clean,
- * the page's CSP allowing connect-src 'self' only. Screenshots: test-artifacts/e2e/validate-*.png.
+ * the page's CSP allowing connect-src 'self' only; the certificate chain as readable names in an
+ * ordered list of the page's direction. Screenshots: test-artifacts/e2e/validate-*.png.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sealedFinalPdf } from '../../server/src/sealing/seal.js';
@@ -148,5 +150,33 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
     assert.deepEqual(await axeViolations(page), []);
     await screenshot(page, 'validate-en-failed', { fullPage: true });
     watch.assertClean();
+  });
+
+  test('in Chromium: the certificate chain reads as names (no RFC 4514 escapes), numbered on the side the language starts from', async () => {
+    for (const lang of ['ar', 'en'] as const) {
+      const { page, watch } = await browser.newPage();
+      await page.goto(`${s.url}/verify?lang=${lang}`);
+      await page
+        .locator('#validate-file')
+        .setInputFiles({ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from(signed) });
+      const chain = page.locator('ol.chain').first();
+      await until('the chain', async () => (await chain.count()) > 0);
+      // Looked at by a person (see the report of the change that added this test), kept for the next one.
+      await chain.screenshot({ path: path.join(tmpdir(), `validate-chain-${lang}.png`) });
+      const items = await chain.locator('li').allTextContents();
+      assert.ok(items.length >= 2, items.join(' | '));
+      assert.ok(
+        items.every((name) => !name.includes('\\') && !/\b(CN|O)=/.test(name)),
+        items.join(' | '),
+      );
+      assert.match(items[0]!, /built-in, not publicly trusted/);
+      // The list's numbers sit at the start of the language's direction (right in Arabic) and each name is one left-to-right box.
+      assert.equal(await chain.evaluate((ol) => ol.matches(':dir(rtl)')), lang === 'ar');
+      assert.equal(await chain.locator('li > bdi.dn[dir="ltr"]').count(), items.length);
+      assert.deepEqual(await axeViolations(page), []);
+      await screenshot(page, `validate-chain-${lang}`, { fullPage: true });
+      watch.assertClean();
+      await page.close();
+    }
   });
 });

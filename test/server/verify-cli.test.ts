@@ -79,7 +79,10 @@ describe('tawqi verify', () => {
     const trusted = await runCli(env(), 'verify', files.foreign!, '--trust', fixture.caFile);
     assert.equal(trusted.code, 0, trusted.stdout + trusted.stderr);
     assert.match(trusted.stdout, /^Overall: TOTAL-PASSED/);
-    assert.match(trusted.stdout, /Trust anchor: .*Root/);
+    // Names as people read them in the text (values, CN first); the JSON keeps the raw DN.
+    assert.match(trusted.stdout, /Certificate chain: Tawqi Test Seal \(EC\), Tawqi Tests → Tawqi Test Issuing CA, Tawqi Tests → /);
+    assert.match(trusted.stdout, /Trust anchor: Tawqi Test Root CA, Tawqi Tests$/m);
+    assert.equal(json(untrusted.stdout).signatures[0]?.chain?.certificates[0]?.subject, 'O=Tawqi Tests, CN=Tawqi Test Seal (EC)');
   });
 
   test('a tampered PDF: TOTAL-FAILED (1) with HASH_FAILURE, in Arabic with --lang ar', async () => {
