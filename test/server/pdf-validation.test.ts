@@ -164,6 +164,40 @@ describe('PDF signature validation', () => {
     );
   });
 
+  test('a chain link through an issuer that is not a CA (basicConstraints cA false) is no chain: INDETERMINATE, NO_CERTIFICATE_CHAIN_FOUND', async () => {
+    // An end-entity certificate of the trusted issuing CA (cA false, though its key usage allows
+    // keyCertSign, so only the basicConstraints rule stops it) "issues" a signing certificate.
+    const notCaExt = SIGNING_EXT.replace('digitalSignature, nonRepudiation', 'digitalSignature, keyCertSign');
+    const notCa = issueLeaf(ec.dir, 'not-a-ca', 'ec', notCaExt, { pem: ec.issuingCa.pemFile, key: ec.issuingCa.keyFile }, [
+      ec.issuingCa.der,
+    ]);
+    const leaf = issueLeaf(ec.dir, 'under-not-a-ca', 'ec', SIGNING_EXT, { pem: notCa.pem, key: notCa.keyFile }, [
+      notCa.der,
+      ec.issuingCa.der,
+    ]);
+    const prepared = await preparePades(unsigned, {
+      certificate: leaf.der,
+      chain: leaf.chain,
+      keyAlgorithm: 'ECDSA-P256',
+      signingTime: SIGNING_TIME,
+    });
+    const pdf = await completePadesFromCms(prepared, agentCms(leaf, prepared.byteRangeDigest), { timestamp: ec.timestamp, level: 'B-T' });
+    const report = await validate(pdf);
+    assert.deepEqual(
+      [report.indication, report.subIndication],
+      ['INDETERMINATE', 'NO_CERTIFICATE_CHAIN_FOUND'],
+      JSON.stringify(report.signatures[0]?.chain),
+    );
+    const sig = report.signatures[0]!;
+    assert.deepEqual(
+      sig.integrity,
+      { byteRangeCoversRevision: true, digestMatches: true, signatureValid: true },
+      'the signature itself verifies',
+    );
+    assert.equal(sig.chain?.trustAnchor, null);
+    assert.equal(sig.chain?.certificates.length, 1, 'the path stops at the leaf: its would-be issuer is not a CA');
+  });
+
   test('a byte flipped inside the signed range: total-failed, HASH_FAILURE', async () => {
     const tampered = Uint8Array.from(bt);
     // The binary comment on the header's second line: inside the first range, harmless to a parser.
