@@ -27,6 +27,7 @@ import {
   forgeIssuingCa,
   makeTestPdf,
   sealOcspResponse,
+  tsaWithoutCertificate,
   type PkiFixture,
 } from '../support/pkiFixture.js';
 import { SIGNING_EXT, agentCms, issueLeaf } from '../support/qesSoftSigner.js';
@@ -196,6 +197,37 @@ describe('PDF signature validation', () => {
     );
     assert.equal(sig.chain?.trustAnchor, null);
     assert.equal(sig.chain?.certificates.length, 1, 'the path stops at the leaf: its would-be issuer is not a CA');
+  });
+
+  test('timestamps whose token omits the TSA certificate (certReq false): found in the /DSS, else NO_SIGNING_CERTIFICATE_FOUND', async () => {
+    const bare = tsaWithoutCertificate(ec.dir);
+    // Signature-time-stamp: nothing in the file holds the TSA certificate.
+    const btBare = await signPades(unsigned, { signer: ec.signer, timestamp: bare, level: 'B-T', signingTime: SIGNING_TIME });
+    const missing = await validate(btBare);
+    assert.deepEqual([missing.indication, missing.subIndication], ['INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND']);
+    assert.equal(missing.signatures[0]?.level, 'B-B', 'a timestamp that cannot be verified does not make B-T');
+    // The same with the TSA certificate in the /DSS (B-LT): verified through it.
+    const revocation = { ...ec.revocation, certificates: [...ec.revocation.certificates, ec.tsa.der] };
+    const bltBare = await signPades(unsigned, { signer: ec.signer, timestamp: bare, level: 'B-LT', revocation, signingTime: SIGNING_TIME });
+    const found = await validate(bltBare);
+    assert.equal(found.indication, 'TOTAL-PASSED', JSON.stringify(found.signatures[0], null, 2));
+    assert.equal(found.signatures[0]?.level, 'B-LT');
+    assert.match(found.signatures[0]?.timestamp?.tsa ?? '', /Tawqi Test TSA/);
+    // Document timestamp: over a B-T file (no /DSS) its TSA is nowhere; over the B-LT file above it is in the /DSS.
+    const docMissing = await validate(await appendDocumentTimestamp(bt, bare));
+    assert.deepEqual(
+      docMissing.signatures.map((s) => [s.kind, s.indication, s.subIndication]),
+      [
+        ['signature', 'TOTAL-PASSED', null],
+        ['document-timestamp', 'INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND'],
+      ],
+    );
+    const docFound = await validate(await appendDocumentTimestamp(bltBare, bare));
+    assert.equal(docFound.indication, 'TOTAL-PASSED', JSON.stringify(docFound.signatures, null, 2));
+    assert.deepEqual(
+      docFound.signatures.map((s) => s.level),
+      ['B-LTA', null],
+    );
   });
 
   test('a byte flipped inside the signed range: total-failed, HASH_FAILURE', async () => {

@@ -178,11 +178,24 @@ export function sealOcspResponse(dir: string, responder = 'ocsp'): Uint8Array {
   return new Uint8Array(readFileSync(path.join(dir, 'seal.ocsp')));
 }
 
-/** An RFC 3161 TSA in `dir` signing with `${name}.pem`/`.key` (`openssl ts -reply`, one process per stamp). */
-function opensslTsa(dir: string, name: string): TimestampFn {
+/**
+ * An RFC 3161 TSA in `dir` signing with `${name}.pem`/`.key` (`openssl ts -reply`, one process per
+ * stamp); with `certReq` false the query does not ask for the TSA certificate and the token omits it.
+ */
+function opensslTsa(dir: string, name: string, certReq = true): TimestampFn {
   return async (digest) => {
     const id = `${process.pid}-${randomBytes(6).toString('hex')}`;
-    const query = ['ts', '-query', '-digest', Buffer.from(digest).toString('hex'), '-sha256', '-cert', '-no_nonce', '-out', `q-${id}.tsq`];
+    const query = [
+      'ts',
+      '-query',
+      '-digest',
+      Buffer.from(digest).toString('hex'),
+      '-sha256',
+      ...(certReq ? ['-cert'] : []),
+      '-no_nonce',
+      '-out',
+      `q-${id}.tsq`,
+    ];
     await execFileAsync('openssl', query, { cwd: dir });
     const reply = [
       'ts',
@@ -200,6 +213,9 @@ function opensslTsa(dir: string, name: string): TimestampFn {
     return new Uint8Array(readFileSync(path.join(dir, `t-${id}.der`)));
   };
 }
+
+/** The fixture's TSA in `dir`, asked without certReq: its tokens do not carry the TSA certificate. */
+export const tsaWithoutCertificate = (dir: string): TimestampFn => opensslTsa(dir, 'tsa', false);
 
 /**
  * Another TSA of the fixture in `dir`: a certificate `name` (timeStamping EKU) from the issuing CA valid

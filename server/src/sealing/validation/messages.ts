@@ -41,8 +41,8 @@ export const VERDICTS: Record<Indication | SubIndication, Record<Lang, string>> 
     en: "The signer's certificate does not chain to any known trust anchor.",
   },
   NO_SIGNING_CERTIFICATE_FOUND: {
-    ar: 'شهادة الموقِّع غير موجودة في التوقيع.',
-    en: "The signer's certificate is not in the signature.",
+    ar: 'شهادة الموقِّع (أو جهة الختم الزمني) ليست في التوقيع ولا في بيانات التحقق (DSS) للملف.',
+    en: "The signer's (or the timestamp authority's) certificate is neither in the signature nor in the file's validation data (DSS).",
   },
   OUT_OF_BOUNDS_NO_POE: {
     ar: 'شهادة لم تكن سارية في الوقت الذي تُفحص عنده: شهادة الموقِّع وقت التوقيع (أو الآن، إن لم يوجد ختم زمني)، وشهادة جهة الختم الزمني وقت ختم مستند لاحق يثبت وجود ختمها (أو الآن، إن لم يوجد).',

@@ -217,7 +217,9 @@ function indicationOf(checked: Checked, disallowed: string[], revoked: boolean):
   const { range, cms, timestamp, chain } = checked;
   if (!range.coversRevision) return ['TOTAL-FAILED', 'FORMAT_FAILURE'];
   if (!checked.digestMatches || (timestamp && !timestamp.imprintMatches)) return ['TOTAL-FAILED', 'HASH_FAILURE'];
-  if (!cms.signer || !chain) return ['INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND'];
+  // A signer (or a signature-time-stamp's TSA) whose certificate is neither in its CMS nor in the /DSS: nothing to verify with.
+  if (!cms.signer || !chain || (timestamp && timestamp.chain.certificates.length === 0))
+    return ['INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND'];
   if (!cms.signatureValid || (timestamp && !timestamp.signatureValid)) return ['TOTAL-FAILED', 'SIG_CRYPTO_FAILURE'];
   if (disallowed.length > 0) return ['TOTAL-FAILED', 'MODIFIED_AFTER_SIGNING'];
   if (revoked) return ['TOTAL-FAILED', 'REVOKED'];
