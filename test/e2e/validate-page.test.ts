@@ -2,12 +2,15 @@
  * The signature validator page (GET/POST /verify) over real HTTP and in real Chromium: a pades-lt PDF
  * sealed by the test server's own PKI is TOTAL-PASSED at B-LTA, a tampered copy TOTAL-FAILED; the
  * JSON report and the HTML fragment; a non-PDF and a body over 25 MB refused in the error envelope
- * (Arabic by default, English with ?lang=en); nothing written to the data directory; in Chromium the
- * file chosen by keyboard, the report announced and focused, Arabic RTL and English, axe-core clean,
- * the page's CSP allowing connect-src 'self' only. Screenshots: test-artifacts/e2e/validate-*.png.
+ * (Arabic by default, English with ?lang=en); nothing written to the data directory; the no-script
+ * form (multipart, and in Chromium with JavaScript disabled); in Chromium the file chosen by keyboard,
+ * the report announced and focused, Arabic RTL and English, axe-core clean, the page's CSP allowing
+ * connect-src and form-action 'self' only; the certificate chain as readable names in an
+ * ordered list of the page's direction. Screenshots: test-artifacts/e2e/validate-*.png.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sealedFinalPdf } from '../../server/src/sealing/seal.js';
@@ -148,5 +151,102 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
     assert.deepEqual(await axeViolations(page), []);
     await screenshot(page, 'validate-en-failed', { fullPage: true });
     watch.assertClean();
+  });
+
+  test('in Chromium: the certificate chain reads as names (no RFC 4514 escapes), numbered on the side the language starts from', async () => {
+    for (const lang of ['ar', 'en'] as const) {
+      const { page, watch } = await browser.newPage();
+      await page.goto(`${s.url}/verify?lang=${lang}`);
+      await page
+        .locator('#validate-file')
+        .setInputFiles({ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from(signed) });
+      const chain = page.locator('ol.chain').first();
+      await until('the chain', async () => (await chain.count()) > 0);
+      // Looked at by a person (see the report of the change that added this test), kept for the next one.
+      await chain.screenshot({ path: path.join(tmpdir(), `validate-chain-${lang}.png`) });
+      const items = await chain.locator('li').allTextContents();
+      assert.ok(items.length >= 2, items.join(' | '));
+      assert.ok(
+        items.every((name) => !name.includes('\\') && !/\b(CN|O)=/.test(name)),
+        items.join(' | '),
+      );
+      assert.match(items[0]!, /built-in, not publicly trusted/);
+      // The list's numbers sit at the start of the language's direction (right in Arabic) and each name is one left-to-right box.
+      assert.equal(await chain.evaluate((ol) => ol.matches(':dir(rtl)')), lang === 'ar');
+      assert.equal(await chain.locator('li > bdi.dn[dir="ltr"]').count(), items.length);
+      assert.deepEqual(await axeViolations(page), []);
+      await screenshot(page, `validate-chain-${lang}`, { fullPage: true });
+      watch.assertClean();
+      await page.close();
+    }
+  });
+
+  describe('the no-script form (multipart/form-data, one file part)', () => {
+    const form = (parts: [string, Blob | string, string?][]): FormData => {
+      const data = new FormData();
+      for (const [name, value, filename] of parts) {
+        if (typeof value === 'string') data.append(name, value);
+        else data.append(name, value, filename);
+      }
+      return data;
+    };
+    const postForm = (data: FormData, query = '') =>
+      fetch(`${s.url}/verify${query}`, { method: 'POST', body: data, headers: { accept: 'text/html' } });
+
+    test("POST /verify with the form: the whole page with the report, form-action 'self' on it", async () => {
+      const res = await postForm(form([['file', new Blob([signed], { type: 'application/pdf' }), 'contract.pdf']]));
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(res.headers.get('content-security-policy') ?? '', /form-action 'self'/);
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      const html = await res.text();
+      assert.match(html, /<html lang="ar" dir="rtl">/);
+      assert.match(html, /data-overall="TOTAL-PASSED"/);
+      assert.match(html, /<form class="validate-form" method="post" action="\/verify\?lang=ar" enctype="multipart\/form-data">/);
+    });
+
+    test('bad form input: not a PDF, no file part — 400 in the error envelope, Arabic by default', async () => {
+      const cases: [FormData, string][] = [
+        [form([['file', new Blob(['hello'], { type: 'text/plain' }), 'note.txt']]), 'parameter_invalid'],
+        [form([['note', 'no file here']]), 'parameter_missing'],
+      ];
+      for (const [data, code] of cases) {
+        const res = await postForm(data);
+        assert.equal(res.status, 400);
+        const { error } = (await res.json()) as { error: { code: string; param: string; message: string } };
+        assert.deepEqual([error.code, error.param], [code, 'file']);
+        assert.match(error.message, /[\u0600-\u06FF]/);
+      }
+      const english = await postForm(form([['note', 'x']]), '?lang=en');
+      assert.match(((await english.json()) as { error: { message: string } }).error.message, /No file was sent/);
+    });
+
+    test('in Chromium with JavaScript disabled: the form submits a PDF and the page shows the indication', async () => {
+      const noScript = await launchBrowser({ javaScriptEnabled: false });
+      try {
+        for (const lang of ['ar', 'en'] as const) {
+          const { page, watch } = await noScript.newPage();
+          await page.goto(`${s.url}/verify?lang=${lang}`);
+          // The script's dropzone stays hidden; the form is what a reader without JavaScript gets.
+          assert.equal(await page.locator('[data-dropzone]').isVisible(), false);
+          await page
+            .locator('#validate-form-file')
+            .setInputFiles({ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from(signed) });
+          await Promise.all([
+            page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/verify')),
+            page.getByRole('button', { name: lang === 'ar' ? 'افحص' : 'Check' }).click(),
+          ]);
+          const overall = page.locator('#overall-title');
+          await until('the report', async () => (await overall.count()) > 0);
+          assert.match((await overall.textContent()) ?? '', lang === 'ar' ? /النتيجة الإجمالية: TOTAL-PASSED/ : /Overall: TOTAL-PASSED/);
+          assert.equal(await page.getAttribute('html', 'dir'), lang === 'ar' ? 'rtl' : 'ltr');
+          await screenshot(page, `validate-noscript-${lang}`, { fullPage: true });
+          watch.assertClean();
+          await page.close();
+        }
+      } finally {
+        await noScript.close();
+      }
+    });
   });
 });

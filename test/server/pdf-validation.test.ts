@@ -20,7 +20,16 @@ import { appendSignature, completePadesFromCms, preparePades, signPades } from '
 import { appendDocumentTimestamp } from '../../server/src/sealing/pades/documentTimestamp.js';
 import { IncrementalUpdate } from '../../server/src/sealing/pades/incremental.js';
 import { validatePdf, ValidationInputError, type ValidationReport } from '../../server/src/sealing/validation/index.js';
-import { createPkiFixture, fixtureCrl, makeTestPdf, sealOcspResponse, type PkiFixture } from '../support/pkiFixture.js';
+import {
+  createPkiFixture,
+  fixtureCrl,
+  fixtureTsa,
+  forgeIssuingCa,
+  makeTestPdf,
+  sealOcspResponse,
+  tsaWithoutCertificate,
+  type PkiFixture,
+} from '../support/pkiFixture.js';
 import { SIGNING_EXT, agentCms, issueLeaf } from '../support/qesSoftSigner.js';
 
 const SIGNING_TIME = new Date();
@@ -86,6 +95,8 @@ describe('PDF signature validation', () => {
     assert.equal(sig.modifications.laterRevisions, 1);
     assert.deepEqual(sig.modifications.disallowed, []);
     assert.ok(sig.revocation.dssCrls >= 1 && sig.revocation.dssOcsps >= 1);
+    // The fixture's CRL and OCSP response are its issuing CA's and delegated responder's: none ignored.
+    assert.deepEqual([sig.revocation.ignoredCrls, sig.revocation.ignoredOcsps], [0, 0]);
   });
 
   test('PAdES B-LTA: a document timestamp over the DSS raises the signature to B-LTA and passes itself; one over a B-T file does not', async () => {
@@ -154,6 +165,71 @@ describe('PDF signature validation', () => {
     );
   });
 
+  test('a chain link through an issuer that is not a CA (basicConstraints cA false) is no chain: INDETERMINATE, NO_CERTIFICATE_CHAIN_FOUND', async () => {
+    // An end-entity certificate of the trusted issuing CA (cA false, though its key usage allows
+    // keyCertSign, so only the basicConstraints rule stops it) "issues" a signing certificate.
+    const notCaExt = SIGNING_EXT.replace('digitalSignature, nonRepudiation', 'digitalSignature, keyCertSign');
+    const notCa = issueLeaf(ec.dir, 'not-a-ca', 'ec', notCaExt, { pem: ec.issuingCa.pemFile, key: ec.issuingCa.keyFile }, [
+      ec.issuingCa.der,
+    ]);
+    const leaf = issueLeaf(ec.dir, 'under-not-a-ca', 'ec', SIGNING_EXT, { pem: notCa.pem, key: notCa.keyFile }, [
+      notCa.der,
+      ec.issuingCa.der,
+    ]);
+    const prepared = await preparePades(unsigned, {
+      certificate: leaf.der,
+      chain: leaf.chain,
+      keyAlgorithm: 'ECDSA-P256',
+      signingTime: SIGNING_TIME,
+    });
+    const pdf = await completePadesFromCms(prepared, agentCms(leaf, prepared.byteRangeDigest), { timestamp: ec.timestamp, level: 'B-T' });
+    const report = await validate(pdf);
+    assert.deepEqual(
+      [report.indication, report.subIndication],
+      ['INDETERMINATE', 'NO_CERTIFICATE_CHAIN_FOUND'],
+      JSON.stringify(report.signatures[0]?.chain),
+    );
+    const sig = report.signatures[0]!;
+    assert.deepEqual(
+      sig.integrity,
+      { byteRangeCoversRevision: true, digestMatches: true, signatureValid: true },
+      'the signature itself verifies',
+    );
+    assert.equal(sig.chain?.trustAnchor, null);
+    assert.equal(sig.chain?.certificates.length, 1, 'the path stops at the leaf: its would-be issuer is not a CA');
+  });
+
+  test('timestamps whose token omits the TSA certificate (certReq false): found in the /DSS, else NO_SIGNING_CERTIFICATE_FOUND', async () => {
+    const bare = tsaWithoutCertificate(ec.dir);
+    // Signature-time-stamp: nothing in the file holds the TSA certificate.
+    const btBare = await signPades(unsigned, { signer: ec.signer, timestamp: bare, level: 'B-T', signingTime: SIGNING_TIME });
+    const missing = await validate(btBare);
+    assert.deepEqual([missing.indication, missing.subIndication], ['INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND']);
+    assert.equal(missing.signatures[0]?.level, 'B-B', 'a timestamp that cannot be verified does not make B-T');
+    // The same with the TSA certificate in the /DSS (B-LT): verified through it.
+    const revocation = { ...ec.revocation, certificates: [...ec.revocation.certificates, ec.tsa.der] };
+    const bltBare = await signPades(unsigned, { signer: ec.signer, timestamp: bare, level: 'B-LT', revocation, signingTime: SIGNING_TIME });
+    const found = await validate(bltBare);
+    assert.equal(found.indication, 'TOTAL-PASSED', JSON.stringify(found.signatures[0], null, 2));
+    assert.equal(found.signatures[0]?.level, 'B-LT');
+    assert.match(found.signatures[0]?.timestamp?.tsa ?? '', /Tawqi Test TSA/);
+    // Document timestamp: over a B-T file (no /DSS) its TSA is nowhere; over the B-LT file above it is in the /DSS.
+    const docMissing = await validate(await appendDocumentTimestamp(bt, bare));
+    assert.deepEqual(
+      docMissing.signatures.map((s) => [s.kind, s.indication, s.subIndication]),
+      [
+        ['signature', 'TOTAL-PASSED', null],
+        ['document-timestamp', 'INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND'],
+      ],
+    );
+    const docFound = await validate(await appendDocumentTimestamp(bltBare, bare));
+    assert.equal(docFound.indication, 'TOTAL-PASSED', JSON.stringify(docFound.signatures, null, 2));
+    assert.deepEqual(
+      docFound.signatures.map((s) => s.level),
+      ['B-LTA', null],
+    );
+  });
+
   test('a byte flipped inside the signed range: total-failed, HASH_FAILURE', async () => {
     const tampered = Uint8Array.from(bt);
     // The binary comment on the header's second line: inside the first range, harmless to a parser.
@@ -213,41 +289,129 @@ describe('PDF signature validation', () => {
     assert.match(report.message, /جهة ثقة/);
   });
 
-  test('a signer revoked before the signature-time-stamp: TOTAL-FAILED, REVOKED (from the DSS CRL, and from an OCSP response)', async () => {
-    const revoked = createPkiFixture('ec');
-    try {
-      // openssl ca -revoke marks the seal revoked (now) in the issuing CA's index; the CRL and OCSP response follow it.
+  describe('proof of existence: a TSA certificate that expires (the validation time moved, never slept)', () => {
+    const DAY = 86_400_000;
+    /** Past the one-day TSA's notAfter, long before the fixture's other certificates'. */
+    const LATER = new Date(Date.now() + 2 * DAY);
+    let shortTsa: ReturnType<typeof fixtureTsa>;
+    /** B-LT whose signature-time-stamp comes from the one-day TSA. */
+    let shortBlt: Uint8Array;
+    const validateAt = (pdf: Uint8Array, now: Date) => validatePdf(pdf, { trustAnchors: [ec.root.der], now, lang: 'en' });
+    before(async () => {
+      shortTsa = fixtureTsa(ec.dir, 'tsa-one-day', 1);
+      shortBlt = await signPades(unsigned, {
+        signer: ec.signer,
+        timestamp: shortTsa.timestamp,
+        level: 'B-LT',
+        revocation: ec.revocation,
+        signingTime: SIGNING_TIME,
+      });
+    });
+
+    test('without a document timestamp: TOTAL-PASSED now, INDETERMINATE / OUT_OF_BOUNDS_NO_POE once the signature TSA expired', async () => {
+      assert.equal((await validateAt(shortBlt, NOW)).indication, 'TOTAL-PASSED');
+      const report = await validateAt(shortBlt, LATER);
+      assert.deepEqual([report.indication, report.subIndication], ['INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE']);
+      const sig = report.signatures[0]!;
+      assert.equal(sig.timestamp?.chain.checkedAt, LATER.toISOString(), 'nothing proves the token earlier than the validation time');
+      assert.equal(sig.timestamp.chain.validAtTime, false);
+      assert.equal(sig.chain?.checkedAt, sig.signingTime, 'the signer is still checked at the signing time');
+    });
+
+    test('a document timestamp by a longer-lived TSA proves the signature-time-stamp: TOTAL-PASSED at B-LTA after the expiry', async () => {
+      const blta = await appendDocumentTimestamp(shortBlt, ec.timestamp);
+      const report = await validateAt(blta, LATER);
+      assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(report.signatures, null, 2));
+      const [sig, docTs] = report.signatures;
+      assert.equal(sig?.level, 'B-LTA');
+      assert.equal(
+        sig.timestamp?.chain.checkedAt,
+        docTs?.signingTime,
+        "the signature TSA's chain is checked at the document timestamp's time",
+      );
+      assert.equal(docTs?.chain?.checkedAt, LATER.toISOString(), 'the last document timestamp is checked at the validation time');
+    });
+
+    test('an expired last document timestamp: INDETERMINATE / OUT_OF_BOUNDS_NO_POE; a later one renews it', async () => {
+      const stale = await appendDocumentTimestamp(blt, shortTsa.timestamp);
+      const report = await validateAt(stale, LATER);
+      assert.deepEqual([report.indication, report.subIndication], ['INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE']);
+      assert.deepEqual(
+        report.signatures.map((s) => [s.kind, s.indication]),
+        [
+          ['signature', 'TOTAL-PASSED'],
+          ['document-timestamp', 'INDETERMINATE'],
+        ],
+      );
+      const renewed = await validateAt(await appendDocumentTimestamp(stale, ec.timestamp), LATER);
+      assert.equal(renewed.indication, 'TOTAL-PASSED', JSON.stringify(renewed.signatures, null, 2));
+      assert.equal(renewed.signatures[1]?.chain?.checkedAt, renewed.signatures[2]?.signingTime);
+    });
+  });
+
+  describe('revocation data: a revoked seal (openssl ca -revoke), its CRL and OCSP response genuine or forged', () => {
+    let revoked: PkiFixture;
+    /** The certificates of a look-alike issuing CA and of an OCSPSigning responder it issued. */
+    let forgers: Uint8Array[];
+    before(() => {
+      revoked = createPkiFixture('ec');
+      // Marks the seal revoked (now) in the issuing CA's index; the CRLs and OCSP responses below follow it.
       execFileSync(
         'openssl',
         ['ca', '-config', 'openssl.cnf', '-name', 'CA_issuing', '-keyfile', 'issuing.key', '-cert', 'issuing.pem', '-revoke', 'seal.pem'],
-        {
-          cwd: revoked.dir,
-          stdio: 'pipe',
-        },
+        { cwd: revoked.dir, stdio: 'pipe' },
       );
-      const crl = fixtureCrl(revoked.dir, 'issuing');
-      const ocsp = sealOcspResponse(revoked.dir);
-      // Revoked now, then signed: the signature-time-stamp (whole seconds) is at or after the revocation.
+      forgers = forgeIssuingCa(revoked.dir);
+    });
+    after(() => revoked.close());
+
+    /** Revoked now, then signed: the signature-time-stamp (whole seconds) is at or after the revocation. */
+    const signedWith = async (revocation: { certificates: Uint8Array[]; crls: Uint8Array[]; ocspResponses: Uint8Array[] }) => {
+      const pdf = await signPades(unsigned, {
+        signer: revoked.signer,
+        timestamp: revoked.timestamp,
+        level: 'B-LT',
+        revocation,
+        signingTime: new Date(),
+      });
+      const report = await validate(pdf, [revoked.root.der]);
+      return { report, sig: report.signatures[0]! };
+    };
+
+    test('a genuine CRL or OCSP response naming the seal: TOTAL-FAILED, REVOKED, nothing ignored', async () => {
       for (const revocation of [
-        { certificates: [], crls: [crl], ocspResponses: [] },
-        { certificates: [revoked.ocspResponder.der], crls: [], ocspResponses: [ocsp] },
+        { certificates: [], crls: [fixtureCrl(revoked.dir, 'issuing')], ocspResponses: [] },
+        { certificates: [revoked.ocspResponder.der], crls: [], ocspResponses: [sealOcspResponse(revoked.dir)] },
       ]) {
-        const pdf = await signPades(unsigned, {
-          signer: revoked.signer,
-          timestamp: revoked.timestamp,
-          level: 'B-LT',
-          revocation,
-          signingTime: new Date(),
-        });
-        const report = await validate(pdf, [revoked.root.der]);
-        assert.equal(report.subIndication, 'REVOKED', JSON.stringify(report.signatures[0]?.revocation));
-        assert.equal(report.signatures[0]?.revocation.signerRevoked, true);
+        const { report, sig } = await signedWith(revocation);
+        assert.equal(report.subIndication, 'REVOKED', JSON.stringify(sig.revocation));
+        assert.deepEqual([sig.revocation.signerRevoked, sig.revocation.ignoredCrls, sig.revocation.ignoredOcsps], [true, 0, 0]);
       }
       // The untouched B-LT PDF of the other PKI, whose seal is not revoked, says so.
       assert.equal((await validate(blt)).signatures[0]?.revocation.signerRevoked, false);
-    } finally {
-      revoked.close();
-    }
+    });
+
+    test('a forged CRL (issuer name, another key) or a forged delegated OCSP response is ignored: not revoked, not B-LT, counted', async () => {
+      const forged = [
+        { certificates: forgers, crls: [fixtureCrl(revoked.dir, 'issuing', 'forged')], ocspResponses: [] },
+        { certificates: forgers, crls: [], ocspResponses: [sealOcspResponse(revoked.dir, 'forged-ocsp')] },
+      ];
+      for (const [i, revocation] of forged.entries()) {
+        const { report, sig } = await signedWith(revocation);
+        assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(sig, null, 2));
+        assert.equal(sig.revocation.signerRevoked, false);
+        assert.equal(sig.level, 'B-T', 'only unauthenticated revocation data in the DSS: not B-LT');
+        assert.deepEqual([sig.revocation.ignoredCrls, sig.revocation.ignoredOcsps], i === 0 ? [1, 0] : [0, 1]);
+      }
+      // Beside a genuine CRL, the forged OCSP response is still counted as ignored and the genuine CRL decides.
+      const { report, sig } = await signedWith({
+        certificates: [...forgers, revoked.ocspResponder.der],
+        crls: [fixtureCrl(revoked.dir, 'issuing')],
+        ocspResponses: [sealOcspResponse(revoked.dir, 'forged-ocsp')],
+      });
+      assert.equal(report.subIndication, 'REVOKED');
+      assert.deepEqual([sig.level, sig.revocation.ignoredCrls, sig.revocation.ignoredOcsps], ['B-LT', 0, 1]);
+    });
   });
 
   test('input bounds: a non-PDF and an oversize file are refused', async () => {

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -170,9 +170,9 @@ describe('pades-lt sealing (B-LTA) and the archive renewal job', () => {
   });
 
   /** An aes request (format pades-lt by default) signed by its one signer, then sealed. */
-  async function sealedAesRequest(): Promise<string> {
+  async function sealedAesRequest(apiKey = key): Promise<string> {
     const created = await s.call('POST', '/signature_requests', {
-      key,
+      key: apiKey,
       body: {
         title: 'اتفاقية عدم إفصاح',
         legal_level: 'aes',
@@ -323,6 +323,45 @@ describe('pades-lt sealing (B-LTA) and the archive renewal job', () => {
       assert.ok(row.timestamp_expires_at! > expiresAt, 'renewed');
       assert.equal(row.archive_retry_at, null);
       assert.equal(documentTimestampsOf((await s.ctx.files.get(key))!).length, 2);
+    } finally {
+      s.clock.set(Date.now());
+    }
+  });
+
+  // After the others: it moves the clock to the last year of the CA, issuing certificates there.
+  test("near the CA's end a new token's TSA certificate would not end later: the file is not rewritten, tried again a day later", async () => {
+    const caEnd = Math.floor(new Date(new X509Certificate(s.ctx.pki.ca.pem).validTo).getTime() / 1000);
+    try {
+      // 300 days before the CA's end the TSA is re-issued (it is due 400 days before its end) and capped at the CA's end.
+      s.clock.set((caEnd - 300 * 86400) * 1000);
+      // An account of that year (the first one's subscription year is long over by then).
+      const later = await s.account({ ownerEmail: 'later@example.com', plan: 'enterprise', balanceSends: 10, walletMinor: 1_000_000 });
+      const id = await sealedAesRequest(later.keys.secret_live);
+      const key = sealedPdfKey(id);
+      const sealed = (await sealedRow(id)).timestamp_expires_at!;
+      assert.equal(sealed, caEnd, "the document timestamp's TSA certificate ends with the CA");
+      const bytes = Buffer.from((await s.ctx.files.get(key))!);
+
+      // Due (179 days before its end); the TSA cannot get a later certificate: nothing stored, a retry tomorrow.
+      s.clock.set((sealed - 179 * 86400) * 1000);
+      await s.jobs.runDue();
+      const triedAt = Math.floor(s.clock.nowMs() / 1000);
+      const row = await sealedRow(id);
+      assert.equal(row.archive_retry_at, triedAt + 86400);
+      assert.equal(row.timestamp_expires_at, sealed);
+      assert.deepEqual(JSON.parse(row.earlier_pdf_sha256), []);
+      assert.deepEqual(Buffer.from((await s.ctx.files.get(key))!), bytes, 'the stored file is not rewritten');
+
+      // An hour later: not tried (the retry time stands). A day later: tried again, same outcome, the next retry a day on.
+      s.clock.advanceSeconds(3601);
+      await s.jobs.runDue();
+      assert.equal((await sealedRow(id)).archive_retry_at, triedAt + 86400);
+      s.clock.advanceSeconds(86400);
+      await s.jobs.runDue();
+      const again = await sealedRow(id);
+      assert.equal(again.archive_retry_at, Math.floor(s.clock.nowMs() / 1000) + 86400);
+      assert.deepEqual(Buffer.from((await s.ctx.files.get(key))!), bytes);
+      assert.equal(documentTimestampsOf(bytes).length, 1);
     } finally {
       s.clock.set(Date.now());
     }

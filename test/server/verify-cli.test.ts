@@ -66,6 +66,9 @@ describe('tawqi verify', () => {
       assert.equal(report.indication, 'TOTAL-PASSED');
       assert.equal(report.signatures[0]?.level, level);
       assert.match(report.signatures[0]?.chain?.trustAnchor ?? '', /Tawqi/);
+      // The built-in CA's CRL and its delegated OCSP responder's response authenticate: none ignored.
+      const { ignoredCrls, ignoredOcsps } = report.signatures[0]!.revocation;
+      assert.deepEqual([ignoredCrls, ignoredOcsps], [0, 0]);
     }
   });
 
@@ -76,7 +79,10 @@ describe('tawqi verify', () => {
     const trusted = await runCli(env(), 'verify', files.foreign!, '--trust', fixture.caFile);
     assert.equal(trusted.code, 0, trusted.stdout + trusted.stderr);
     assert.match(trusted.stdout, /^Overall: TOTAL-PASSED/);
-    assert.match(trusted.stdout, /Trust anchor: .*Root/);
+    // Names as people read them in the text (values, CN first); the JSON keeps the raw DN.
+    assert.match(trusted.stdout, /Certificate chain: Tawqi Test Seal \(EC\), Tawqi Tests → Tawqi Test Issuing CA, Tawqi Tests → /);
+    assert.match(trusted.stdout, /Trust anchor: Tawqi Test Root CA, Tawqi Tests$/m);
+    assert.equal(json(untrusted.stdout).signatures[0]?.chain?.certificates[0]?.subject, 'O=Tawqi Tests, CN=Tawqi Test Seal (EC)');
   });
 
   test('a tampered PDF: TOTAL-FAILED (1) with HASH_FAILURE, in Arabic with --lang ar', async () => {
@@ -86,7 +92,17 @@ describe('tawqi verify', () => {
     assert.match(run.stdout, /تغيّرت البايتات الموقعة/);
   });
 
-  test('usage and input errors exit 64: missing file, not a PDF, unknown option, bad --trust', async () => {
+  test('--at moves the validation time: pades-lt in 2100, when every certificate has expired, is INDETERMINATE (2)', async () => {
+    const run = await runCli(env(), 'verify', files['pades-lt']!, '--json', '--at', '2100-01-01T00:00:00Z');
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    const report = json(run.stdout);
+    assert.equal(report.validatedAt, '2100-01-01T00:00:00.000Z');
+    assert.deepEqual([report.indication, report.subIndication], ['INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE']);
+    // The last document timestamp's TSA chain is checked at the validation time: nothing later proves it.
+    assert.equal(report.signatures.at(-1)?.chain?.checkedAt, '2100-01-01T00:00:00.000Z');
+  });
+
+  test('usage and input errors exit 64: missing file, not a PDF, unknown option, bad --trust, bad --at', async () => {
     const notPdf = path.join(dir, 'note.txt');
     writeFileSync(notPdf, 'hello');
     for (const args of [
@@ -94,6 +110,7 @@ describe('tawqi verify', () => {
       ['verify', notPdf],
       ['verify', files['pades-t']!, '--frobnicate'],
       ['verify', files['pades-t']!, '--trust', notPdf],
+      ['verify', files['pades-t']!, '--at', 'next tuesday'],
     ]) {
       const run = await runCli(env(), ...args);
       assert.equal(run.code, 64, `${args.join(' ')}: ${run.stdout}${run.stderr}`);

@@ -93,8 +93,8 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-/** Launch Chromium headless with a fresh user-data-dir (removed on close). */
-export async function launchBrowser(): Promise<TestBrowser> {
+/** Launch Chromium headless with a fresh user-data-dir (removed on close); `javaScriptEnabled: false` for no-script paths. */
+export async function launchBrowser(opts: { javaScriptEnabled?: boolean } = {}): Promise<TestBrowser> {
   assert.ok(existsSync(CHROMIUM_PATH), `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium, or set TAWQI_CHROMIUM)`);
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-chromium-'));
   let context: BrowserContext;
@@ -107,6 +107,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
       locale: 'en-US',
       timezoneId: 'UTC',
       timeout: 15_000,
+      javaScriptEnabled: opts.javaScriptEnabled ?? true,
     });
   } catch (err) {
     rmSync(userDataDir, { recursive: true, force: true });

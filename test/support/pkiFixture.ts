@@ -133,8 +133,11 @@ const indexDate = (date: Date): string => date.toISOString().replace(/[-:T]/g, '
 const opensslIn = (dir: string, args: string[]): string =>
   execFileSync('openssl', args, { cwd: dir, encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** The current CRL (DER) of one of the fixture's CAs in `dir` (after `openssl ca -revoke`, it lists the revoked). */
-export function fixtureCrl(dir: string, ca: 'issuing' | 'root'): Uint8Array {
+/**
+ * The current CRL (DER) of one of the fixture's CAs in `dir` (after `openssl ca -revoke`, it lists the
+ * revoked), signed by that CA — or, with `signer: 'forged'`, by the key of forgeIssuingCa's look-alike.
+ */
+export function fixtureCrl(dir: string, ca: 'issuing' | 'root', signer: string = ca): Uint8Array {
   opensslIn(dir, [
     'ca',
     '-gencrl',
@@ -143,9 +146,9 @@ export function fixtureCrl(dir: string, ca: 'issuing' | 'root'): Uint8Array {
     '-name',
     `CA_${ca}`,
     '-keyfile',
-    `${ca}.key`,
+    `${signer}.key`,
     '-cert',
-    `${ca}.pem`,
+    `${signer}.pem`,
     '-out',
     `${ca}.crl.pem`,
   ]);
@@ -153,14 +156,17 @@ export function fixtureCrl(dir: string, ca: 'issuing' | 'root'): Uint8Array {
   return new Uint8Array(readFileSync(path.join(dir, `${ca}.crl`)));
 }
 
-/** An OCSP response (DER) for the seal certificate in `dir`, from the issuing CA's index as it stands. */
-export function sealOcspResponse(dir: string): Uint8Array {
-  const responder = ['-rsigner', 'ocsp.pem', '-rkey', 'ocsp.key', '-CA', 'issuing.pem', '-issuer', 'issuing.pem'];
+/**
+ * An OCSP response (DER) for the seal certificate in `dir`, from the issuing CA's index as it stands,
+ * signed by the delegated responder — or, with `responder: 'forged-ocsp'`, by forgeIssuingCa's.
+ */
+export function sealOcspResponse(dir: string, responder = 'ocsp'): Uint8Array {
+  const signer = ['-rsigner', `${responder}.pem`, '-rkey', `${responder}.key`, '-CA', 'issuing.pem', '-issuer', 'issuing.pem'];
   opensslIn(dir, [
     'ocsp',
     '-index',
     'issuing-index.txt',
-    ...responder,
+    ...signer,
     '-cert',
     'seal.pem',
     '-respout',
@@ -170,6 +176,128 @@ export function sealOcspResponse(dir: string): Uint8Array {
     '-no_nonce',
   ]);
   return new Uint8Array(readFileSync(path.join(dir, 'seal.ocsp')));
+}
+
+/**
+ * An RFC 3161 TSA in `dir` signing with `${name}.pem`/`.key` (`openssl ts -reply`, one process per
+ * stamp); with `certReq` false the query does not ask for the TSA certificate and the token omits it.
+ */
+function opensslTsa(dir: string, name: string, certReq = true): TimestampFn {
+  return async (digest) => {
+    const id = `${process.pid}-${randomBytes(6).toString('hex')}`;
+    const query = [
+      'ts',
+      '-query',
+      '-digest',
+      Buffer.from(digest).toString('hex'),
+      '-sha256',
+      ...(certReq ? ['-cert'] : []),
+      '-no_nonce',
+      '-out',
+      `q-${id}.tsq`,
+    ];
+    await execFileAsync('openssl', query, { cwd: dir });
+    const reply = [
+      'ts',
+      '-reply',
+      '-config',
+      'openssl.cnf',
+      '-queryfile',
+      `q-${id}.tsq`,
+      '-signer',
+      `${name}.pem`,
+      '-inkey',
+      `${name}.key`,
+    ];
+    await execFileAsync('openssl', [...reply, '-chain', 'issuing.pem', '-token_out', '-out', `t-${id}.der`], { cwd: dir });
+    return new Uint8Array(readFileSync(path.join(dir, `t-${id}.der`)));
+  };
+}
+
+/** The fixture's TSA in `dir`, asked without certReq: its tokens do not carry the TSA certificate. */
+export const tsaWithoutCertificate = (dir: string): TimestampFn => opensslTsa(dir, 'tsa', false);
+
+/**
+ * Another TSA of the fixture in `dir`: a certificate `name` (timeStamping EKU) from the issuing CA valid
+ * from now for `days` days, and its TimestampFn — a TSA whose certificate expires soon, to test what
+ * proves a timestamp's existence after that.
+ */
+export function fixtureTsa(dir: string, name: string, days: number): { certificate: Uint8Array; timestamp: TimestampFn } {
+  const run = (args: string[]) => opensslIn(dir, args);
+  run([
+    'req',
+    '-new',
+    ...KEY_ARGS.ec,
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    `/O=Tawqi Tests/CN=${name}`,
+    '-config',
+    'openssl.cnf',
+  ]);
+  run([
+    ...[
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'issuing.pem',
+      '-CAkey',
+      'issuing.key',
+      '-set_serial',
+      `0x${randomBytes(8).toString('hex')}`,
+    ],
+    ...['-days', String(days), '-sha256', '-extfile', 'openssl.cnf', '-extensions', 'v3_tsa', '-out', `${name}.pem`],
+  ]);
+  const certificate = new Uint8Array(new X509Certificate(readFileSync(path.join(dir, `${name}.pem`))).raw);
+  return { certificate, timestamp: opensslTsa(dir, name) };
+}
+
+/**
+ * What a forger of revocation data holds, in `dir`: a self-made CA with the issuing CA's very name but a
+ * key of its own (forged.pem/.key), and an OCSP responder certificate (EKU OCSPSigning) it issued
+ * (forged-ocsp.pem/.key). Returns both certificates (DER), to put in a /DSS beside what they sign.
+ */
+export function forgeIssuingCa(dir: string): Uint8Array[] {
+  const run = (args: string[]) => opensslIn(dir, [...args, '-config', 'openssl.cnf']);
+  const subject = ['-subj', '/O=Tawqi Tests/CN=Tawqi Test Issuing CA'];
+  run([
+    'req',
+    '-x509',
+    '-new',
+    ...KEY_ARGS.ec,
+    '-nodes',
+    '-keyout',
+    'forged.key',
+    '-out',
+    'forged.pem',
+    ...subject,
+    '-days',
+    '30',
+    '-extensions',
+    'v3_root',
+  ]);
+  run([
+    'req',
+    '-new',
+    ...KEY_ARGS.ec,
+    '-nodes',
+    '-keyout',
+    'forged-ocsp.key',
+    '-out',
+    'forged-ocsp.csr',
+    '-subj',
+    '/CN=Forged OCSP Responder',
+  ]);
+  opensslIn(dir, [
+    ...['x509', '-req', '-in', 'forged-ocsp.csr', '-CA', 'forged.pem', '-CAkey', 'forged.key', '-set_serial', '7', '-days', '30'],
+    ...['-extfile', 'openssl.cnf', '-extensions', 'v3_ocsp', '-out', 'forged-ocsp.pem'],
+  ]);
+  return ['forged.pem', 'forged-ocsp.pem'].map((name) => new Uint8Array(new X509Certificate(readFileSync(path.join(dir, name))).raw));
 }
 
 export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
@@ -285,36 +413,10 @@ export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
   };
 
   let stamps = 0;
-  const timestamp: TimestampFn = async (digest) => {
+  const stampBy = opensslTsa(dir, 'tsa');
+  const timestamp: TimestampFn = (digest) => {
     stamps += 1;
-    const id = `${process.pid}-${stamps}-${randomBytes(4).toString('hex')}`;
-    await execFileAsync(
-      'openssl',
-      ['ts', '-query', '-digest', Buffer.from(digest).toString('hex'), '-sha256', '-cert', '-no_nonce', '-out', `q-${id}.tsq`],
-      { cwd: dir },
-    );
-    await execFileAsync(
-      'openssl',
-      [
-        'ts',
-        '-reply',
-        '-config',
-        'openssl.cnf',
-        '-queryfile',
-        `q-${id}.tsq`,
-        '-signer',
-        'tsa.pem',
-        '-inkey',
-        'tsa.key',
-        '-chain',
-        'issuing.pem',
-        '-token_out',
-        '-out',
-        `t-${id}.der`,
-      ],
-      { cwd: dir },
-    );
-    return new Uint8Array(readFileSync(file(`t-${id}.der`)));
+    return stampBy(digest);
   };
 
   return {

@@ -1,5 +1,5 @@
 /**
- * `tawqi verify FILE.pdf [--json] [--trust root.pem …] [--lang ar|en]`: validates every signature
+ * `tawqi verify FILE.pdf [--json] [--trust root.pem …] [--lang ar|en] [--at ISO-TIME]`: validates every signature
  * and document timestamp of a PDF without a running server. Trusted: this installation's CA (from
  * DATA_DIR/pki, or the database with DATABASE_URL), TAWQI_QES_TRUSTED_ROOTS and each --trust file.
  *
@@ -72,15 +72,25 @@ interface VerifyOptions {
   json?: boolean;
   trust?: string[];
   lang: 'ar' | 'en';
+  at?: string;
+}
+
+/** The validation time: --at (an operator asking "was it valid then / will it still be"), else the clock. */
+function validationTime(at: string | undefined): Date {
+  if (at === undefined) return new Date(clock.nowMs());
+  const time = new Date(at);
+  if (!/^\d{4}-\d{2}-\d{2}(T|$)/.test(at) || Number.isNaN(time.getTime())) throw new UsageError(`--at ${at}: not an ISO 8601 time`);
+  return time;
 }
 
 async function verify(file: string, opts: VerifyOptions): Promise<void> {
   try {
+    const now = validationTime(opts.at);
     const pdf = readPdf(file);
     const extra = (opts.trust ?? []).flatMap(pemFile);
     const config = loadConfig();
     const anchors = trustAnchors(config, await installationCa(config), extra);
-    const report = await validatePdf(pdf, { trustAnchors: anchors, now: new Date(clock.nowMs()), lang: opts.lang });
+    const report = await validatePdf(pdf, { trustAnchors: anchors, now, lang: opts.lang });
     process.stdout.write(opts.json ? JSON.stringify(report, null, 2) + '\n' : reportText(report).join('\n') + '\n');
     process.exitCode = EXIT[report.indication];
   } catch (err) {
@@ -98,6 +108,7 @@ export function verifyCommand(program: Command): void {
     )
     .option('--json', 'print the report as one JSON object')
     .option('--trust <pem>', 'also trust the certificates in this PEM file (repeatable)', collect(String))
+    .option('--at <time>', 'validate at this ISO 8601 time instead of now (e.g. 2030-01-01T00:00:00Z)')
     .addOption(new Option('--lang <lang>', 'language of the messages').choices(['ar', 'en']).default('en'))
     .exitOverride((err) => {
       throw err.exitCode === 0 ? err : new CommanderError(USAGE_EXIT, err.code, err.message);

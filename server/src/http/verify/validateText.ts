@@ -3,7 +3,7 @@ import type { Language } from '@tawqi/shared';
 
 export const VALIDATE_TEXT: Record<
   Language,
-  Record<'title' | 'body' | 'choose' | 'drop' | 'privacy' | 'needsScript' | 'checking' | 'failed' | 'limit', string>
+  Record<'title' | 'body' | 'choose' | 'drop' | 'privacy' | 'needsScript' | 'check' | 'checking' | 'failed' | 'limit', string>
 > = {
   ar: {
     title: 'التحقق من توقيعات ملف PDF',
@@ -11,7 +11,8 @@ export const VALIDATE_TEXT: Record<
     choose: 'اختر ملف PDF',
     drop: 'أو أفلت الملف هنا',
     privacy: 'يُرسل الملف إلى هذا الخادم للفحص فقط: لا يُحفظ على القرص ولا في قاعدة البيانات ولا يُسجَّل محتواه.',
-    needsScript: 'يحتاج الفحص إلى JavaScript؛ أو استخدم الأمر tawqi verify.',
+    needsScript: 'دون JavaScript: اختر الملف ثم اضغط «افحص» لتُعرض النتيجة في صفحة جديدة؛ أو استخدم الأمر tawqi verify.',
+    check: 'افحص',
     checking: 'جارٍ الفحص…',
     failed: 'تعذّر الفحص',
     limit: 'الحد الأقصى لحجم الملف 25 ميغابايت.',
@@ -23,7 +24,8 @@ export const VALIDATE_TEXT: Record<
     drop: 'or drop the file here',
     privacy:
       'The file is sent to this server only to be checked: it is not written to disk or to the database, and its content is not logged.',
-    needsScript: 'The check needs JavaScript; or use the tawqi verify command.',
+    needsScript: 'Without JavaScript: choose the file, then press Check to see the report on a new page; or use the tawqi verify command.',
+    check: 'Check',
     checking: 'Checking…',
     failed: 'The check failed',
     limit: 'Files up to 25 MB.',

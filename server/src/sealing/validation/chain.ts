@@ -40,7 +40,7 @@ export const parseCertificates = (ders: readonly Uint8Array[]): X509Certificate[
   });
 
 /** `issuer` is a CA (basicConstraints cA) that signed `cert`: an end-entity certificate never issues one. */
-const issuedBy = (cert: X509Certificate, issuer: X509Certificate): boolean => {
+export const issuedBy = (cert: X509Certificate, issuer: X509Certificate): boolean => {
   try {
     return issuer.ca && cert.checkIssued(issuer) && cert.verify(issuer.publicKey);
   } catch {
@@ -70,5 +70,6 @@ export function buildChain(leaf: X509Certificate, pool: X509Certificate[], ancho
     certificates: path.map(certificateInfo),
     trustAnchor: anchor ? anchor.subject.replace(/\n/g, ', ') : null,
     validAtTime: path.every((c) => validAt(c, at)),
+    checkedAt: at.toISOString(),
   };
 }

@@ -3,3 +3,4 @@ export { validatePdf, MAX_PDF_BYTES, ValidationInputError, type ValidateOptions 
 export { LABELS, VERDICTS, verdict, type Lang } from './messages.js';
 export type * from './types.js';
 export { reportText } from './text.js';
+export { readableName } from './names.js';

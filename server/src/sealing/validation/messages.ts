@@ -41,12 +41,12 @@ export const VERDICTS: Record<Indication | SubIndication, Record<Lang, string>> 
     en: "The signer's certificate does not chain to any known trust anchor.",
   },
   NO_SIGNING_CERTIFICATE_FOUND: {
-    ar: 'شهادة الموقِّع غير موجودة في التوقيع.',
-    en: "The signer's certificate is not in the signature.",
+    ar: 'شهادة الموقِّع (أو جهة الختم الزمني) ليست في التوقيع ولا في بيانات التحقق (DSS) للملف.',
+    en: "The signer's (or the timestamp authority's) certificate is neither in the signature nor in the file's validation data (DSS).",
   },
   OUT_OF_BOUNDS_NO_POE: {
-    ar: 'لم تكن الشهادة سارية وقت التوقيع (أو الآن، إن لم يوجد ختم زمني).',
-    en: 'The certificate was not valid at signing time (or now, when there is no timestamp).',
+    ar: 'شهادة لم تكن سارية في الوقت الذي تُفحص عنده: شهادة الموقِّع وقت التوقيع (أو الآن، إن لم يوجد ختم زمني)، وشهادة جهة الختم الزمني وقت ختم مستند لاحق يثبت وجود ختمها (أو الآن، إن لم يوجد).',
+    en: "A certificate was not valid at the time it is checked at: the signer's at signing time (or now, without a timestamp), a timestamp authority's at the time a later document timestamp proves its token existed (or now, without one).",
   },
   NO_SIGNATURE_FOUND: {
     ar: 'لا يحتوي الملف على أي توقيع أو ختم زمني.',
@@ -85,6 +85,7 @@ export const LABELS = {
   dss: { ar: 'في DSS', en: 'in the DSS' },
   inCms: { ar: 'داخل CMS', en: 'in the CMS' },
   revoked: { ar: 'شهادة الموقِّع ملغاة', en: 'signer certificate revoked' },
+  ignored: { ar: 'مُهمَلة (غير موقَّعة من مُصدِر الشهادة)', en: "ignored (not signed by the certificate's issuer)" },
   laterRevisions: { ar: 'مراجعات لاحقة', en: 'later revisions' },
   timestampBy: { ar: 'ختم زمني من', en: 'timestamp by' },
 } as const satisfies Record<string, Record<Lang, string>>;

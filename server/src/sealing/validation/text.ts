@@ -1,12 +1,13 @@
 /** A report as readable text lines (the CLI's output without --json), in the report's language. */
 import { LABELS } from './messages.js';
+import { readableName } from './names.js';
 import type { SignatureReport, ValidationReport } from './types.js';
 
 type Label = keyof typeof LABELS;
 
 function signatureLines(sig: SignatureReport, index: number, l: (key: Label) => string): string[] {
   const yesNo = (value: boolean) => l(value ? 'yes' : 'no');
-  const chain = sig.chain?.certificates.map((c) => c.subject).join(' → ') ?? l('none');
+  const chain = sig.chain?.certificates.map((c) => readableName(c.subject)).join(' → ') ?? l('none');
   const { integrity: i, revocation: r, modifications: m } = sig;
   return [
     '',
@@ -18,9 +19,9 @@ function signatureLines(sig: SignatureReport, index: number, l: (key: Label) => 
     `   ${l('signingTime')}: ${sig.signingTime ?? l('none')}${sig.timestamp ? ` (${l('timestampBy')} ${sig.timestamp.tsa})` : ''}`,
     `   ${l('claimedTime')}: ${sig.claimedTime ?? l('none')}`,
     `   ${l('chain')}: ${chain}`,
-    `   ${l('trustAnchor')}: ${sig.chain?.trustAnchor ?? l('none')}`,
+    `   ${l('trustAnchor')}: ${sig.chain?.trustAnchor ? readableName(sig.chain.trustAnchor) : l('none')}`,
     `   ${l('integrity')}: ${l('byteRange')} ${yesNo(i.byteRangeCoversRevision)}; ${l('digest')} ${yesNo(i.digestMatches)}; ${l('cryptoSignature')} ${yesNo(i.signatureValid)}`,
-    `   ${l('revocation')}: ${l('dss')} ${r.dssCrls} CRL, ${r.dssOcsps} OCSP; ${l('inCms')} ${r.cmsCrls} CRL; ${l('revoked')}: ${yesNo(r.signerRevoked)}`,
+    `   ${l('revocation')}: ${l('dss')} ${r.dssCrls} CRL, ${r.dssOcsps} OCSP; ${l('inCms')} ${r.cmsCrls} CRL; ${l('revoked')}: ${yesNo(r.signerRevoked)}; ${l('ignored')}: ${r.ignoredCrls} CRL, ${r.ignoredOcsps} OCSP`,
     `   ${l('modifications')}: ${m.disallowed.length > 0 ? m.disallowed.join('; ') : l('none')} (${l('laterRevisions')}: ${m.laterRevisions})`,
   ];
 }

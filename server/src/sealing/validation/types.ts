@@ -34,8 +34,15 @@ export interface ChainReport {
   certificates: CertificateInfo[];
   /** Subject of the trust anchor reached, or null. */
   trustAnchor: string | null;
-  /** Every certificate of the chain was valid at the time it is checked at (the timestamp's, else now). */
+  /** Every certificate of the chain was valid at `checkedAt`. */
   validAtTime: boolean;
+  /**
+   * The time the chain is checked at: for a signer, the genTime of its signature-time-stamp (none: the
+   * validation time); for a TSA (signature-time-stamp or document timestamp), its token's proof of
+   * existence — the genTime of the earliest later trusted document timestamp covering it, else the
+   * validation time.
+   */
+  checkedAt: string;
 }
 
 export interface TimestampReport {
@@ -62,8 +69,15 @@ export interface RevocationReport {
   dssOcsps: number;
   /** CRLs (and revocation-values) carried inside the CMS. */
   cmsCrls: number;
-  /** The signer's certificate is listed in one of the CRLs. */
+  /** An authenticated CRL or OCSP response of the /DSS says the signer's certificate was revoked at or before the signing time. */
   signerRevoked: boolean;
+  /**
+   * CRLs and OCSP responses of the /DSS about the signer's certificate that its issuer does not
+   * authenticate (not signed by the issuer, a cRLSign certificate it issued, or its delegated OCSP
+   * responder): not used for signerRevoked nor for the B-LT level.
+   */
+  ignoredCrls: number;
+  ignoredOcsps: number;
 }
 
 export interface ModificationReport {

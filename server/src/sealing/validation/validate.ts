@@ -5,16 +5,15 @@
  * after signing. Bytes and anchors in, a report out: no store, no network.
  */
 import 'reflect-metadata';
-import { X509Certificate as PeculiarCertificate, type X509Crl } from '@peculiar/x509';
-import { X509Certificate, createHash } from 'node:crypto';
-import * as pkijs from 'pkijs';
+import type { X509Certificate } from 'node:crypto';
 import { OID_KP_TIME_STAMPING } from '@tawqi/shared/cms';
 import type { PDFDocument } from 'pdf-lib';
 import { buildChain, parseCertificates, signerName } from './chain.js';
-import { checkCms, hashName, readTstInfo, type CmsCheck } from './cms.js';
-import { ocspStatuses, parseCrls, readDss, type DssContent, type OcspStatus } from './dss.js';
+import { checkCms, readTstInfo, type CmsCheck } from './cms.js';
+import { readDss, type DssContent } from './dss.js';
 import { verdict, type Lang } from './messages.js';
 import { disallowedChanges } from './modifications.js';
+import { checkRevocation, type RevocationFinding } from './revocation.js';
 import { findSignatures, loadRevision, readByteRange, revisionEnds, type FoundSignature, type SignedRange } from './revisions.js';
 import type { ChainReport, Indication, Level, SignatureReport, SubIndication, TimestampReport, ValidationReport } from './types.js';
 
@@ -48,8 +47,6 @@ interface FileContext {
   dssAt: (index: number) => Promise<DssContent>;
   dss: DssContent;
   dssCertificates: X509Certificate[];
-  crls: X509Crl[];
-  ocsps: OcspStatus[];
   anchors: X509Certificate[];
   options: ValidateOptions;
 }
@@ -75,8 +72,6 @@ async function openFile(pdf: Uint8Array, options: ValidateOptions): Promise<{ fi
     dssAt,
     dss,
     dssCertificates: parseCertificates(dss.certificates),
-    crls: parseCrls(dss.crls),
-    ocsps: ocspStatuses(dss.ocsps),
   };
   return { file: { ...file, anchors: parseCertificates(options.trustAnchors), options }, found: findSignatures(final) };
 }
@@ -95,7 +90,14 @@ interface Checked {
 /** A timestamp counts only from a TSA certificate with the timeStamping extended key usage (RFC 3161 §2.3). */
 const isTsa = (cert: X509Certificate | null): boolean => (cert?.keyUsage ?? []).includes(OID_KP_TIME_STAMPING);
 
-function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContext): TimestampReport {
+/**
+ * When a timestamp (or anything in revision `revision`) is proven to have existed: the genTime of the
+ * earliest later document timestamp that covers it and is itself trusted, else the validation time
+ * (ETSI EN 319 102-1 §5.6.2.3: a TSA's chain is checked at the proof of existence of its token).
+ */
+type ProofOfExistence = (revision: number) => Date;
+
+function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContext, poe: Date): TimestampReport {
   const cms = checkCms(token, null, file.dssCertificates);
   const tst = readTstInfo(cms.content, stamped);
   const pool = [...cms.certificates, ...file.dssCertificates];
@@ -105,65 +107,95 @@ function checkTimestamp(token: Uint8Array, stamped: Uint8Array, file: FileContex
     imprintMatches: tst.imprintMatches && cms.digestMatches,
     signatureValid: cms.signatureValid && isTsa(cms.signer),
     chain: cms.signer
-      ? buildChain(cms.signer, pool, file.anchors, tst.genTime)
-      : { certificates: [], trustAnchor: null, validAtTime: false },
+      ? buildChain(cms.signer, pool, file.anchors, poe)
+      : { certificates: [], trustAnchor: null, validAtTime: false, checkedAt: poe.toISOString() },
   };
 }
 
-function checkOne(sig: FoundSignature, range: SignedRange, file: FileContext): Checked {
+function checkOne(sig: FoundSignature, range: SignedRange, file: FileContext, poe: ProofOfExistence): Checked {
   const isTimestamp = sig.kind === 'document-timestamp';
   const cms = checkCms(range.cms, isTimestamp ? null : range.signed, file.dssCertificates);
-  let timestamp: TimestampReport | null = null;
-  let digestMatches = cms.digestMatches;
+  const pool = [...cms.certificates, ...file.dssCertificates];
   if (isTimestamp) {
     cms.signatureValid = cms.signatureValid && isTsa(cms.signer);
     const tst = readTstInfo(cms.content, range.signed);
-    digestMatches = digestMatches && tst.imprintMatches;
-    timestamp = null;
-    const signingTime = tst.genTime;
-    const chain = cms.signer ? buildChain(cms.signer, [...cms.certificates, ...file.dssCertificates], file.anchors, signingTime) : null;
-    return { sig, range, cms, timestamp, digestMatches, signingTime, chain };
+    const digestMatches = cms.digestMatches && tst.imprintMatches;
+    const chain = cms.signer ? buildChain(cms.signer, pool, file.anchors, poe(range.revision)) : null;
+    return { sig, range, cms, timestamp: null, digestMatches, signingTime: tst.genTime, chain };
   }
-  if (cms.timestampToken) timestamp = checkTimestamp(cms.timestampToken, cms.signatureValue, file);
+  // The signature-time-stamp sits in the signature's own revision: a later document timestamp proves it.
+  const timestamp = cms.timestampToken ? checkTimestamp(cms.timestampToken, cms.signatureValue, file, poe(range.revision)) : null;
   const signingTime = timestamp ? new Date(timestamp.genTime) : null;
-  const at = signingTime ?? file.options.now;
-  const chain = cms.signer ? buildChain(cms.signer, [...cms.certificates, ...file.dssCertificates], file.anchors, at) : null;
-  return { sig, range, cms, timestamp, digestMatches, signingTime, chain };
+  const chain = cms.signer ? buildChain(cms.signer, pool, file.anchors, signingTime ?? file.options.now) : null;
+  return { sig, range, cms, timestamp, digestMatches: cms.digestMatches, signingTime, chain };
 }
 
-/** An OCSP response of the file names `cert` (issuer name hash and serial) as revoked at or before `at`. */
-function revokedByOcsp(cert: X509Certificate, file: FileContext, at: number): boolean {
-  const parsed = pkijs.Certificate.fromBER(new Uint8Array(cert.raw));
-  const issuer = new Uint8Array(parsed.issuer.toSchema().toBER());
-  const serial = Buffer.from(parsed.serialNumber.valueBlock.valueHexView);
-  return file.ocsps.some((s) => {
-    const hash = hashName(s.hashAlgorithm);
-    const names = hash !== null && createHash(hash).update(issuer).digest().equals(s.issuerNameHash);
-    return names && s.serial.equals(serial) && s.revokedAt !== null && s.revokedAt.getTime() <= at;
-  });
+/** A document timestamp that proves the existence of what it covers: intact, verifying, from a TSA chained and valid at its own proof. */
+const proves = (checked: Checked): boolean =>
+  checked.sig.kind === 'document-timestamp' &&
+  checked.range.coversRevision &&
+  checked.digestMatches &&
+  checked.cms.signatureValid &&
+  !!checked.chain?.trustAnchor &&
+  checked.chain.validAtTime;
+
+/**
+ * Checks every readable signature, the latest revision first, so that each document timestamp is
+ * judged before the earlier timestamps whose existence it proves.
+ */
+function checkAll(
+  found: FoundSignature[],
+  pdf: Uint8Array,
+  file: FileContext,
+): { checked: Checked[]; failed: Map<FoundSignature, SignatureReport> } {
+  const ranges = new Map(found.map((sig) => [sig, readByteRange(pdf, sig.byteRange, file.ends)] as const));
+  const latestFirst = [...found].sort((a, b) => (ranges.get(b)?.revision ?? -1) - (ranges.get(a)?.revision ?? -1));
+  const proofs: { revision: number; time: Date }[] = [];
+  const poe: ProofOfExistence = (revision) =>
+    proofs
+      .filter((p) => p.revision > revision)
+      .map((p) => p.time)
+      .reduce((a, b) => (b < a ? b : a), file.options.now);
+  const checked: Checked[] = [];
+  const failed = new Map<FoundSignature, SignatureReport>();
+  for (const sig of latestFirst) {
+    const range = ranges.get(sig);
+    try {
+      if (!range) throw new Error('unreadable ByteRange');
+      const one = checkOne(sig, range, file, poe);
+      checked.push(one);
+      if (proves(one)) proofs.push({ revision: range.revision, time: one.signingTime! });
+    } catch {
+      // An unreadable ByteRange or CMS is itself the finding: FORMAT_FAILURE.
+      failed.set(sig, unreadable(sig, range?.revision ?? -1, file.options.lang));
+    }
+  }
+  return { checked, failed };
 }
 
-/** The signer's certificate is on a CRL of its issuer, or revoked in an OCSP response, at or before the time of signing. */
-function isRevoked(checked: Checked, file: FileContext): boolean {
-  if (!checked.cms.signer) return false;
-  const signer = new PeculiarCertificate(new Uint8Array(checked.cms.signer.raw));
+/** Every certificate an issuer of the signer may be found among: the CMS's, the /DSS's, the anchors. */
+const certificatePool = (checked: Checked, file: FileContext): X509Certificate[] => [
+  ...checked.cms.certificates,
+  ...file.dssCertificates,
+  ...file.anchors,
+];
+
+/** What the final /DSS's authenticated revocation data says about the signer at the time of signing. */
+async function signerRevocation(checked: Checked, file: FileContext): Promise<RevocationFinding | null> {
+  if (!checked.cms.signer) return null;
   const at = (checked.signingTime ?? file.options.now).getTime();
-  const onCrl = file.crls.some((crl) => {
-    if (crl.issuer !== signer.issuer) return false;
-    const entry = crl.findRevoked(signer);
-    return entry !== null && entry.revocationDate.getTime() <= at;
-  });
-  return onCrl || revokedByOcsp(checked.cms.signer, file, at);
+  return checkRevocation(checked.cms.signer, certificatePool(checked, file), file.dss, at);
 }
 
-/** The first revision after the signature whose /DSS holds the signer's certificate and revocation data. */
+/** The first revision after the signature whose /DSS holds the signer's certificate and authenticated revocation data about it. */
 async function ltRevision(checked: Checked, file: FileContext): Promise<number | null> {
   const signer = checked.cms.signer;
   if (!signer) return null;
+  const at = (checked.signingTime ?? file.options.now).getTime();
   for (let i = checked.range.revision + 1; i < file.ends.length; i += 1) {
     const dss = await file.dssAt(i);
     const hasSigner = dss.certificates.some((der) => Buffer.from(der).equals(signer.raw));
-    if (hasSigner && dss.crls.length + dss.ocsps.length > 0) return i;
+    if (hasSigner && (await checkRevocation(signer, certificatePool(checked, file), dss, at)).authentic > 0) return i;
   }
   return null;
 }
@@ -185,7 +217,9 @@ function indicationOf(checked: Checked, disallowed: string[], revoked: boolean):
   const { range, cms, timestamp, chain } = checked;
   if (!range.coversRevision) return ['TOTAL-FAILED', 'FORMAT_FAILURE'];
   if (!checked.digestMatches || (timestamp && !timestamp.imprintMatches)) return ['TOTAL-FAILED', 'HASH_FAILURE'];
-  if (!cms.signer || !chain) return ['INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND'];
+  // A signer (or a signature-time-stamp's TSA) whose certificate is neither in its CMS nor in the /DSS: nothing to verify with.
+  if (!cms.signer || !chain || (timestamp && timestamp.chain.certificates.length === 0))
+    return ['INDETERMINATE', 'NO_SIGNING_CERTIFICATE_FOUND'];
   if (!cms.signatureValid || (timestamp && !timestamp.signatureValid)) return ['TOTAL-FAILED', 'SIG_CRYPTO_FAILURE'];
   if (disallowed.length > 0) return ['TOTAL-FAILED', 'MODIFIED_AFTER_SIGNING'];
   if (revoked) return ['TOTAL-FAILED', 'REVOKED'];
@@ -213,7 +247,7 @@ function unreadable(sig: FoundSignature, revision: number, lang: Lang): Signatur
     integrity: { byteRangeCoversRevision: false, digestMatches: false, signatureValid: false },
     chain: null,
     timestamp: null,
-    revocation: { dssCrls: 0, dssOcsps: 0, cmsCrls: 0, signerRevoked: false },
+    revocation: { dssCrls: 0, dssOcsps: 0, cmsCrls: 0, signerRevoked: false, ignoredCrls: 0, ignoredOcsps: 0 },
     modifications: { laterRevisions: 0, disallowed: [] },
     indication: 'TOTAL-FAILED',
     subIndication: 'FORMAT_FAILURE',
@@ -224,7 +258,8 @@ function unreadable(sig: FoundSignature, revision: number, lang: Lang): Signatur
 async function report(checked: Checked, all: Checked[], file: FileContext): Promise<SignatureReport> {
   const { sig, range, cms } = checked;
   const disallowed = await modificationsAfter(range.revision, file);
-  const revoked = isRevoked(checked, file);
+  const revocation = await signerRevocation(checked, file);
+  const revoked = revocation?.revoked ?? false;
   const [indication, subIndication] = indicationOf(checked, disallowed, revoked);
   return {
     kind: sig.kind,
@@ -238,7 +273,14 @@ async function report(checked: Checked, all: Checked[], file: FileContext): Prom
     integrity: { byteRangeCoversRevision: range.coversRevision, digestMatches: checked.digestMatches, signatureValid: cms.signatureValid },
     chain: checked.chain,
     timestamp: checked.timestamp,
-    revocation: { dssCrls: file.dss.crls.length, dssOcsps: file.dss.ocsps.length, cmsCrls: cms.crls, signerRevoked: revoked },
+    revocation: {
+      dssCrls: file.dss.crls.length,
+      dssOcsps: file.dss.ocsps.length,
+      cmsCrls: cms.crls,
+      signerRevoked: revoked,
+      ignoredCrls: revocation?.ignoredCrls ?? 0,
+      ignoredOcsps: revocation?.ignoredOcsps ?? 0,
+    },
     modifications: { laterRevisions: file.ends.length - 1 - Math.max(range.revision, 0), disallowed },
     indication,
     subIndication,
@@ -257,18 +299,7 @@ function overall(signatures: SignatureReport[]): Verdict {
 /** Validates every signature and document timestamp of `pdf`; throws ValidationInputError for a file it cannot read as a PDF. */
 export async function validatePdf(pdf: Uint8Array, options: ValidateOptions): Promise<ValidationReport> {
   const { file, found } = await openFile(pdf, options);
-  const checked: Checked[] = [];
-  const failed = new Map<FoundSignature, SignatureReport>();
-  for (const sig of found) {
-    const range = readByteRange(pdf, sig.byteRange, file.ends);
-    try {
-      if (!range) throw new Error('unreadable ByteRange');
-      checked.push(checkOne(sig, range, file));
-    } catch {
-      // An unreadable ByteRange or CMS is itself the finding: FORMAT_FAILURE.
-      failed.set(sig, unreadable(sig, range?.revision ?? -1, options.lang));
-    }
-  }
+  const { checked, failed } = checkAll(found, pdf, file);
   const reports = new Map<FoundSignature, SignatureReport>(failed);
   for (const one of checked) reports.set(one.sig, await report(one, checked, file));
   const signatures = found.map((sig) => reports.get(sig)!);
