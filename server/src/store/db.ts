@@ -6,7 +6,7 @@ import type { Database } from './schema.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
 import { openPostgres } from './postgres.js';
 import { CachedStatements } from './statementCache.js';
-import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { startCheckpointer, WAL_RESTART_FRAMES, type Checkpointer } from './checkpointer.js';
 import { groupCommit } from './groupCommit.js';
 import { registerRoot } from './compiled.js';
 
@@ -106,10 +106,24 @@ async function openSqlite(dataDir: string, options: StoreOptions): Promise<Store
   let checkpointer: Checkpointer | null = null;
   if (options.checkpointWorker) {
     raw.pragma('wal_autocheckpoint = 0');
-    checkpointer = startCheckpointer(file, (err) => {
-      if (raw.open) raw.pragma('wal_autocheckpoint = 1000');
-      options.onCheckpointFailure?.(err);
-    });
+    // A restarted WAL's file is cut back to the restart bound at its first commit (checkpointer.ts).
+    raw.pragma(`journal_size_limit = ${WAL_RESTART_FRAMES * 4096}`);
+    checkpointer = startCheckpointer(
+      file,
+      (err) => {
+        if (raw.open) raw.pragma('wal_autocheckpoint = 1000');
+        options.onCheckpointFailure?.(err);
+      },
+      // Holding the one connection holds every write transaction (group commits queue behind it);
+      // reads outside a transaction go on (compiled.ts).
+      {
+        pauseWrites: (catchUp) =>
+          void db
+            .connection()
+            .execute(catchUp)
+            .catch(() => undefined),
+      },
+    );
   }
   registerRoot(db, raw, statements);
   const tx = groupCommit(db, raw, statements);
