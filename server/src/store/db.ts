@@ -19,7 +19,7 @@ export const SQLITE_CACHE_KIB = 16384;
  * How much of the database file is read through a memory map (`mmap_size`): none. In WAL mode a
  * memory-mapped read looks every page up in the WAL index before the page cache (a cached page
  * too), and the WAL is large between checkpoints: a key-and-account read cost 14 µs mapped against
- * 7.8 µs unmapped beside 59 MB of WAL, and a create's statements 9% more CPU (bench/README.md).
+ * 7.8 µs unmapped beside 59 MB of WAL, and a create's statements 9% more CPU (README, Performance).
  */
 export const SQLITE_MMAP_BYTES = 0;
 
