@@ -8,7 +8,7 @@
  * so in their names ("sqlite only:").
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -509,6 +509,59 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
       assert.ok(walBytes() > 1000 * 4096, 'the WAL grew past the bound');
       await until(() => walBytes() === 0, 'the worker cut the long WAL back to zero bytes');
       assert.deepEqual(writer.prepare('SELECT count(*) AS n FROM rows').get(), { n: 1800 }, 'every row is still there');
+    } finally {
+      await worker.stop();
+      writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('under a steady write load a WAL past its restart bound starts again from its beginning, after a catch-up the writer pauses for', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+    const file = path.join(dir, 'wal.sqlite');
+    const writer = new SQLite(file);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0');
+    writer.exec('CREATE TABLE rows (body TEXT NOT NULL)');
+    const insert = writer.prepare('INSERT INTO rows (body) VALUES (?)');
+    insert.run('first');
+    // The WAL header's salts change when SQLite starts the WAL again (TRUNCATE is out of reach here).
+    const salts = () => {
+      const fd = openSync(`${file}-wal`, 'r');
+      try {
+        const header = Buffer.alloc(8);
+        readSync(fd, header, 0, 8, 16);
+        return header.toString('hex');
+      } finally {
+        closeSync(fd);
+      }
+    };
+    const started = salts();
+    let pauses = 0;
+    let paused: Promise<void> | null = null;
+    const worker = startCheckpointer(file, (err) => assert.fail(String(err)), {
+      intervalMs: 50,
+      truncateFrames: 1_000_000,
+      restartFrames: 200,
+      pauseWrites: (catchUp) => {
+        pauses++;
+        paused = catchUp().finally(() => (paused = null));
+      },
+    });
+    try {
+      // A row (about one frame) every turn of the event loop: no quiet moment unless the writer pauses.
+      let rows = 1;
+      const deadline = Date.now() + 10_000;
+      while (salts() === started && Date.now() < deadline) {
+        if (paused) await paused;
+        insert.run('x'.repeat(3000));
+        rows++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      assert.notEqual(salts(), started, 'the WAL started again from its beginning');
+      assert.ok(pauses >= 1, 'the worker asked the writer for a pause');
+      assert.ok(rows > 200, 'the WAL had passed its restart bound');
+      assert.deepEqual(writer.prepare('SELECT count(*) AS n FROM rows').get(), { n: rows }, 'every row is still there');
     } finally {
       await worker.stop();
       writer.close();
