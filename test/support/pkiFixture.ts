@@ -133,6 +133,22 @@ const indexDate = (date: Date): string => date.toISOString().replace(/[-:T]/g, '
 const opensslIn = (dir: string, args: string[]): string =>
   execFileSync('openssl', args, { cwd: dir, encoding: 'latin1', stdio: ['ignore', 'pipe', 'pipe'] });
 
+/** A new key and certificate `name`.key/.pem in `dir`, issued by `issuer`.pem/.key with an openssl.cnf profile. */
+function opensslIssue(
+  dir: string,
+  c: { name: string; subject: string; key: 'rsa' | 'ec'; issuer: string; serial: string; days: number; profile: string },
+): void {
+  const { name } = c;
+  opensslIn(dir, [
+    ...['req', '-new', ...KEY_ARGS[c.key], '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`],
+    ...['-subj', c.subject, '-config', 'openssl.cnf'],
+  ]);
+  opensslIn(dir, [
+    ...['x509', '-req', '-in', `${name}.csr`, '-CA', `${c.issuer}.pem`, '-CAkey', `${c.issuer}.key`, '-set_serial', c.serial],
+    ...['-days', String(c.days), '-sha256', '-extfile', 'openssl.cnf', '-extensions', c.profile, '-out', `${name}.pem`],
+  ]);
+}
+
 /**
  * The current CRL (DER) of one of the fixture's CAs in `dir` (after `openssl ca -revoke`, it lists the
  * revoked), signed by that CA — or, with `signer: 'forged'`, by the key of forgeIssuingCa's look-alike.
@@ -223,36 +239,8 @@ export const tsaWithoutCertificate = (dir: string): TimestampFn => opensslTsa(di
  * proves a timestamp's existence after that.
  */
 export function fixtureTsa(dir: string, name: string, days: number): { certificate: Uint8Array; timestamp: TimestampFn } {
-  const run = (args: string[]) => opensslIn(dir, args);
-  run([
-    'req',
-    '-new',
-    ...KEY_ARGS.ec,
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-    '-subj',
-    `/O=Tawqi Tests/CN=${name}`,
-    '-config',
-    'openssl.cnf',
-  ]);
-  run([
-    ...[
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'issuing.pem',
-      '-CAkey',
-      'issuing.key',
-      '-set_serial',
-      `0x${randomBytes(8).toString('hex')}`,
-    ],
-    ...['-days', String(days), '-sha256', '-extfile', 'openssl.cnf', '-extensions', 'v3_tsa', '-out', `${name}.pem`],
-  ]);
+  const serial = `0x${randomBytes(8).toString('hex')}`;
+  opensslIssue(dir, { name, subject: `/O=Tawqi Tests/CN=${name}`, key: 'ec', issuer: 'issuing', serial, days, profile: 'v3_tsa' });
   const certificate = new Uint8Array(new X509Certificate(readFileSync(path.join(dir, `${name}.pem`))).raw);
   return { certificate, timestamp: opensslTsa(dir, name) };
 }
@@ -281,22 +269,15 @@ export function forgeIssuingCa(dir: string): Uint8Array[] {
     '-extensions',
     'v3_root',
   ]);
-  run([
-    'req',
-    '-new',
-    ...KEY_ARGS.ec,
-    '-nodes',
-    '-keyout',
-    'forged-ocsp.key',
-    '-out',
-    'forged-ocsp.csr',
-    '-subj',
-    '/CN=Forged OCSP Responder',
-  ]);
-  opensslIn(dir, [
-    ...['x509', '-req', '-in', 'forged-ocsp.csr', '-CA', 'forged.pem', '-CAkey', 'forged.key', '-set_serial', '7', '-days', '30'],
-    ...['-extfile', 'openssl.cnf', '-extensions', 'v3_ocsp', '-out', 'forged-ocsp.pem'],
-  ]);
+  opensslIssue(dir, {
+    name: 'forged-ocsp',
+    subject: '/CN=Forged OCSP Responder',
+    key: 'ec',
+    issuer: 'forged',
+    serial: '7',
+    days: 30,
+    profile: 'v3_ocsp',
+  });
   return ['forged.pem', 'forged-ocsp.pem'].map((name) => new Uint8Array(new X509Certificate(readFileSync(path.join(dir, name))).raw));
 }
 
@@ -318,41 +299,7 @@ export function createPkiFixture(sealKey: SealKeyType): PkiFixture {
   };
   const serial = (): string => `0x${randomBytes(12).toString('hex').replace(/^./, '4')}`;
   const issue = (name: string, subject: string, key: 'rsa' | 'ec', profile: string, issuer: string): IssuedCertificate => {
-    run([
-      'req',
-      '-new',
-      ...KEY_ARGS[key],
-      '-nodes',
-      '-keyout',
-      `${name}.key`,
-      '-out',
-      `${name}.csr`,
-      '-subj',
-      subject,
-      '-config',
-      'openssl.cnf',
-    ]);
-    run([
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      `${issuer}.pem`,
-      '-CAkey',
-      `${issuer}.key`,
-      '-set_serial',
-      serial(),
-      '-days',
-      '825',
-      '-sha256',
-      '-extfile',
-      'openssl.cnf',
-      '-extensions',
-      profile,
-      '-out',
-      `${name}.pem`,
-    ]);
+    opensslIssue(dir, { name, subject, key, issuer, serial: serial(), days: 825, profile });
     const issued = load(name);
     // Known to the issuing CA's index: openssl ocsp answers "good" from it, openssl ca lists it.
     if (issuer === 'issuing') {
