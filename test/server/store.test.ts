@@ -41,6 +41,17 @@ function committedCount(file: string, kind: string): number {
 
 const insertJob = (kind: string) => sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES (${kind}, 0, '{}', 0)`;
 
+/** A SQLite file in WAL mode without automatic checkpoints, its writer, and an insert into its one table. */
+function walWriter() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
+  const file = path.join(dir, 'wal.sqlite');
+  const writer = new SQLite(file);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('wal_autocheckpoint = 0');
+  writer.exec('CREATE TABLE rows (body TEXT NOT NULL)');
+  return { dir, file, writer, insert: writer.prepare('INSERT INTO rows (body) VALUES (?)') };
+}
+
 describe('sqlite only: store.tx: group commit', () => {
   let dir: string;
   let store: Store;
@@ -466,7 +477,7 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
           await sql`INSERT INTO jobs (kind, run_at, payload, created_at) VALUES ('bulk', 0, ${'x'.repeat(2000)}, 0)`.execute(trx);
       });
       assert.equal(statSync(file).size, before, 'the commit wrote the WAL only');
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 20_000;
       while (statSync(file).size === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       assert.ok(statSync(file).size > before + 400 * 2000, 'the worker checkpointed the WAL into the database file');
     } finally {
@@ -476,13 +487,7 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
   });
 
   test('a WAL past its bound is cut back to zero bytes after its checkpoint; a shorter one keeps its file (PASSIVE only)', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-    const file = path.join(dir, 'wal.sqlite');
-    const writer = new SQLite(file);
-    writer.pragma('journal_mode = WAL');
-    writer.pragma('wal_autocheckpoint = 0');
-    writer.exec('CREATE TABLE rows (body TEXT NOT NULL)');
-    const insert = writer.prepare('INSERT INTO rows (body) VALUES (?)');
+    const { dir, file, writer, insert } = walWriter();
     // Each row fills most of a 4 KiB page: about one WAL frame per committed row.
     const writeRows = (count: number) => {
       for (let i = 0; i < count; i++) insert.run('x'.repeat(3000));
@@ -490,7 +495,7 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
     const walBytes = () => statSync(`${file}-wal`).size;
     const checkpointed = () => writer.pragma('wal_checkpoint(PASSIVE)', { simple: false }) as { log: number; checkpointed: number }[];
     const until = async (done: () => boolean, what: string) => {
-      const deadline = Date.now() + 5000;
+      const deadline = Date.now() + 20_000;
       while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.ok(done(), what);
     };
@@ -517,13 +522,7 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
   });
 
   test('under a steady write load a WAL past its restart bound starts again from its beginning, after a catch-up the writer pauses for', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'tawqi-store-'));
-    const file = path.join(dir, 'wal.sqlite');
-    const writer = new SQLite(file);
-    writer.pragma('journal_mode = WAL');
-    writer.pragma('wal_autocheckpoint = 0');
-    writer.exec('CREATE TABLE rows (body TEXT NOT NULL)');
-    const insert = writer.prepare('INSERT INTO rows (body) VALUES (?)');
+    const { dir, file, writer, insert } = walWriter();
     insert.run('first');
     // The WAL header's salts change when SQLite starts the WAL again (TRUNCATE is out of reach here).
     const salts = () => {
@@ -551,7 +550,7 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
     try {
       // A row (about one frame) every turn of the event loop: no quiet moment unless the writer pauses.
       let rows = 1;
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 20_000;
       while (salts() === started && Date.now() < deadline) {
         if (paused) await paused;
         insert.run('x'.repeat(3000));
