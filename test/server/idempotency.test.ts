@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { ManualClock } from '../../server/src/clock.js';
@@ -16,6 +13,7 @@ import { call } from '../support/server.js';
 import { databaseEnv, dropDatabaseOf, onPostgres } from '../support/database.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { killIfRunning, spawnServer } from '../support/serverProcess.js';
 
 const body = (title: string) => ({
   title,
@@ -136,33 +134,6 @@ describe('Idempotency-Key', () => {
 });
 
 describe('Idempotency across a restart', () => {
-  const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-  /** `server/src/main.ts` in its own process on dataDir (system clock): resolves with its API base and the operator's live key. */
-  async function startServerProcess(dataDir: string): Promise<{ proc: ChildProcess; api: string; key: string }> {
-    const env: NodeJS.ProcessEnv = { ...process.env };
-    for (const name of Object.keys(env)) if (name.startsWith('TAWQI_') || name === 'NODE_TEST_CONTEXT') delete env[name];
-    Object.assign(env, { DATA_DIR: dataDir, ...(await databaseEnv(dataDir)), PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent' });
-    const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), 30_000);
-      proc.once('exit', (code, signal) => reject(new Error(`the server exited early (${code ?? signal})`)));
-      let key = '';
-      createInterface({ input: proc.stdout! }).on('line', (line) => {
-        key ||= /secret live\s+(sk_\S+)/.exec(line)?.[1] ?? '';
-        const m = /^Tawqi API listening at (http:\/\/\S+)\/api\/v1$/.exec(line);
-        if (m) {
-          clearTimeout(timer);
-          resolve({ proc, api: m[1]!, key });
-        }
-      });
-    });
-  }
-
   /** Another connection holding a lock that stops the server's next write to templates, until released. */
   async function holdWriteLock(dataDir: string): Promise<{ release(): Promise<void> }> {
     const { DATABASE_URL } = await databaseEnv(dataDir);
@@ -185,10 +156,10 @@ describe('Idempotency across a restart', () => {
 
   test('a process killed mid-request left nothing: the restarted server replays the completed response and runs the unfinished one', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'tawqi-idem-crash-'));
-    const server = await startServerProcess(dataDir);
+    const server = await spawnServer({ DATA_DIR: dataDir, ...(await databaseEnv(dataDir)) });
     let lock: { release(): Promise<void> } | null = null;
     try {
-      const { api, key } = server;
+      const { base: api, operatorKey: key } = server;
       const durable = await call(api, 'POST', '/templates', { key, headers: { 'idempotency-key': 'durable' }, body: body('Durable') });
       assert.equal(durable.status, 201, durable.text);
       // Hold the database's write lock, so the next request claims its key and then waits in its transaction…
@@ -237,7 +208,7 @@ describe('Idempotency across a restart', () => {
       }
     } finally {
       await lock?.release();
-      if (server.proc.exitCode === null && server.proc.signalCode === null) server.proc.kill('SIGKILL');
+      killIfRunning(server.proc);
       rmSync(dataDir, { recursive: true, force: true });
       await dropDatabaseOf(dataDir);
     }

@@ -8,13 +8,12 @@
  */
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createPrivateKey, createPublicKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import * as x509 from '@peculiar/x509';
 import { sql } from 'kysely';
 import { ManualClock } from '../../server/src/clock.js';
@@ -27,9 +26,8 @@ import { databasePkiStorage, loadDatabaseSecrets } from '../../server/src/servic
 import { openStore, type Store } from '../../server/src/store/db.js';
 import { runCli, type CliRun } from '../support/cli.js';
 import { createTestDatabase, dropTestDatabase, onPostgres, TEST_MASTER_KEY } from '../support/database.js';
+import { spawnServer } from '../support/serverProcess.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const READY_MS = 60_000;
 const PUBLIC_URL = 'http://sign.example.test';
 const PG_ONLY = { skip: !onPostgres && 'runs with TAWQI_TEST_DATABASE=postgres (SQLite keeps the keys as files under DATA_DIR)' };
 const KEY_NAMES = ['ca', 'console_key', 'document_key', 'evidence', 'link_key', 'ocsp', 'seal', 'tsa'];
@@ -387,7 +385,12 @@ describe('key material on PostgreSQL', () => {
         [0, 1, 2].map(async () => {
           const dataDir = tempDir('proc');
           cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-          const { proc, base } = await spawnServer({ DATA_DIR: dataDir, DATABASE_URL: url, TAWQI_MASTER_KEY: TEST_MASTER_KEY });
+          const { proc, base } = await spawnServer({
+            DATA_DIR: dataDir,
+            DATABASE_URL: url,
+            TAWQI_MASTER_KEY: TEST_MASTER_KEY,
+            TAWQI_PUBLIC_URL: PUBLIC_URL,
+          });
           procs.push(proc);
           return base;
         }),
@@ -432,34 +435,3 @@ interface PkiInfo {
 }
 
 const serialOf = (der: Uint8Array): string => new X509Certificate(Buffer.from(der)).serialNumber.toLowerCase().replace(/^(00)+/, '');
-
-/** Start `server/src/main.ts` as a process with these settings; resolve with its address once it listens. */
-function spawnServer(settings: Record<string, string>): Promise<{ proc: ChildProcess; base: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(configSchema.shape)) delete env[name];
-  delete env.NODE_TEST_CONTEXT;
-  Object.assign(env, { PORT: '0', HOST: '127.0.0.1', TAWQI_LOG_LEVEL: 'silent', TAWQI_PUBLIC_URL: PUBLIC_URL, ...settings });
-  const proc = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/main.ts'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`no listening line within ${READY_MS} ms\n${out}\n${err}`)), READY_MS);
-    proc.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    proc.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const m = /listening at (http:\/\/\S+)\/api\/v1/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, base: m[1]! });
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening\n${out}\n${err}`));
-    });
-  });
-}

@@ -8,15 +8,15 @@
  * per database) at once, on PostgreSQL (other processes may be alive) once their lease has ended.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { call } from '../support/server.js';
 import { databaseEnv, dropDatabaseOf, onPostgres } from '../support/database.js';
+import { spawnServer } from '../support/serverProcess.js';
 import { makeTestCa, WebhookReceiver, type TestCa } from '../support/webhookReceiver.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,7 +24,6 @@ const NODE_ARGS = ['--conditions=tawqi-source', '--import', 'tsx'];
 const OWNER = 'owner@example.com';
 /** Test mode allows 20 requests a day per account; each makes two events here. */
 const REQUESTS = 20;
-const READY_MS = 30_000;
 /**
  * The first process's answer deadline, long enough that nothing fails before the kill, and its
  * lease (at least twice the deadline). On PostgreSQL the restarted process waits the lease out (real
@@ -61,41 +60,29 @@ describe('webhook deliveries survive kill -9', () => {
     ca.cleanup();
   });
 
-  function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-    const e: NodeJS.ProcessEnv = {
-      ...process.env,
+  /** The settings of the server and the CLI: this data directory, trusting the receiver's CA as production would. */
+  function settings(extra: Record<string, string> = {}): Record<string, string> {
+    return {
       DATA_DIR: dataDir,
       ...database,
-      PORT: '0',
-      HOST: '127.0.0.1',
       TAWQI_LOG_LEVEL: 'error',
       TAWQI_WEBHOOK_ALLOW_PRIVATE: 'true',
       NODE_EXTRA_CA_CERTS: ca.caFile,
       ...extra,
     };
+  }
+
+  function env(): NodeJS.ProcessEnv {
+    const e: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', ...settings() };
     delete e.NODE_TEST_CONTEXT;
     return e;
   }
 
-  /** Start `server/src/main.ts` and resolve with its API base once it prints the listening line. */
-  function startServerProcess(extra: Record<string, string> = {}): Promise<{ proc: ChildProcess; api: string }> {
-    const proc = spawn(process.execPath, [...NODE_ARGS, 'server/src/main.ts'], {
-      cwd: ROOT,
-      env: env(extra),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child = proc;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), READY_MS);
-      proc.once('exit', (code, signal) => reject(new Error(`the server exited early (${code ?? signal})`)));
-      createInterface({ input: proc.stdout! }).on('line', (line) => {
-        const m = /^Tawqi API listening at (http:\/\/\S+)\/api\/v1$/.exec(line);
-        if (m) {
-          clearTimeout(timer);
-          resolve({ proc, api: m[1]! });
-        }
-      });
-    });
+  /** Start `server/src/main.ts` (support/serverProcess.ts) and resolve with its API base once it listens. */
+  async function startServerProcess(extra: Record<string, string> = {}): Promise<{ proc: ChildProcess; api: string }> {
+    const started = await spawnServer(settings(extra));
+    child = started.proc;
+    return { proc: started.proc, api: started.base };
   }
 
   function cli(...args: string[]): Promise<Json> {

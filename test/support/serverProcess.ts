@@ -9,7 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { configSchema } from '../../server/src/config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const READY_MS = 60_000;
+/**
+ * How long a start may take before the test fails. From source (tsx) a start costs about 2 s of CPU;
+ * with the rest of the suite on two cores (a burst of CLI processes, Chromium) it took over 30 s.
+ */
+const READY_MS = 120_000;
 
 export interface ServerProcess {
   proc: ChildProcess;
@@ -42,8 +46,15 @@ export function spawnServer(settings: Record<string, string>, entry: 'source' | 
     proc.once('exit', (code, signal) => resolve({ code, signal })),
   );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server printed no listening line in time')), READY_MS);
-    void exited.then(({ code, signal }) => reject(new Error(`the server exited early (${code ?? signal})`)));
+    // A process that never became ready is killed: left running, it would keep the test file alive
+    // (its stdout pipe) after the test failed, and the run would never end.
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      killIfRunning(proc);
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(new Error(`the server printed no listening line within ${READY_MS / 1000} s`)), READY_MS);
+    void exited.then(({ code, signal }) => fail(new Error(`the server exited early (${code ?? signal})`)));
     let operatorKey = '';
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       operatorKey ||= /secret live\s+(sk_\S+)/.exec(line)?.[1] ?? '';
