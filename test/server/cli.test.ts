@@ -13,11 +13,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
 import { ManualClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
 import { hashSecret } from '../../server/src/domain/keys.js';
 import { startServer, type RunningServer } from '../../server/src/server.js';
-import { databaseEnv, dropDatabaseOf } from '../support/database.js';
+import { databasePath } from '../../server/src/store/db.js';
+import { databaseEnv, dropDatabaseOf, onPostgres } from '../support/database.js';
 import { assertError } from '../support/envelope.js';
 import { call, type CallOptions, type CallResult } from '../support/server.js';
 
@@ -73,13 +75,16 @@ describe('tawqi CLI', () => {
   });
 
   /** Run the CLI from source as its own process, on the server's data directory. */
-  function cli(...args: string[]): Promise<CliResult> {
+  const cli = (...args: string[]): Promise<CliResult> => cliWith([], ...args);
+
+  /** The same, with these options for node (before the entry). */
+  function cliWith(nodeOptions: string[], ...args: string[]): Promise<CliResult> {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...database };
     delete env.NODE_TEST_CONTEXT;
     return new Promise((resolve) => {
       execFile(
         process.execPath,
-        ['--conditions=tawqi-source', '--import', 'tsx', CLI, ...args],
+        ['--conditions=tawqi-source', '--import', 'tsx', ...nodeOptions, CLI, ...args],
         { cwd: ROOT, env, encoding: 'utf8' },
         (err, stdout, stderr) => {
           const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
@@ -722,6 +727,51 @@ describe('tawqi CLI', () => {
     const secret = JSON.parse(created.stdout).secret;
     assert.equal((await api('GET', '/usage', secret)).status, 200);
     assert.equal((await api('GET', '/usage', keys.secret_live)).body.balance.wallet.amount, 1);
+  });
+
+  test(
+    'a command waits while another process holds the write lock longer than the server would (5 s), instead of failing "database is locked"',
+    { skip: onPostgres && "SQLite's database lock (PostgreSQL locks rows)" },
+    async () => {
+      const holder = new SQLite(databasePath(dataDir));
+      holder.exec('BEGIN IMMEDIATE');
+      const created = cli('account', 'create', '--name', 'Patient Trading', '--json');
+      // The command is up in about 2 s; with the server's 5 s it would give up well before the lock is let go.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      holder.exec('ROLLBACK');
+      holder.close();
+      const r = await created;
+      assert.equal(r.code, 0, r.stderr);
+      const { account } = JSON.parse(r.stdout);
+      assert.equal((await cliJson('account', 'show', account.id)).account.name, 'Patient Trading');
+    },
+  );
+
+  test('--help and the store commands start without the PDF, PKI and S3 code; a command that needs it loads it when it runs', async () => {
+    // The child prints, as it exits, the CommonJS modules it loaded: pdf-lib, @peculiar/x509 and the AWS SDK are
+    // (pkijs, an ES module, comes with @peculiar/x509's users in sealing/pki).
+    const trace =
+      'data:text/javascript,import{createRequire}from"node:module";const r=createRequire("/");' +
+      'process.on("exit",()=>process.stderr.write("\\nLOADED "+JSON.stringify(Object.keys(r.cache))))';
+    const heavy = /\/node_modules\/(pdf-lib|@peculiar\/x509|@aws-sdk\/client-s3)\//;
+    const heavyLoadedBy = async (...args: string[]): Promise<string[]> => {
+      const r = await cliWith(['--import', trace], ...args);
+      const loaded = /\nLOADED (.*)$/.exec(r.stderr);
+      assert.ok(loaded, `no module list from tawqi ${args.join(' ')}: ${r.stderr}`);
+      return [...new Set((JSON.parse(loaded[1]!) as string[]).flatMap((file) => heavy.exec(file)?.[1] ?? []))].sort();
+    };
+    const { id } = await newAccount();
+    const [help, list, keys, verify] = await Promise.all([
+      heavyLoadedBy('--help'),
+      heavyLoadedBy('account', 'list', '--json'),
+      heavyLoadedBy('key', 'list', '--account', id),
+      heavyLoadedBy('verify', path.join(dataDir, 'no-such.pdf')),
+    ]);
+    assert.deepEqual(help, []);
+    assert.deepEqual(list, []);
+    assert.deepEqual(keys, []);
+    // The trace sees them when they are loaded: verify brings the validator (PDF and PKI code).
+    assert.deepEqual(verify, ['@peculiar/x509', 'pdf-lib']);
   });
 
   test('--help works for every command and lists --json', async () => {

@@ -10,8 +10,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { masterKeyFor } from '../masterKey.js';
 import { OperatorError } from '../services/accounts.js';
-import { backupSqliteInstallation } from '../services/backup.js';
-import { copySqliteToPostgres, type CopySummary } from '../services/databaseCopy.js';
+import type { CopySummary } from '../services/databaseCopy.js';
 import { clock, command, emit, run, withStore, type JsonFlag } from './kit.js';
 
 function parseDatabaseUrl(text: string): string {
@@ -50,11 +49,14 @@ async function dbCopy(o: JsonFlag & { to: string }): Promise<void> {
   const target = loadConfig({ ...process.env, DATABASE_URL: o.to }) as Config & { DATABASE_URL: string };
   // Refused here, naming the setting, before anything is opened.
   const master = masterKeyFor(target)!;
+  // Imported here, not at the top: it brings the file storage (the S3 client), which other commands do without (program.ts).
+  const { copySqliteToPostgres } = await import('../services/databaseCopy.js');
   const summary = await copySqliteToPostgres({ dataDir: config.DATA_DIR, target, master, clock });
   emit(o, summary, () => copyLines(summary));
 }
 
 async function dbBackup(o: JsonFlag & { to: string }): Promise<void> {
+  const { backupSqliteInstallation } = await import('../services/backup.js');
   const summary = await withStore(async ({ store, config }) => {
     if (store.dialect === 'postgres') {
       throw new OperatorError(

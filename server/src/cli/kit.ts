@@ -9,11 +9,13 @@ import { loadConfig, type Config } from '../config.js';
 import { masterKeyFor } from '../masterKey.js';
 import type { ServerSecrets } from '../secrets.js';
 import { OperatorError } from '../services/accounts.js';
-import { keyMaterialFor } from '../services/keyMaterial.js';
 import { getAccount, type Account } from '../store/accounts.js';
 import { openStore, type Db, type Store } from '../store/db.js';
 
 export const clock = systemClock;
+
+/** How long a command's write waits for the server's (or another command's) write lock on SQLite. */
+export const CLI_BUSY_TIMEOUT_MS = 30_000;
 
 // ---------------------------------------------------------------------------------------------
 // Plumbing: store, output, errors
@@ -35,6 +37,7 @@ export async function withStore<T>(work: (ctx: Ctx) => Promise<T>): Promise<T> {
     databaseUrl: config.DATABASE_URL,
     poolSize: config.TAWQI_PG_POOL_SIZE,
     synchronous: config.TAWQI_SQLITE_SYNCHRONOUS,
+    busyTimeoutMs: CLI_BUSY_TIMEOUT_MS,
   });
   try {
     return await work({ store, config });
@@ -47,7 +50,9 @@ export async function withStore<T>(work: (ctx: Ctx) => Promise<T>): Promise<T> {
  * The server secrets (the link key renders signing links): DATA_DIR/secrets.json on SQLite, the
  * database on PostgreSQL — which needs TAWQI_MASTER_KEY, refused naming it when missing or wrong.
  */
-export function serverSecrets(ctx: Ctx): Promise<ServerSecrets> {
+export async function serverSecrets(ctx: Ctx): Promise<ServerSecrets> {
+  // Imported when needed: key material brings the PKI code (x509, pkijs), which the other commands do without (program.ts).
+  const { keyMaterialFor } = await import('../services/keyMaterial.js');
   return keyMaterialFor(ctx.config, masterKeyFor(ctx.config), ctx.store, clock).secrets();
 }
 

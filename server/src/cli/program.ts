@@ -1,4 +1,9 @@
-/** The `tawqi` program: commander with every command group, in the order --help lists them. */
+/**
+ * The `tawqi` program: commander with every command group, in the order --help lists them.
+ * Command files import at the top only what declaring their commands and the store commands need; a
+ * command that needs the PDF, PKI or S3 code (verify, db copy|backup, the link key of mail show)
+ * imports it when it runs, so `--help` and the store commands start in about half the CPU.
+ */
 import { Command } from 'commander';
 import { accountCommands } from './accounts.js';
 import { dbCommands } from './db.js';

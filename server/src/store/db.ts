@@ -43,6 +43,13 @@ export interface StoreOptions {
   checkpointWorker?: boolean;
   /** Told when the checkpoint worker fails (automatic checkpoints are then back on). */
   onCheckpointFailure?: (err: unknown) => void;
+  /**
+   * How long a SQLite write waits for another process's write lock before it fails with
+   * "database is locked" (busy_timeout; default 5 s). The server keeps the default: its wait sleeps
+   * on the event loop. The CLI waits longer (kit.ts): an operator's command had rather wait for a
+   * busy server than fail.
+   */
+  busyTimeoutMs?: number;
 }
 
 /** Where the store is and how to open it. */
@@ -89,7 +96,7 @@ async function openSqlite(dataDir: string, options: StoreOptions): Promise<Store
   const raw = new SQLite(file);
   raw.pragma('journal_mode = WAL');
   raw.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-  raw.pragma('busy_timeout = 5000');
+  raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   raw.pragma('foreign_keys = ON');
   // Sorts and temporary indexes in memory; a 16 MiB page cache; no memory map (SQLITE_MMAP_BYTES).
   raw.pragma('temp_store = MEMORY');
