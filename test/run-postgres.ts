@@ -27,10 +27,14 @@ const files = testFiles();
 const cluster = await startThrowawayPostgres();
 let code = 1;
 try {
-  const child = spawn(process.execPath, ['--conditions=tawqi-source', '--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, TAWQI_TEST_DATABASE: 'postgres', TAWQI_TEST_PG_URL: cluster.url },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=tawqi-source', '--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=1200000', ...files],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, TAWQI_TEST_DATABASE: 'postgres', TAWQI_TEST_PG_URL: cluster.url },
+    },
+  );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
   code = await new Promise<number>((resolve) => child.once('exit', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 } finally {
