@@ -217,6 +217,90 @@ describe('the signer journey over the page API', () => {
     assert.equal(row.access_attempts, 1);
   });
 
+  /** Open each signer's page and pass its code step (the test helper runs the page's own passOtp). */
+  const pagesPastCode = (sr: { signers: { id: string; signing_url: string }[] }, key = keys.secret_test) =>
+    Promise.all(
+      sr.signers.map(async (signer) => {
+        const page = await PageClient.open(signer.signing_url);
+        const passed = await s.call('POST', `/test_helpers/signers/${signer.id}/verify_otp`, { key });
+        assert.equal(passed.status, 200, passed.text);
+        return page;
+      }),
+    );
+
+  test('signers of one request signing at the same moment, one of them twice: three signatures, one completion, one seal', async () => {
+    const sr = await create({}, [
+      { name: 'Sara', email: TEAM[1], fields: { client: 'Acme' } },
+      { name: 'Omar', email: TEAM[2], fields: {} },
+      { name: 'Owner', email: TEAM[0], fields: {} },
+    ]);
+    const pages = await pagesPastCode(sr);
+    const sign = (page: PageClient) => page.call('POST', '/sign', { signature: pngDataUrl(), consent: true });
+    const answers = await Promise.all([...pages.map(sign), sign(pages[0]!)]);
+    assert.deepEqual(
+      answers.slice(0, 3).map((a) => a.status),
+      [200, 200, 200],
+      JSON.stringify(answers.map((a) => a.body)),
+    );
+    // The second sign of one page is refused whichever way the race goes: its session was ended by
+    // the first sign, or it got in before that commit and finds its signer signed, or the request
+    // already completed by then.
+    const second = answers[3]!;
+    const refusal = `${second.status} ${second.body.error?.code} ${second.body.error?.reason ?? ''}`.trim();
+    assert.ok(
+      ['401 page_session_invalid', '409 invalid_state already_finished', '409 invalid_state request_not_open'].includes(refusal),
+      refusal,
+    );
+    const r = await s.call('GET', `/signature_requests/${sr.id}`, { key: keys.secret_test });
+    assert.equal(r.body.status, 'completed');
+    assert.deepEqual(
+      r.body.signers.map((x: { status: string }) => x.status),
+      ['signed', 'signed', 'signed'],
+    );
+    const types = await eventsOf(sr.id);
+    assert.equal(types.filter((t: string) => t === 'signer.signed').length, 3);
+    assert.equal(types.filter((t: string) => t === 'signature_request.completed').length, 1);
+    assert.equal(types.filter((t: string) => t === 'signature_request.partially_signed').length, 2);
+    const db = s.ctx.store.db;
+    const sealed = await db.selectFrom('sealed_documents').select('reference').where('signature_request_id', '=', sr.id).execute();
+    assert.deepEqual(sealed, [{ reference: r.body.reference }]);
+    const seals = await db.selectFrom('jobs').select('id').where('dedupe_key', '=', `seal:${sr.id}`).execute();
+    assert.equal(seals.length, 1);
+  });
+
+  test('sixteen requests of one account signed at the same moment all complete, each with its own completion', async () => {
+    // An account of its own: sixteen test-mode creates would use most of the shared account's day (20).
+    const other = await s.account({ ownerEmail: TEAM[0], plan: 'enterprise' });
+    await updateAccount(s.ctx.store.db, other.id, { team_emails: TEAM, accepted_domains: ['example.com'] });
+    const key = other.keys.secret_test;
+    const otherTemplate = await makeTemplate(s, key);
+    const requests = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const r = await s.call('POST', '/signature_requests', {
+          key,
+          body: {
+            source: { type: 'template', template_id: otherTemplate },
+            signers: [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme' } }],
+          },
+        });
+        assert.equal(r.status, 201, r.text);
+        return r.body;
+      }),
+    );
+    const pages = (await Promise.all(requests.map((sr) => pagesPastCode(sr, key)))).map(([page]) => page!);
+    const answers = await Promise.all(pages.map((page) => page.call('POST', '/sign', { signature: pngDataUrl(), consent: true })));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array(16).fill(200),
+      JSON.stringify(answers.filter((a) => a.status !== 200).map((a) => a.body)),
+    );
+    for (const sr of requests) {
+      const r = await s.call('GET', `/signature_requests/${sr.id}`, { key });
+      assert.equal(r.body.status, 'completed');
+      assert.deepEqual((await eventsOf(sr.id, key)).slice(-2), ['signer.signed', 'signature_request.completed']);
+    }
+  });
+
   test('decline with a reason stops the request; the other signer sees a closed page', async () => {
     const sr = await create({}, [
       { name: 'Sara', email: TEAM[1], fields: { client: 'Acme' } },

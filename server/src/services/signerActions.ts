@@ -9,7 +9,14 @@ import {
 } from '../domain/requestStates.js';
 import { ApiError } from '../errors.js';
 import type { Db } from '../store/db.js';
-import { getRequestById, getSigner, signersOf, updateSigner, type IdentityState, type SignerRecord } from '../store/signatureRequests.js';
+import {
+  getRequestForMove,
+  getSigner,
+  signersOf,
+  updateSigner,
+  type IdentityState,
+  type SignerRecord,
+} from '../store/signatureRequests.js';
 import type { ServiceContext } from '../context.js';
 import { applyRequestMove, emitSignerEvent, inviteSigner, type RequestWithSigners } from './signatureRequests.js';
 
@@ -35,10 +42,15 @@ export const REFUSAL_TEXT: Record<SignerRefusal, { en: string; ar: string }> = {
   move_not_allowed: { en: 'This step is not available now.', ar: 'هذه الخطوة غير متاحة الآن.' },
 };
 
+/**
+ * The signer's request (its row locked on PostgreSQL: store/signatureRequests.ts getRequestForMove)
+ * and its signers read after the lock, so a move in store.lockingTx decides on every other signer's
+ * committed move.
+ */
 async function load(trx: Db, signerId: string): Promise<{ current: RequestWithSigners; signer: SignerRecord }> {
-  const signer = await getSigner(trx, signerId);
-  if (!signer) throw new ApiError('not_found', 'signer');
-  const request = (await getRequestById(trx, signer.signature_request_id))!;
+  const requestId = (await getSigner(trx, signerId))?.signature_request_id;
+  if (!requestId) throw new ApiError('not_found', 'signer');
+  const request = (await getRequestForMove(trx, requestId))!;
   const signers = await signersOf(trx, request.id);
   return { current: { request, signers }, signer: signers.find((s) => s.id === signerId)! };
 }
@@ -58,7 +70,7 @@ export async function applySignerMove(
   signerId: string,
   trigger: Exclude<SignerTrigger, 'invite'>,
   origin: ActionOrigin,
-  details: { reason?: string; identity?: Partial<IdentityState>; eventExtra?: Record<string, unknown> } = {},
+  details: { reason?: string; identity?: Partial<IdentityState>; eventExtra?: Record<string, unknown>; signatureImage?: string } = {},
 ): Promise<RequestWithSigners> {
   const { current, signer } = await load(trx, signerId);
   const { request, signers } = current;
@@ -77,6 +89,7 @@ export async function applySignerMove(
   if (move.identity) changes.identity = { ...signer.identity, ...details.identity, status: move.identity.to };
   if (trigger === 'view') changes.viewed_at = now;
   if (trigger === 'sign') changes.signed_at = now;
+  if (details.signatureImage !== undefined) changes.signature_image = details.signatureImage;
   if (trigger === 'decline') {
     changes.declined_at = now;
     changes.decline_reason = details.reason?.slice(0, 500) ?? null;

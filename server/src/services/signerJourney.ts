@@ -358,8 +358,7 @@ export async function signOnPage(ctx: ServiceContext, trx: Db, p: PageContext, s
       { en: 'The signature must be a PNG image drawn on the page.', ar: 'يجب أن يكون التوقيع صورة PNG مرسومة في الصفحة.' },
     );
   }
-  await updateSigner(trx, p.signer.id, { signature_image: signature });
-  await applySignerMove(ctx, trx, p.signer.id, 'sign', origin);
+  await applySignerMove(ctx, trx, p.signer.id, 'sign', origin, { signatureImage: signature });
   await endSignerSessions(trx, p.signer.id, nowSeconds(ctx.clock));
 }
 

@@ -27,6 +27,14 @@ const findRequestQuery = precompile((db, $) =>
   db.selectFrom('signature_requests').selectAll().where('id', '=', $(0)).where('account_id', '=', $(1)).where('livemode', '=', $(2)),
 );
 const requestByIdQuery = precompile((db, $) => db.selectFrom('signature_requests').selectAll().where('id', '=', $(0)));
+// A signer's move reads the request and its signers and decides by them (a signature completes the
+// request or not). On PostgreSQL the request row is locked first (FOR UPDATE), so in a READ COMMITTED
+// move (store.lockingTx) the signers of one request decide one after the other, each reading the
+// other's committed signature. SQLite has one writer at a time and no FOR UPDATE.
+const requestForMoveQuery = precompile((db, $, dialect) => {
+  const q = db.selectFrom('signature_requests').selectAll().where('id', '=', $(0));
+  return dialect === 'postgres' ? q.forUpdate() : q;
+});
 const signersOfQuery = precompile((db, $) =>
   db.selectFrom('signers').selectAll().where('signature_request_id', '=', $(0)).orderBy('position'),
 );
@@ -39,6 +47,12 @@ export async function findRequest(tx: Tx, accountId: string, livemode: boolean, 
 
 export async function getRequestById(tx: Tx, id: string): Promise<SignatureRequestRecord | undefined> {
   const row = (await requestByIdQuery.run(tx, [id])).rows[0];
+  return row ? decodeRow(requestCodec, row) : undefined;
+}
+
+/** The request, its row locked until the transaction ends on PostgreSQL (above): read it so before a signer's move. */
+export async function getRequestForMove(tx: Tx, id: string): Promise<SignatureRequestRecord | undefined> {
+  const row = (await requestForMoveQuery.run(tx, [id])).rows[0];
   return row ? decodeRow(requestCodec, row) : undefined;
 }
 

@@ -121,18 +121,21 @@ export function signingRouter(ctx: AppContext): express.Router {
     '/otp/verify',
     page((p, req) => verifyOtp(ctx, p, parseWith(codeBody, req.body).code, origin(req))),
   );
+  // A sign or decline decides by its request's row, locked first (services/signerActions.ts load), so
+  // on PostgreSQL it runs READ COMMITTED (store.lockingTx): SERIALIZABLE made concurrent signs of one
+  // account abort one another on the rows they insert (events, deliveries, jobs).
   api.post(
     '/sign',
     page((p, req) => {
       const body = parseWith(signBody, req.body);
-      return ctx.store.tx((trx) => signOnPage(ctx, trx, p, body.signature, origin(req)));
+      return ctx.store.lockingTx((trx) => signOnPage(ctx, trx, p, body.signature, origin(req)));
     }),
   );
   api.post(
     '/decline',
     page((p, req) => {
       const body = parseWith(declineBody, req.body);
-      return ctx.store.tx((trx) => declineOnPage(ctx, trx, p, body.reason, origin(req)));
+      return ctx.store.lockingTx((trx) => declineOnPage(ctx, trx, p, body.reason, origin(req)));
     }),
   );
   api.post('/identity/start', async (req, res) => {
