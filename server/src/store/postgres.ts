@@ -19,7 +19,7 @@ import { registerPostgresRoot } from './compiled.js';
  * other (40001; a deadlock victim is 40P01). Such a transaction is run again after a short random
  * pause, up to TX_ATTEMPTS times in all; `work` must therefore have no effect outside the database
  * before it returns (true of every store.tx: what follows a commit runs after it). The hot paths
- * (a create, the publishable quota, queue claims) run READ COMMITTED instead (lockingTx) and take
+ * (a create, a sign on the page, the publishable quota, queue claims) run READ COMMITTED instead (lockingTx) and take
  * row locks, so one account's creates queue on its rows rather than abort one another.
  */
 export const TX_ATTEMPTS = 30;
@@ -29,7 +29,7 @@ const RETRYABLE = new Set(['40001', '40P01']);
 export interface PostgresEngine {
   db: Kysely<Database>;
   tx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
-  /** READ COMMITTED, for work that decides by row locks: creates, quotas, claims (types.ts, Store.lockingTx). */
+  /** READ COMMITTED, for work that decides by row locks: creates, signs, quotas, claims (types.ts, Store.lockingTx). */
   lockingTx<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
   /** lockingTx shared with the other calls of the moment (pgGroupCommit.ts, Store.groupTx). */
   groupTx<T>(work: (trx: Kysely<Database>) => Promise<T>, key?: string): Promise<T>;
