@@ -124,9 +124,13 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
     assert.match(res?.headers()['content-security-policy'] ?? '', /connect-src 'self'/);
     assert.equal(await page.getAttribute('html', 'dir'), 'rtl');
     assert.deepEqual(await axeViolations(page), []);
-    const input = page.locator('#validate-file');
-    await tabTo(page, input);
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+    // Waiting for the chooser before the keys, as the console's upload test does: Playwright then
+    // intercepts it before Enter opens it. Started together with the key press, the interception
+    // could reach the browser after it (the chooser went unseen once, on a loaded machine).
+    const chooserOpened = page.waitForEvent('filechooser');
+    await tabTo(page, page.locator('#validate-file'));
+    await page.keyboard.press('Enter');
+    const chooser = await chooserOpened;
     await chooser.setFiles({ name: 'contract.pdf', mimeType: 'application/pdf', buffer: Buffer.from(signed) });
     const overall = page.locator('#overall-title');
     await until('the report', async () => (await overall.count()) > 0);
