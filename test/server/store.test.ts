@@ -488,10 +488,12 @@ describe('sqlite only: WAL checkpoints from a worker thread', () => {
 
   test('a WAL past its bound is cut back to zero bytes after its checkpoint; a shorter one keeps its file (PASSIVE only)', async () => {
     const { dir, file, writer, insert } = walWriter();
-    // Each row fills most of a 4 KiB page: about one WAL frame per committed row.
-    const writeRows = (count: number) => {
+    // Each row fills most of a 4 KiB page: about one WAL frame per row. The rows go in one
+    // transaction: row by row, a slow writer (a loaded machine) let the worker copy every frame
+    // between two commits, the next commit started the WAL again, and it never reached the bound.
+    const writeRows = writer.transaction((count: number) => {
       for (let i = 0; i < count; i++) insert.run('x'.repeat(3000));
-    };
+    });
     const walBytes = () => statSync(`${file}-wal`).size;
     const checkpointed = () => writer.pragma('wal_checkpoint(PASSIVE)', { simple: false }) as { log: number; checkpointed: number }[];
     const until = async (done: () => boolean, what: string) => {
