@@ -237,15 +237,18 @@ describe('the signer journey over the page API', () => {
     const pages = await pagesPastCode(sr);
     const sign = (page: PageClient) => page.call('POST', '/sign', { signature: pngDataUrl(), consent: true });
     const answers = await Promise.all([...pages.map(sign), sign(pages[0]!)]);
+    // The other two signers sign once each; of the first signer's two signs, one signs and the
+    // other is refused, whichever way the race goes: its session was ended by the sign, or it got
+    // in before that commit and finds its signer signed, or the request already completed by then.
+    const show = JSON.stringify(answers.map((a) => a.body));
+    assert.deepEqual([answers[1]!.status, answers[2]!.status], [200, 200], show);
+    const [firstSigner, again] = [answers[0]!, answers[3]!];
     assert.deepEqual(
-      answers.slice(0, 3).map((a) => a.status),
-      [200, 200, 200],
-      JSON.stringify(answers.map((a) => a.body)),
+      [firstSigner.status, again.status].filter((status) => status === 200),
+      [200],
+      show,
     );
-    // The second sign of one page is refused whichever way the race goes: its session was ended by
-    // the first sign, or it got in before that commit and finds its signer signed, or the request
-    // already completed by then.
-    const second = answers[3]!;
+    const second = firstSigner.status === 200 ? again : firstSigner;
     const refusal = `${second.status} ${second.body.error?.code} ${second.body.error?.reason ?? ''}`.trim();
     assert.ok(
       ['401 page_session_invalid', '409 invalid_state already_finished', '409 invalid_state request_not_open'].includes(refusal),
