@@ -277,18 +277,9 @@ describe('the signer journey over the page API', () => {
     await updateAccount(s.ctx.store.db, other.id, { team_emails: TEAM, accepted_domains: ['example.com'] });
     const key = other.keys.secret_test;
     const otherTemplate = await makeTemplate(s, key);
+    const source = { type: 'template', template_id: otherTemplate };
     const requests = await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        const r = await s.call('POST', '/signature_requests', {
-          key,
-          body: {
-            source: { type: 'template', template_id: otherTemplate },
-            signers: [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme' } }],
-          },
-        });
-        assert.equal(r.status, 201, r.text);
-        return r.body;
-      }),
+      Array.from({ length: 16 }, () => create({ source }, [{ name: 'Sara', email: TEAM[1], fields: { client: 'Acme' } }], key)),
     );
     const pages = (await Promise.all(requests.map((sr) => pagesPastCode(sr, key)))).map(([page]) => page!);
     const answers = await Promise.all(pages.map((page) => page.call('POST', '/sign', { signature: pngDataUrl(), consent: true })));

@@ -15,7 +15,7 @@ import { openStore, type Db, type Store } from '../store/db.js';
 export const clock = systemClock;
 
 /** How long a command's write waits for the server's (or another command's) write lock on SQLite. */
-export const CLI_BUSY_TIMEOUT_MS = 30_000;
+const CLI_BUSY_TIMEOUT_MS = 30_000;
 
 // ---------------------------------------------------------------------------------------------
 // Plumbing: store, output, errors
