@@ -67,24 +67,37 @@ function phaseFigures(phases: readonly PhaseTime[], creates: number, cpuPerCreat
   }));
 }
 
+/**
+ * Which benchmark the profile is of: its JSON line's `bench` (and `path`), and the word for one
+ * operation in the tables ("create"; hot-paths: "read", "page", "sign"). The phase rules are the
+ * create's: a read or a sign goes through the same middleware, key lookup, SQL and response write.
+ */
+export interface ProfileOf {
+  bench: string;
+  path?: string;
+  unit: string;
+}
+
 /** Read the profile of one measured run, print its tables (stderr) and its JSON line (stdout). */
-export function reportProfile(file: string, run: ProfiledRun): void {
+export function reportProfile(file: string, run: ProfiledRun, of: ProfileOf = { bench: 'create-requests', unit: 'create' }): void {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const summary = summarise(profile);
   const { phases, split } = byPhase(profile, CREATE_PHASES, { order: CREATE_PHASE_ORDER, splitPhase: SQL });
   const creates = Math.max(1, run.requests);
-  note(`CPU profile of ${run.server}, round ${run.round}, ${run.connections} connections, ${run.requests} creates: ${file}`);
+  note(`CPU profile of ${run.server}, round ${run.round}, ${run.connections} connections, ${run.requests} ${of.unit}s: ${file}`);
   console.error(formatTopFunctions(summary, TOP));
   console.error(
-    `\nwhere a create's time goes (busy ${r3(summary.busyMs / creates)} ms per create in the profile; /proc CPU ${run.server_cpu_ms_per_req} ms):`,
+    `\nwhere a ${of.unit}'s time goes (busy ${r3(summary.busyMs / creates)} ms per ${of.unit} in the profile; /proc CPU ${run.server_cpu_ms_per_req} ms):`,
   );
-  console.error(formatPhases(phases, creates, 'phase', run.server_cpu_ms_per_req));
+  console.error(formatPhases(phases, creates, 'phase', run.server_cpu_ms_per_req, of.unit));
   console.error(`\n${SQL} by the code that ran them:`);
-  console.error(formatPhases(split, creates, 'ran by'));
+  console.error(formatPhases(split, creates, 'ran by', null, of.unit));
   const { requests: _requests, server_cpu_ms_per_req, ...context } = run;
   console.log(
     JSON.stringify({
-      bench: 'create-requests',
+      bench: of.bench,
+      ...(of.path ? { path: of.path } : {}),
+      // The fields keep the create's names (creates, …_per_create) so every profile line reads alike; with a path they count its operations.
       profile: {
         ...context,
         creates: run.requests,

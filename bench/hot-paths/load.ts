@@ -87,6 +87,8 @@ export interface Measured {
   drained_postgres_cpu_ms_per_req?: number | null;
   drain_s?: number | null;
   jobs_due_at_end?: number;
+  /** The server's CPU profiler was on during the run (--profile): judge the targets on a run without it. */
+  profiled?: boolean;
   loadavg_1m: number;
 }
 

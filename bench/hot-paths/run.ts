@@ -20,11 +20,16 @@
  * 200), BENCH_REQUESTS (default 1000), BENCH_EVENTS_LIMIT (default 20), BENCH_CONNECTIONS (default
  * 16), BENCH_ROUNDS (default 3), BENCH_SYNCHRONOUS (full or normal, both servers), BENCH_DRAIN_TIMEOUT
  * (seconds to wait for Tawqi's sealing after a sign run, default 300), BENCH_PG_POOL_SIZE.
+ *
+ * --profile (or BENCH_PROFILE=1): a CPU profile of the Tawqi server over each path's measured run in
+ * the first round, printed as create-requests prints its own (top functions, phases; one JSON line
+ * per path); BENCH_PROFILE_DIR, BENCH_PROFILE_INTERVAL_US as there.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startChild, stopAllChildren, stopChild, type Started } from '../create-requests/children.js';
+import { PROFILE, profiled, reportProfile } from '../create-requests/profiling.js';
 import { cpuMs } from '../support/cpu.js';
 import { BENCH_PG_POOL_SIZE, BENCH_PG_SETTINGS, BENCH_SYNCHRONOUS, postgresEnv, startBenchPostgres } from '../support/postgres.js';
 import { completed, diagnosticLine, difference, perRequest } from '../support/runs.js';
@@ -53,6 +58,9 @@ const ENGINE = postgres
 
 const note = (text: string): void => console.error(`[hot-paths] ${text}`);
 const out = (line: unknown): void => console.log(JSON.stringify(line));
+
+/** The word for one operation of a path in the profile's tables. */
+const UNIT: Record<PathName, string> = { read: 'read', events: 'page', sign: 'sign' };
 
 /** One server run: the process and the target the driver prepared on it. */
 interface Server {
@@ -89,8 +97,20 @@ async function measure(s: Server, round: number, warm: Workload, w: Workload): P
   await quiet(s);
   note(`${s.name} ${w.path}: ${CONNECTIONS} connections, ${'duration' in w.run ? `${w.run.duration} s` : `${w.run.amount} requests`}`);
   const before = snapshot(s);
-  const result = await load(s.target.url, w, CONNECTIONS);
+  const run = () => load(s.target.url, w, CONNECTIONS);
+  const profiling = PROFILE && s.target.tawqi && round === 1;
+  const name = `tawqi-${w.path}-${postgres ? 'postgres' : BENCH_SYNCHRONOUS}-c${CONNECTIONS}`;
+  const { result, file } = profiling ? await profiled(s.started.child, name, run) : { result: await run(), file: null };
   const m = measured({ path: w.path, server: s.name, round, connections: CONNECTIONS, ...ENGINE }, result, cpuSince(s, before));
+  if (file) {
+    m.profiled = true;
+    const context = { ...ENGINE, server: s.name, round, connections: CONNECTIONS };
+    reportProfile(
+      file,
+      { ...context, requests: m.requests, server_cpu_ms_per_req: m.server_cpu_ms_per_req },
+      { bench: 'hot-paths', path: w.path, unit: UNIT[w.path] },
+    );
+  }
   return { m, before, sent: completed(result) };
 }
 
@@ -153,10 +173,12 @@ async function startServer(name: ServerName, databaseUrl: string | null, dataDir
     return { name, started, target: bareTarget(started.url) };
   }
   // create-requests' Tawqi server: the real server, rate limits and test-mode day limits out of the way, one account.
+  // With --profile the server gets a channel for the profiler's messages (bench/support/profiler.ts).
   const started = await startChild(
     './tawqi-server.ts',
     { ...common, BENCH_DATA_DIR: dataDir, BENCH_ACCOUNTS: '1' },
     /^\{"listening":(\d+),/,
+    PROFILE,
   );
   const account = (started.ready.accounts as { test_key: string }[])[0]!;
   return { name, started, target: await tawqiTarget(started.url, account.test_key) };

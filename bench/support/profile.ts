@@ -309,12 +309,18 @@ export function formatTopFunctions(summary: ProfileSummary, top = 20): string {
  * total; with `cpuPerCount` (the run's measured CPU per unit) also that CPU shared out by the phases'
  * shares (`≈ CPU`).
  */
-export function formatPhases(phases: readonly PhaseTime[], count: number, title = 'phase', cpuPerCount: number | null = null): string {
+export function formatPhases(
+  phases: readonly PhaseTime[],
+  count: number,
+  title = 'phase',
+  cpuPerCount: number | null = null,
+  unit = 'create',
+): string {
   const total = phases.reduce((a, p) => a + p.ms, 0);
   const per = (ms: number): string => (ms / Math.max(1, count)).toFixed(3).padStart(9);
   const cpu = (ms: number): string => (cpuPerCount === null ? '' : `  ${((cpuPerCount * ms) / (total || 1)).toFixed(3).padStart(9)}`);
   const width = Math.max(...phases.map((p) => p.phase.length), title.length, 5);
   const rows = phases.map((p) => `${p.phase.padEnd(width)}  ${per(p.ms)}  ${pct(p.ms, total)}${cpu(p.ms)}`);
-  const head = `${title.padEnd(width)}  ms/create   share${cpuPerCount === null ? '' : '  ≈ CPU ms/create'}`;
+  const head = `${title.padEnd(width)}  ms/${unit}   share${cpuPerCount === null ? '' : `  ≈ CPU ms/${unit}`}`;
   return [head, ...rows, `${'total'.padEnd(width)}  ${per(total)}  100.0%${cpu(total)}`].join('\n');
 }

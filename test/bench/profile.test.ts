@@ -170,6 +170,8 @@ test('phases: the first matching frame from the leaf up; fallback rules only whe
     ],
   );
   assert.match(formatPhases(phases, 4), /^db\s+2\.500\s+55\.6%$/m);
+  assert.match(formatPhases(phases, 4), /^phase\s+ms\/create\s+share$/m, 'a create by default');
+  assert.match(formatPhases(phases, 4, 'phase', 1, 'read'), /^phase\s+ms\/read\s+share\s+≈ CPU ms\/read$/m, "hot-paths' reads");
 });
 
 test('the create phase table: where each sample of the synthetic create goes', () => {
