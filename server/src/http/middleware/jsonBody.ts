@@ -28,7 +28,9 @@ function isJsonType(header: string | undefined): boolean {
 export function jsonBody(limit: number | string) {
   const parse = express.json({ limit, type: () => true });
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (hasBody(req) && !isJsonType(req.headers['content-type'])) return next(new ApiError('unsupported_media_type', 'Content-Type'));
+    // A request without body bytes (every GET) skips the parser, which would only find that out again.
+    if (!hasBody(req)) return next();
+    if (!isJsonType(req.headers['content-type'])) return next(new ApiError('unsupported_media_type', 'Content-Type'));
     parse(req, res, next);
   };
 }
