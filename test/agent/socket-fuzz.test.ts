@@ -463,6 +463,33 @@ describe('agent socket fuzzing', () => {
     await assertAlive();
   });
 
+  test('a message over the limit is closed cleanly: the 1009 close frame and the end of the stream, not a reset', async () => {
+    const raw = await RawClient.open(port);
+    const errors: string[] = [];
+    raw.socket.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
+    try {
+      raw.write(upgradeRequest(port, { Origin: server.origin }));
+      assert.equal(await raw.status(), 101);
+      raw.write(clientFrame(1, Buffer.alloc(AGENT_MAX_MESSAGE_BYTES + 1024, 0x20)));
+      const frame = await waitFor(
+        () => serverFrames(raw.received).find((f) => f.opcode === 8),
+        raw.wakers,
+        () => 'no close frame for the message over the limit',
+        20_000,
+      );
+      assert.equal(frame.payload.readUInt16BE(0), 1009);
+      // The page still writes (a ping), then ends its side. An agent that dropped the socket at the
+      // error answers that with a reset, which can also throw away its close frame unread.
+      raw.socket.write(clientFrame(9, Buffer.from('still here')));
+      raw.socket.end();
+      await raw.closed;
+      assert.deepEqual(errors, [], 'closed with the end of the stream, not reset');
+    } finally {
+      raw.destroy();
+    }
+    await assertAlive();
+  });
+
   test('slowloris: upgrade headers trickled byte by byte are cut at the handshake deadline', async () => {
     const raw = await RawClient.open(port);
     const request = upgradeRequest(port, { Origin: server.origin, 'X-Padding': 'p'.repeat(200) });

@@ -233,7 +233,14 @@ export class AgentServer {
       this.connections.delete(c);
       for (const controller of c.signs.values()) controller.abort();
     });
-    ws.on('error', () => ws.terminate());
+    // A protocol error (a message over the size limit, a bad frame): ws has already sent its close
+    // frame (1009, 1002…) and ends the socket once it is out, reading and dropping what the page
+    // still sends, with its close timer as the bound. Destroying the socket now would answer the
+    // page's next bytes with a reset, which can throw the close frame away unread. Any other error
+    // (the socket itself failed) drops the connection at once.
+    ws.on('error', () => {
+      if (ws.readyState !== ws.CLOSING) ws.terminate();
+    });
   }
 
   private async onMessage(c: Connection, text: string): Promise<void> {
