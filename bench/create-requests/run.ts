@@ -11,8 +11,8 @@
  *
  * Environment: BENCH_DATABASE (sqlite, the default, or postgres), BENCH_DURATION (seconds per
  * measured run, default 10), BENCH_WARMUP (seconds, default 2) and BENCH_WARMUP_REQUESTS (the
- * warm-up goes on until this many responses, default 3000, at most 60 s), BENCH_CONNECTIONS (comma list, default
- * 16,64), BENCH_KEY (test, the default as the issue asks; or live, which adds the charge of every
+ * warm-up goes on until this many responses, default 3000, at most 60 s), BENCH_CONNECTIONS
+ * (comma list, default 16,64), BENCH_KEY (test, the default as the issue asks; or live, which adds the charge of every
  * create), BENCH_SYNCHRONOUS (full, the default, as Tawqi ships: every commit synced to disk; or
  * normal) — every server of a run has the same durability (SQLite's synchronous; on PostgreSQL the
  * cluster's synchronous_commit on/off), BENCH_ROUNDS (rounds of baseline-then-Tawqi, default 3; the
