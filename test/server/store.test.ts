@@ -271,12 +271,50 @@ describe('sqlite only: prepared statements and direct execution', () => {
     assert.equal(cache.prepare('SELECT 2'), b);
     assert.notEqual(cache.prepare('SELECT 1'), a, 'prepared again after it was dropped');
     assert.equal(cache.size, 3);
-    const iterating = cache.prepare('SELECT 5 UNION ALL SELECT 6') as SQLite.Statement;
-    const it = iterating.iterate();
+    const iterating = cache.prepare('SELECT 5 UNION ALL SELECT 6');
+    const it = iterating.iterate([]);
     it.next();
     const other = cache.prepare('SELECT 5 UNION ALL SELECT 6');
     assert.notEqual(other, iterating, 'a busy statement is not handed out');
     it.return?.();
+    cache.close();
+  });
+
+  test("a cached reader's rows are the objects better-sqlite3 gives: columns in order, a repeated name's last value, a schema changed by another connection", () => {
+    const file = path.join(dir, 'rows.sqlite');
+    const raw = new SQLite(file);
+    raw.pragma('journal_mode = WAL');
+    raw.exec("CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER, data BLOB); INSERT INTO t VALUES ('a', 1, x'01'), ('b', NULL, NULL)");
+    const cache = new CachedStatements(raw);
+    const sql = 'SELECT *, n AS id FROM t ORDER BY rowid';
+    const rows = cache.prepare(sql).all([]);
+    assert.deepStrictEqual(rows, raw.prepare(sql).all());
+    assert.deepStrictEqual(
+      rows.map((row) => Object.entries(row as object)),
+      [
+        [
+          ['id', 1],
+          ['n', 1],
+          ['data', Buffer.from([1])],
+        ],
+        [
+          ['id', null],
+          ['n', null],
+          ['data', null],
+        ],
+      ],
+    );
+    assert.deepStrictEqual([...cache.prepare('SELECT id FROM t WHERE n IS NOT NULL').iterate([])], [{ id: 'a' }]);
+    assert.deepStrictEqual(cache.prepare('UPDATE t SET n = 2').run([]).changes, 2);
+    const everything = cache.prepare('SELECT * FROM t ORDER BY rowid');
+    assert.deepStrictEqual(everything.all([])[0], { id: 'a', n: 2, data: Buffer.from([1]) });
+
+    // Another process migrates: SQLite prepares the cached SELECT * again, one column wider.
+    const other = new SQLite(file);
+    other.exec("ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'x'");
+    other.close();
+    assert.equal(cache.prepare('SELECT * FROM t ORDER BY rowid'), everything, 'the same cached statement');
+    assert.deepStrictEqual(everything.all([])[0], { id: 'a', n: 2, data: Buffer.from([1]), note: 'x' });
     cache.close();
   });
 
