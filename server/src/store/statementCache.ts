@@ -52,7 +52,9 @@ export class CachedStatements implements SqliteDatabase {
  * The rows are the objects better-sqlite3 would give: a property per column in the statement's
  * order, a repeated name holding its last column's value. SQLite prepares a statement again by
  * itself when another connection changes the schema, and a `SELECT *` may then have more or fewer
- * columns: a row of another width reloads the names first.
+ * columns: a row of another width reloads the names first. A change that keeps the width (a
+ * renamed column) is not seen: code older than its schema already fails there, in the explicit
+ * column lists of its INSERTs and UPDATEs.
  */
 export class CachedStatement implements SqliteStatement {
   #names: string[] = [];
