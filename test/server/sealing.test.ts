@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { applySignerMove } from '../../server/src/services/signerActions.js';
 import { updateAccount } from '../../server/src/store/accounts.js';
+import { getSigner, listSigners, signatureImagesOf, signersOf, signersOfMany } from '../../server/src/store/signatureRequests.js';
 import { assertError, assertErrorBothLanguages } from '../support/envelope.js';
 import { pdfToText, qpdfCheck } from '../support/pdfTools.js';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -28,6 +29,7 @@ describe('completion and sealing', () => {
   let keys: TestServer['keys'];
   let work: string;
   let nssDir: string;
+  let accountId: string;
   before(async () => {
     s = await startTestServer();
     // NSS checks OCSP freshness against the real time: run the injected clock at the real time.
@@ -35,6 +37,7 @@ describe('completion and sealing', () => {
     const acct = await s.account({ ownerEmail: OWNER, plan: 'enterprise', balanceSends: 1000, walletMinor: 1_000_000 });
     await updateAccount(s.ctx.store.db, acct.id, { team_emails: [OWNER, 'second@example.com'] });
     keys = acct.keys;
+    accountId = acct.id;
     work = mkdtempSync(path.join(tmpdir(), 'tawqi-seal-'));
     writeFileSync(path.join(work, 'ca.pem'), s.ctx.pki.ca.pem);
     nssDir = path.join(work, 'nss');
@@ -205,6 +208,26 @@ describe('completion and sealing', () => {
     assert.match(await pdfsig(path.join(work, 't.pdf')), /Signature is Valid\./);
   });
 
+  test("a signer's record, as the API, lists and moves read it, leaves the drawn signature on disk; the seal's read has it", async () => {
+    const id = await complete();
+    const db = s.ctx.store.db;
+    const signers = await signersOf(db, id);
+    const records = [
+      ...signers,
+      ...(await signersOfMany(db, [id])).get(id)!,
+      (await getSigner(db, signers[0]!.id))!,
+      ...(await listSigners(db, { accountId, livemode: true, signatureRequestId: id, limit: 10 })),
+    ];
+    assert.equal(records.length, 3 * signers.length + 1);
+    for (const r of records) {
+      assert.equal(r.status, 'signed');
+      assert.ok(!('signature_image' in r), 'a signer record carries no signature image');
+    }
+    const images = await signatureImagesOf(db, id);
+    assert.deepEqual([...images.keys()].sort(), signers.map((r) => r.id).sort());
+    for (const image of images.values()) assert.equal(image, pngDataUrl());
+  });
+
   test('evidence record (live): Ed25519 over record_raw verifies with openssl; the RFC 3161 token verifies over its SHA-256; events after sealing', async () => {
     const id = await complete();
     assertError(await s.call('GET', `/signature_requests/${id}/evidence`, { key: keys.secret_live }), 'not_found');
@@ -222,6 +245,11 @@ describe('completion and sealing', () => {
     assert.ok(record.events.length > 0);
     // Canonical: keys sorted, no white space.
     assert.equal(ev.body.record_raw, JSON.stringify(sortKeys(record)));
+    // The drawn signatures reach the seal (read apart from the signers' records: signatureImagesOf).
+    const drawn = createHash('sha256')
+      .update(Buffer.from(pngDataUrl().split(',')[1]!, 'base64'))
+      .digest('hex');
+    for (const signer of record.signers) assert.equal(signer.signature_image_sha256, drawn);
     writeFileSync(path.join(work, 'record.json'), ev.body.record_raw);
     writeFileSync(path.join(work, 'record.sig'), Buffer.from(ev.body.signature.value, 'base64'));
     writeFileSync(path.join(work, 'evidence.pub'), ev.body.public_key);

@@ -412,7 +412,6 @@ function signerRow(input: CreateInput, requestId: string, i: number, resolved: R
     otp_attempts: 0,
     otp_sent_at: null,
     access_attempts: 0,
-    signature_image: null,
   };
 }
 

@@ -120,9 +120,15 @@ export interface SignerRecord {
   otp_attempts: number;
   otp_sent_at: number | null;
   access_attempts: number;
-  /** The drawn signature as a PNG data URL, kept for the final document. */
-  signature_image: string | null;
 }
+
+/**
+ * The changes one UPDATE of a signer writes: its record's fields and, with the sign move, the drawn
+ * signature (a PNG data URL, tens of KB, kept for the final document). The signature is not part of
+ * SignerRecord: only the seal reads it (store/signatureRequests.ts signatureImagesOf), so every
+ * other read of a signer leaves it on disk.
+ */
+export type SignerChanges = Partial<SignerRecord> & { signature_image?: string | null };
 
 export interface TemplateRecord {
   id: string;

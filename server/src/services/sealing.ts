@@ -23,7 +23,13 @@ import { listEvents } from '../store/events.js';
 import type { JobRecord } from '../store/jobs.js';
 import { getQesDocument } from '../store/qes.js';
 import { getSealedDocument, insertEvidence, updateSealedDocument, type SealedDocument } from '../store/sealing.js';
-import { getRequestById, signersOf, type SignatureRequestRecord, type SignerRecord } from '../store/signatureRequests.js';
+import {
+  getRequestById,
+  signatureImagesOf,
+  signersOf,
+  type SignatureRequestRecord,
+  type SignerRecord,
+} from '../store/signatureRequests.js';
 import { pendingDocument } from './completion.js';
 import { emitRequestEvent } from './signatureRequests.js';
 import { verificationFor } from './verification.js';
@@ -42,10 +48,15 @@ const TRAIL_TYPES = new Set([
   'signature_request.completed',
 ]);
 
+/** A drawn signature's PNG bytes from its data URL (data:image/png;base64,…). */
+const pngOf = (dataUrl: string | undefined): Buffer | null =>
+  dataUrl ? Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64') : null;
+
 /** Everything the final PDF, the certificate and the evidence record show, read from the store. */
 export async function finalDocumentInput(ctx: ServiceContext, db: Db, sealed: SealedDocument): Promise<FinalDocumentInput> {
   const request = (await getRequestById(db, sealed.signature_request_id))!;
   const signers = await signersOf(db, request.id);
+  const images = await signatureImagesOf(db, request.id);
   const account = (await getAccount(db, request.account_id))!;
   const events = await listEvents(db, {
     accountId: request.account_id,
@@ -88,7 +99,7 @@ export async function finalDocumentInput(ctx: ServiceContext, db: Db, sealed: Se
       phone_masked: s.phone ? maskPhone(s.phone) : null,
       order: s.position,
       method: s.method,
-      signature_png: s.signature_image ? Buffer.from(s.signature_image.slice(s.signature_image.indexOf(',') + 1), 'base64') : null,
+      signature_png: pngOf(images.get(s.id)),
       signed_at: s.signed_at ?? sealed.created_at,
       ip: s.ip,
       user_agent: s.user_agent,

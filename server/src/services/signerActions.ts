@@ -15,6 +15,7 @@ import {
   signersOf,
   updateSigner,
   type IdentityState,
+  type SignerChanges,
   type SignerRecord,
 } from '../store/signatureRequests.js';
 import type { ServiceContext } from '../context.js';
@@ -84,7 +85,7 @@ export async function applySignerMove(
   if (refusal) throw refuse(refusal);
 
   const move = SIGNER_MOVES[trigger];
-  const changes: Partial<SignerRecord> = { ip: origin.ip, user_agent: origin.user_agent };
+  const changes: SignerChanges = { ip: origin.ip, user_agent: origin.user_agent };
   if (move.to) changes.status = move.to;
   if (move.identity) changes.identity = { ...signer.identity, ...details.identity, status: move.identity.to };
   if (trigger === 'view') changes.viewed_at = now;
