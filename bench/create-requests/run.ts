@@ -22,6 +22,10 @@
  * --profile (or BENCH_PROFILE=1): a CPU profile of the Tawqi server over the first round's measured
  * run at 16 connections, printed as its top functions and a phase table (profiling.ts);
  * BENCH_PROFILE_DIR (where the .cpuprofile files go), BENCH_PROFILE_INTERVAL_US (default 1000).
+ *
+ * BENCH_REPLAY=1 (SQLite): each round also runs replay-server.ts, Express + better-sqlite3 running
+ * exactly the SQL of one Tawqi create on Tawqi's schema, between the baseline and Tawqi; one more
+ * summary line splits the gap into the data written and Tawqi's code on top.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -64,7 +68,13 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const ACCOUNTS = Math.max(1, Number(process.env.BENCH_ACCOUNTS ?? 1));
 
 const postgres = BENCH_DATABASE === 'postgres' ? await startBenchPostgres() : null;
-const SERVERS: ServerName[] = postgres ? ['baseline', 'tawqi', 'tawqi-2'] : ['baseline', 'tawqi'];
+/** SQLite, BENCH_REPLAY=1: a third server per round, a Tawqi create's own SQL behind a bare route (replay-server.ts). */
+const REPLAY = !postgres && process.env.BENCH_REPLAY === '1';
+const SERVERS: ServerName[] = postgres
+  ? ['baseline', 'tawqi', 'tawqi-2']
+  : REPLAY
+    ? ['baseline', 'replay', 'tawqi']
+    : ['baseline', 'tawqi'];
 /** What every line of the run says about the engine and its durability. */
 const DURABILITY = postgres ? { database: 'postgres' as const, synchronous_commit: SYNCHRONOUS_COMMIT } : { synchronous: SYNCHRONOUS };
 
@@ -165,8 +175,8 @@ function measured(
 
 /** Start the server's process(es): the baseline; Tawqi; or two Tawqi processes on one database and DATA_DIR. */
 async function startServers(server: ServerName, env: Record<string, string>, dataDir: string, into: Started[]): Promise<void> {
-  if (server === 'baseline') {
-    const file = postgres ? './baseline-pg-server.ts' : './baseline-server.ts';
+  if (server === 'baseline' || server === 'replay') {
+    const file = server === 'replay' ? './replay-server.ts' : postgres ? './baseline-pg-server.ts' : './baseline-server.ts';
     into.push(await startChild(file, { ...env, PORT: '0', BENCH_SYNCHRONOUS: SYNCHRONOUS }, /^listening (\d+)$/));
     return;
   }
@@ -179,9 +189,9 @@ async function startServers(server: ServerName, env: Record<string, string>, dat
 
 /** The accounts' keys and templates (Tawqi), then one create by hand on every process: each must answer 201. */
 async function prepareTargets(server: ServerName, servers: Started[], round: number): Promise<Target[]> {
-  // The baseline ignores the template; it gets an id of the same length as a Tawqi template id.
+  // The baseline and the replay ignore the template; they get an id of the same length as a Tawqi template id.
   let targets: Target[] = [{ key: null, body: createBody('tpl_' + 'x'.repeat(24)) }];
-  if (server !== 'baseline') {
+  if (server === 'tawqi' || server === 'tawqi-2') {
     const accounts = servers[0]!.ready.accounts as { key: string; test_key: string }[];
     targets = [];
     for (const account of accounts) {

@@ -5,8 +5,12 @@
  * would). Targets are judged at 16 connections only.
  */
 
-/** baseline: bare Express + the engine's driver; tawqi: one Tawqi process; tawqi-2: two Tawqi processes on one database. */
-export type ServerName = 'baseline' | 'tawqi' | 'tawqi-2';
+/**
+ * baseline: bare Express + the engine's driver; tawqi: one Tawqi process; tawqi-2: two Tawqi
+ * processes on one database; replay: Express + better-sqlite3 running a Tawqi create's own SQL
+ * (replay-server.ts, BENCH_REPLAY=1, SQLite).
+ */
+export type ServerName = 'baseline' | 'tawqi' | 'tawqi-2' | 'replay';
 
 export interface Measured {
   bench: 'create-requests';
@@ -156,8 +160,43 @@ export function summariseSqlite(results: Measured[], connectionCounts: readonly 
       ...(connections === TARGET_CONNECTIONS ? sqliteTargets(allClean, cpu.median, throughput.median, p99.median) : notJudged),
     });
     if (!allClean) console.error(`[create-requests] ${connections} connections: errors or non-201 responses, so this is not a result`);
+    if (results.some((r) => r.server === 'replay')) valid = summariseReplay(results, connections, synchronous) && valid;
   }
   return valid;
+}
+
+/**
+ * BENCH_REPLAY=1: the gap between the bare server and Tawqi, split at the replay server (a Tawqi
+ * create's SQL alone): what the data written costs (replay / baseline) and what Tawqi's code costs
+ * on top (tawqi / replay), and the replay's own CPU against the target's budget for Tawqi (1.5× the
+ * baseline's). Returns whether its rounds were clean.
+ */
+function summariseReplay(results: Measured[], connections: number, synchronous: 'full' | 'normal'): boolean {
+  const rounds = roundsOf(results, ['baseline', 'replay', 'tawqi'], connections);
+  if (rounds.length === 0) return true;
+  const allClean = rounds.every((r) => [...r.values()].every(clean));
+  const dataModel = ratio(rounds, 'replay', 'baseline', 'server_cpu_ms_per_req');
+  const code = ratio(rounds, 'tawqi', 'replay', 'server_cpu_ms_per_req');
+  out({
+    bench: 'create-requests',
+    summary: 'replay',
+    synchronous,
+    connections,
+    rounds: rounds.length,
+    replay_cpu_ms_per_req: medianOf(rounds, 'replay', 'server_cpu_ms_per_req'),
+    baseline_cpu_ms_per_req: medianOf(rounds, 'baseline', 'server_cpu_ms_per_req'),
+    tawqi_cpu_ms_per_req: medianOf(rounds, 'tawqi', 'server_cpu_ms_per_req'),
+    // The data written: a Tawqi create's SQL behind a bare Express route, against the bare inserts.
+    ratio_cpu_replay_to_baseline: dataModel.median,
+    ratio_cpu_replay_to_baseline_by_round: dataModel.byRound,
+    // Tawqi's code on top of its own SQL.
+    ratio_cpu_tawqi_to_replay: code.median,
+    ratio_cpu_tawqi_to_replay_by_round: code.byRound,
+    replay_req_per_s: medianOf(rounds, 'replay', 'req_per_s'),
+    replay_p99_ms: medianOf(rounds, 'replay', 'p99_ms'),
+    valid: allClean,
+  });
+  return allClean;
 }
 
 /** Per server: req/s, p99 and CPU per create of the server process(es) and of PostgreSQL (medians). */

@@ -8,8 +8,11 @@
 import type { Store } from '../../server/src/store/db.js';
 import { sqliteConnection } from '../../server/src/store/db.js';
 
-/** Called with each statement's text and the connection (pg client or SQLite database) it ran on. */
-export type StatementSink = (sql: string, connection: object) => void;
+/**
+ * Called with each statement's text, the connection (pg client or SQLite database) it ran on and,
+ * on SQLite, the values bound to it (the array better-sqlite3 was given; empty when none).
+ */
+export type StatementSink = (sql: string, connection: object, values?: readonly unknown[]) => void;
 
 /**
  * Wrap the query methods once for this process; `sink` sees every later statement of the store.
@@ -17,31 +20,36 @@ export type StatementSink = (sql: string, connection: object) => void;
  * pool); clients in `ignore` (a benchmark's own monitoring connections) are passed over. On SQLite
  * every Statement of the store's connection shares one prototype, whose run/all/get/iterate are
  * wrapped; statements of other connections (the checkpointer's, a reader's) are passed over.
+ * Returns a function that puts the original methods back.
  */
-export async function watchStatements(store: Store, sink: StatementSink, ignore: WeakSet<object> = new WeakSet()): Promise<void> {
+export async function watchStatements(store: Store, sink: StatementSink, ignore: WeakSet<object> = new WeakSet()): Promise<() => void> {
   if (store.dialect === 'postgres') {
     const { default: pg } = await import('pg');
     const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
     const original = proto.query;
     proto.query = function (this: object, ...args: unknown[]) {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | null)?.text;
-      if (text && !ignore.has(this)) sink(text, this);
+      if (text && !ignore.has(this)) sink(text, this, []);
       return original.apply(this, args);
     };
-    return;
+    return () => void (proto.query = original);
   }
   const raw = sqliteConnection(store);
   const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as Record<
     'run' | 'all' | 'get' | 'iterate',
     (...args: unknown[]) => unknown
   >;
-  for (const method of ['run', 'all', 'get', 'iterate'] as const) {
+  const originals = (['run', 'all', 'get', 'iterate'] as const).map((method) => {
     const original = proto[method];
     proto[method] = function (this: { source: string; database: object }, ...args: unknown[]) {
-      if (this.database === raw) sink(this.source, raw);
+      if (this.database === raw) sink(this.source, raw, Array.isArray(args[0]) ? (args[0] as unknown[]) : args);
       return original.apply(this, args);
     };
-  }
+    return [method, original] as const;
+  });
+  return () => {
+    for (const [method, original] of originals) proto[method] = original;
+  };
 }
 
 /** Running totals of statements and transactions, as a client sees them. */
