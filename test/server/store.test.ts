@@ -153,6 +153,99 @@ describe('sqlite only: store.tx: group commit', () => {
     assert.deepEqual([committedCount(file, 'lost'), committedCount(file, 'kept')], [0, 1]);
   });
 
+  /** The BEGINs and SAVEPOINTs run on the store's connection while `work` runs. */
+  async function controlStatements(work: () => Promise<unknown>): Promise<{ begins: number; savepoints: number }> {
+    const counts = { begins: 0, savepoints: 0 };
+    const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
+    const run = proto.run;
+    proto.run = function (this: { source: string }, ...args: unknown[]) {
+      if (this.source.startsWith('BEGIN')) counts.begins++;
+      if (this.source.startsWith('SAVEPOINT')) counts.savepoints++;
+      return run.apply(this, args);
+    };
+    try {
+      await work();
+    } finally {
+      proto.run = run;
+    }
+    return counts;
+  }
+
+  const group = (kinds: string[], failing?: string) =>
+    Promise.allSettled(
+      kinds.map((kind) =>
+        store.tx(async (trx) => {
+          await insertJob(kind).execute(trx);
+          if (kind === failing) throw new Error(`refused ${kind}`);
+          return kind;
+        }),
+      ),
+    );
+
+  test('a group whose members all succeed runs without savepoints', async () => {
+    const counts = await controlStatements(() => group(['a', 'b', 'c', 'd']));
+    assert.deepEqual(counts, { begins: 1, savepoints: 0 });
+    const file = databasePath(dir);
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd'].map((k) => committedCount(file, k)),
+      [1, 1, 1, 1],
+    );
+  });
+
+  test('a member that fails after writing sends the group back: it runs again, each member in a savepoint; the next group starts so', async () => {
+    const runs: string[] = [];
+    let results: PromiseSettledResult<string>[] = [];
+    const first = await controlStatements(async () => {
+      results = await Promise.allSettled(
+        ['x', 'y', 'z'].map((kind) =>
+          store.tx(async (trx) => {
+            runs.push(kind);
+            await insertJob(kind).execute(trx);
+            if (kind === 'y') throw new Error('refused y');
+            return kind;
+          }),
+        ),
+      );
+    });
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+      ['x', 'refused y', 'z'],
+    );
+    assert.deepEqual(runs, ['x', 'y', 'x', 'y', 'z'], 'the group stopped at y, then ran again from the start');
+    assert.deepEqual(first, { begins: 2, savepoints: 3 });
+    const file = databasePath(dir);
+    assert.deepEqual(
+      ['x', 'y', 'z'].map((k) => committedCount(file, k)),
+      [1, 0, 1],
+    );
+    // After a failure the next group runs with savepoints at once (one BEGIN); once one runs clean, the next has none.
+    assert.deepEqual(await controlStatements(() => group(['p', 'q'])), { begins: 1, savepoints: 2 });
+    assert.deepEqual(await controlStatements(() => group(['r', 's'])), { begins: 1, savepoints: 0 });
+    assert.equal(raw.inTransaction, false);
+  });
+
+  test('a member that fails before it changed a row fails alone: the others run once, without savepoints', async () => {
+    const runs: string[] = [];
+    const counts = await controlStatements(() =>
+      Promise.allSettled(
+        ['m', 'n', 'o'].map((kind) =>
+          store.tx(async (trx) => {
+            runs.push(kind);
+            if (kind === 'n') throw new Error('refused n');
+            await insertJob(kind).execute(trx);
+          }),
+        ),
+      ),
+    );
+    assert.deepEqual(runs, ['m', 'n', 'o']);
+    assert.deepEqual(counts, { begins: 1, savepoints: 0 });
+    const file = databasePath(dir);
+    assert.deepEqual(
+      ['m', 'n', 'o'].map((k) => committedCount(file, k)),
+      [1, 0, 1],
+    );
+  });
+
   test('a lone transaction commits or rolls back by itself', async () => {
     assert.equal(await store.tx(async (trx) => (await insertJob('solo').execute(trx), 'done')), 'done');
     await assert.rejects(

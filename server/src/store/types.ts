@@ -14,9 +14,10 @@ export interface Store {
    * Run `work` in one write transaction.
    *
    * SQLite: BEGIN IMMEDIATE (no upgrade deadlock with the CLI process). Transactions asked for in
-   * the same event-loop turn share one SQLite transaction, each in its own savepoint, and settle
-   * after the shared COMMIT (group commit, groupCommit.ts): a `work` that throws undoes its own
-   * writes only. PostgreSQL: one SERIALIZABLE transaction per call on a pooled connection
+   * the same event-loop turn share one SQLite transaction and settle after the shared COMMIT (group
+   * commit, groupCommit.ts): a `work` that throws undoes its own writes only, and may make the
+   * group's other works run again (so, as on PostgreSQL, a `work` must be safe to run again: no
+   * effect outside the transaction before it returns). PostgreSQL: one SERIALIZABLE transaction per call on a pooled connection
    * (postgres.ts), retried on a serialization failure or deadlock: the safe default for code
    * written for SQLite's one writer at a time. Hot paths that follow lockingTx's rule use that.
    * Never call store.tx from inside a `work`.
