@@ -13,14 +13,14 @@ import { holdConnection } from './compiled.js';
  * How a failing member is undone alone: the group first runs without savepoints. A savepoint makes
  * SQLite copy every page a member is first to change into its statement journal, which cost about
  * 25 µs of CPU per create (a create's SQL replayed by bench/create-requests/replay.ts in groups of
- * four: 298.6 µs without, 318.3 µs with, medians of 40 alternating pairs), for the rare member
- * that fails. A member that throws before it changed a row has nothing to undo
- * and fails alone. When one throws after changing rows, the whole transaction is rolled back and
- * the group runs again from the start, each member in its own SAVEPOINT, so the failing one is
- * rolled back to it alone: the others' work runs twice, as it would on PostgreSQL, where a serialization
- * failure runs a transaction's work again and a failing member sends its group back
- * (pgGroupCommit.ts). After such a group the next one starts with savepoints, until a group runs
- * with no failure: a burst of refusals costs one run per group, not two.
+ * four: 298.6 µs without, 318.3 µs with, medians of 40 alternating pairs), for the rare member that
+ * fails. A member that throws before it changed a row has nothing to undo and fails alone. When one
+ * throws after changing rows, the whole transaction is rolled back and the group runs again from
+ * the start, each member in its own SAVEPOINT, so the failing one is rolled back to it alone: the
+ * others' work runs twice, as it would on PostgreSQL, where a serialization failure runs a
+ * transaction's work again and a failing member sends its group back (pgGroupCommit.ts). After such
+ * a group the next one starts with savepoints, until a group runs with no failure: a burst of
+ * refusals costs one run per group, not two.
  *
  * A member that SQLite aborts the whole transaction for (disk full, I/O error) takes the group
  * with it: every member that had run rejects with that error, and the members not yet run go on
