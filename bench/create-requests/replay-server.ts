@@ -10,7 +10,7 @@
  * At start it runs the real server in this process to record a create (replay.ts captureCreate),
  * closes it and opens its database again as the store opens its own, with SQLite's own checkpoints
  * as the bare server has. The creates that arrive in one event-loop turn share one transaction, as
- * Tawqi's group commit shares one (Tawqi adds a savepoint per member). Prints `listening <port>`.
+ * Tawqi's group commit shares one. Prints `listening <port>`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';

@@ -98,7 +98,7 @@ export function madeIds(statements: readonly Captured[]): Set<string> {
       }
     }
   }
-  for (const token of read) if (!token.includes('-')) made.delete(token);
+  for (const token of read) made.delete(token);
   return made;
 }
 

@@ -168,8 +168,7 @@ export function summariseSqlite(results: Measured[], connectionCounts: readonly 
 /**
  * BENCH_REPLAY=1: the gap between the bare server and Tawqi, split at the replay server (a Tawqi
  * create's SQL alone): what the data written costs (replay / baseline) and what Tawqi's code costs
- * on top (tawqi / replay), and the replay's own CPU against the target's budget for Tawqi (1.5× the
- * baseline's). Returns whether its rounds were clean.
+ * on top (tawqi / replay). Returns whether its rounds were clean.
  */
 function summariseReplay(results: Measured[], connections: number, synchronous: 'full' | 'normal'): boolean {
   const rounds = roundsOf(results, ['baseline', 'replay', 'tawqi'], connections);

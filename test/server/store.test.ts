@@ -66,18 +66,32 @@ describe('sqlite only: store.tx: group commit', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('transactions asked for in one turn share one COMMIT; each settles only after it', async () => {
-    const file = databasePath(dir);
-    let begins = 0;
+  /** The BEGINs and SAVEPOINTs run on the store's connection while `work` runs. */
+  async function controlStatements(work: () => Promise<unknown>): Promise<{ begins: number; savepoints: number }> {
+    const counts = { begins: 0, savepoints: 0 };
     const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
     const run = proto.run;
     proto.run = function (this: { source: string }, ...args: unknown[]) {
-      if (this.source.startsWith('BEGIN')) begins++;
+      if (this.source.startsWith('BEGIN')) counts.begins++;
+      if (this.source.startsWith('SAVEPOINT')) counts.savepoints++;
       return run.apply(this, args);
     };
     try {
-      const seenAtSettle: number[] = [];
-      await Promise.all(
+      await work();
+    } finally {
+      proto.run = run;
+    }
+    return counts;
+  }
+
+  /** One store.tx per kind, asked for in one turn, each inserting a job of that kind. */
+  const group = (kinds: string[]) => Promise.allSettled(kinds.map((kind) => store.tx((trx) => insertJob(kind).execute(trx))));
+
+  test('transactions asked for in one turn share one COMMIT; each settles only after it', async () => {
+    const file = databasePath(dir);
+    const seenAtSettle: number[] = [];
+    const { begins } = await controlStatements(() =>
+      Promise.all(
         Array.from({ length: 5 }, (_, i) =>
           store
             .tx(async (trx) => {
@@ -86,12 +100,10 @@ describe('sqlite only: store.tx: group commit', () => {
             })
             .then((i) => seenAtSettle.push(committedCount(file, `group-${i}`))),
         ),
-      );
-      assert.equal(begins, 1, 'one transaction for the five');
-      assert.deepEqual(seenAtSettle, [1, 1, 1, 1, 1], 'each result settled after its row was committed');
-    } finally {
-      proto.run = run;
-    }
+      ),
+    );
+    assert.equal(begins, 1, 'one transaction for the five');
+    assert.deepEqual(seenAtSettle, [1, 1, 1, 1, 1], 'each result settled after its row was committed');
   });
 
   test('a member that throws is rolled back alone, after partial writes; the others commit', async () => {
@@ -152,35 +164,6 @@ describe('sqlite only: store.tx: group commit', () => {
     const file = databasePath(dir);
     assert.deepEqual([committedCount(file, 'lost'), committedCount(file, 'kept')], [0, 1]);
   });
-
-  /** The BEGINs and SAVEPOINTs run on the store's connection while `work` runs. */
-  async function controlStatements(work: () => Promise<unknown>): Promise<{ begins: number; savepoints: number }> {
-    const counts = { begins: 0, savepoints: 0 };
-    const proto = Object.getPrototypeOf(raw.prepare('SELECT 1')) as { run: (...a: unknown[]) => unknown };
-    const run = proto.run;
-    proto.run = function (this: { source: string }, ...args: unknown[]) {
-      if (this.source.startsWith('BEGIN')) counts.begins++;
-      if (this.source.startsWith('SAVEPOINT')) counts.savepoints++;
-      return run.apply(this, args);
-    };
-    try {
-      await work();
-    } finally {
-      proto.run = run;
-    }
-    return counts;
-  }
-
-  const group = (kinds: string[], failing?: string) =>
-    Promise.allSettled(
-      kinds.map((kind) =>
-        store.tx(async (trx) => {
-          await insertJob(kind).execute(trx);
-          if (kind === failing) throw new Error(`refused ${kind}`);
-          return kind;
-        }),
-      ),
-    );
 
   test('a group whose members all succeed runs without savepoints', async () => {
     const counts = await controlStatements(() => group(['a', 'b', 'c', 'd']));
