@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { captureCreate, CreateReplay, madeIds, openLikeTheStore, type Captured } from '../../bench/create-requests/replay.js';
+import { btreesWritten, measureGroup, pagesChangedByBtree } from '../../bench/create-requests/wal-frames.js';
 import { onPostgres } from '../support/database.js';
 
 describe('sqlite only: the create replay', { skip: onPostgres && 'the replay is SQLite’s data-model floor' }, () => {
@@ -69,6 +70,47 @@ describe('sqlite only: the create replay', { skip: onPostgres && 'the replay is 
       const last = ids.at(-1)!;
       assert.equal((db.prepare('SELECT count(*) AS n FROM signers WHERE signature_request_id = ?').get(last) as { n: number }).n, 3);
       assert.ok((db.prepare('SELECT count(*) AS n FROM events WHERE signature_request_id = ?').get(last) as { n: number }).n > 0);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('the WAL-frames diagnostic: every B-tree a create writes costs a page a transaction, fewer per create as creates share one', () => {
+    const db = openLikeTheStore(dir, 'normal');
+    try {
+      const btrees = btreesWritten(db, captured.statements);
+      const tables = Object.fromEntries(btrees.map((t) => [t.table, t.indexes]));
+      assert.deepEqual(Object.keys(tables).sort(), [
+        'counters',
+        'events',
+        'idempotency',
+        'jobs',
+        'messages',
+        'signature_requests',
+        'signers',
+      ]);
+      assert.ok(tables.events!.includes('events_list') && tables.events!.includes('events_request'));
+      assert.ok(
+        tables.idempotency!.some((i) => i.startsWith('sqlite_autoindex_idempotency')),
+        'the key’s own index',
+      );
+      const count = btrees.reduce((n, t) => n + 1 + t.indexes.length, 0);
+
+      const replay = new CreateReplay(db, captured.statements);
+      const alone = measureGroup(db, replay, 1, 20);
+      const shared = measureGroup(db, replay, 8, 40);
+      assert.equal(alone.creates, 20);
+      assert.ok(alone.frames_per_create >= count, `${alone.frames_per_create} frames per create, ${count} B-trees written`);
+      assert.ok(shared.frames_per_create < alone.frames_per_create / 2, `${shared.frames_per_create} against ${alone.frames_per_create}`);
+
+      // Split by B-tree, the pages a transaction changes are the frames its COMMIT wrote.
+      const split = pagesChangedByBtree(db, replay, 1, 5);
+      const pages = split.pages_changed.reduce((n, b) => n + b.pages_per_create, 0);
+      const rounding = 0.005 * (split.pages_changed.length + 1); // each figure is rounded to 0.01
+      assert.ok(Math.abs(pages - split.frames_per_create) <= rounding, `${pages} pages changed, ${split.frames_per_create} frames`);
+      for (const t of btrees)
+        for (const name of [t.table, ...t.indexes])
+          assert.ok((split.pages_changed.find((b) => b.btree === name)?.pages_per_create ?? 0) >= 1, `${name}: a page per create`);
     } finally {
       db.close();
     }
