@@ -13,7 +13,15 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { formatFingerprint } from '../../agent/src/core/trust.js';
 import { createSoftHsm, type SoftHsm } from '../support/softhsm.js';
-import { listeningPort, opensslVerify, PageClient, spawnAgentCli, startFakeServer, type FakeServer } from './helpers.js';
+import {
+  AGENT_CHILD_DEADLINE_MS,
+  listeningPort,
+  opensslVerify,
+  PageClient,
+  spawnAgentCli,
+  startFakeServer,
+  type FakeServer,
+} from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -57,7 +65,12 @@ async function cli(
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdin?.end(stdin);
+  const deadline = setTimeout(() => {
+    stderr += `\n[test] tawqi-agent ${args.join(' ')}: killed after ${AGENT_CHILD_DEADLINE_MS} ms`;
+    child.kill('SIGKILL');
+  }, AGENT_CHILD_DEADLINE_MS);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(deadline);
   return { code, stdout, stderr };
 }
 

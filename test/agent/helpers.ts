@@ -27,18 +27,38 @@ export function spawnAgentCli(args: string[], env: NodeJS.ProcessEnv): ChildProc
   });
 }
 
-/** The port a `tawqi-agent serve` child listens on, from its first line on stdout; rejects when it exits first. */
-export function listeningPort(child: ChildProcess): Promise<number> {
+/**
+ * How long an agent child may take to start listening, or a one-shot command to finish, before the
+ * test fails with its output (far above the seconds either takes; without it a hung child would
+ * hold the file until the runner's 20-minute limit).
+ */
+export const AGENT_CHILD_DEADLINE_MS = 120_000;
+
+/**
+ * The port a `tawqi-agent serve` child listens on, from its first line on stdout; rejects when it
+ * exits first, or kills it and rejects when it has not listened within `timeoutMs`.
+ */
+export function listeningPort(child: ChildProcess, timeoutMs = AGENT_CHILD_DEADLINE_MS): Promise<number> {
   let stdout = '';
   let stderr = '';
-  return new Promise((resolve, reject) => {
+  return new Promise<number>((resolve, reject) => {
+    const deadline = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not listen within ${timeoutMs} ms: ${stdout}${stderr}`));
+    }, timeoutMs);
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout?.on('data', (d: Buffer) => {
       stdout += d.toString();
       const m = /listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
-      if (m) resolve(Number(m[1]));
+      if (m) {
+        clearTimeout(deadline);
+        resolve(Number(m[1]));
+      }
     });
-    child.once('exit', (code, signal) => reject(new Error(`serve exited (${code ?? signal}) before listening: ${stderr}`)));
+    child.once('exit', (code, signal) => {
+      clearTimeout(deadline);
+      reject(new Error(`serve exited (${code ?? signal}) before listening: ${stderr}`));
+    });
   });
 }
 

@@ -27,6 +27,9 @@ function exampleBlocks(): { file: string; code: string }[] {
   return [...README.matchAll(/<!-- example: (\S+) -->\n```ts\n([\s\S]*?)```/g)].map((m) => ({ file: m[1]!, code: m[2]! }));
 }
 
+/** How long an example may take to print a line the test waits for (each takes a second or two). */
+const EXAMPLE_LINE_DEADLINE_MS = 120_000;
+
 /** An example as its own process; its output lines as they come. */
 function runExample(
   file: string,
@@ -45,11 +48,25 @@ function runExample(
       if (w.re.test(line)) w.resolve(line);
       else waiting.push(w);
   });
-  const next = (re: RegExp) =>
-    new Promise<string>((resolve) => {
+  // A line that never comes fails the test with what the example printed, within the deadline
+  // (not at the runner's 20-minute limit).
+  const next = (re: RegExp, timeoutMs = EXAMPLE_LINE_DEADLINE_MS) =>
+    new Promise<string>((resolve, reject) => {
       const seen = lines.find((l) => re.test(l));
-      if (seen) resolve(seen);
-      else waiting.push({ re, resolve });
+      if (seen) return resolve(seen);
+      const deadline = setTimeout(() => {
+        const at = waiting.indexOf(waiter);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(new Error(`${file}: no line matching ${re} within ${timeoutMs} ms; it printed:\n${lines.join('\n')}`));
+      }, timeoutMs);
+      const waiter = {
+        re,
+        resolve: (line: string) => {
+          clearTimeout(deadline);
+          resolve(line);
+        },
+      };
+      waiting.push(waiter);
     });
   return { proc, lines, next };
 }

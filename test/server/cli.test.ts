@@ -7,12 +7,10 @@
  * server's clock relative to that stored time, or brings it to the present with `catchUp()`.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { ManualClock } from '../../server/src/clock.js';
 import { loadConfig } from '../../server/src/config.js';
@@ -20,11 +18,10 @@ import { hashSecret } from '../../server/src/domain/keys.js';
 import { startServer, type RunningServer } from '../../server/src/server.js';
 import { databasePath } from '../../server/src/store/db.js';
 import { databaseEnv, dropDatabaseOf, onPostgres } from '../support/database.js';
+import { runCliWith, type CliRun } from '../support/cli.js';
 import { assertError } from '../support/envelope.js';
 import { call, type CallOptions, type CallResult } from '../support/server.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI = 'server/src/cli/main.ts';
 const KEY_FORMATS = {
   secret_live: /^sk_[0-9a-f]{40}$/,
   publishable_live: /^pk_[0-9a-f]{40}$/,
@@ -35,12 +32,6 @@ type Keys = Record<keyof typeof KEY_FORMATS, string>;
 const DAY = 86400;
 const ORIGIN = 'https://shop.example.com';
 const TEMPLATE = (title: string) => ({ title, body: 'Agreement text.' });
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -75,24 +66,11 @@ describe('tawqi CLI', () => {
   });
 
   /** Run the CLI from source as its own process, on the server's data directory. */
-  const cli = (...args: string[]): Promise<CliResult> => cliWith([], ...args);
+  const cli = (...args: string[]): Promise<CliRun> => cliWith([], ...args);
 
   /** The same, with these options for node (before the entry). */
-  function cliWith(nodeOptions: string[], ...args: string[]): Promise<CliResult> {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, ...database };
-    delete env.NODE_TEST_CONTEXT;
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ['--conditions=tawqi-source', '--import', 'tsx', ...nodeOptions, CLI, ...args],
-        { cwd: ROOT, env, encoding: 'utf8' },
-        (err, stdout, stderr) => {
-          const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
-  }
+  const cliWith = (nodeOptions: string[], ...args: string[]): Promise<CliRun> =>
+    runCliWith(nodeOptions, { ...process.env, DATA_DIR: dataDir, ...database }, ...args);
 
   /** Run with --json; it must succeed and print exactly one JSON object and nothing else. */
   async function cliJson(...args: string[]): Promise<Json> {
@@ -105,7 +83,7 @@ describe('tawqi CLI', () => {
   }
 
   /** Run and expect exit 1, nothing on stdout, and a message on stderr matching each pattern. */
-  async function cliFails(args: string[], ...patterns: RegExp[]): Promise<CliResult> {
+  async function cliFails(args: string[], ...patterns: RegExp[]): Promise<CliRun> {
     const r = await cli(...args);
     assert.equal(r.code, 1, `expected exit 1 from tawqi ${args.join(' ')}; stdout: ${r.stdout}`);
     assert.equal(r.stdout, '');

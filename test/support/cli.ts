@@ -10,16 +10,32 @@ export interface CliRun {
   stderr: string;
 }
 
+/**
+ * How long one CLI command may run before it is killed: far above any command here (the slowest,
+ * a backup or a copy, take seconds), so a hung one fails its test with its output instead of
+ * holding the file until the runner's 20-minute limit.
+ */
+export const CLI_DEADLINE_MS = 180_000;
+
 /** Run the `tawqi` CLI from source as its own process with exactly this environment (the test runner's own context left out). */
 export function runCli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRun> {
+  return runCliWith([], env, ...args);
+}
+
+/** The same, with these options for node before the entry (e.g. `--import` a tracer). */
+export function runCliWith(nodeOptions: readonly string[], env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRun> {
   const childEnv = { ...env };
   delete childEnv.NODE_TEST_CONTEXT;
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--conditions=tawqi-source', '--import', 'tsx', 'server/src/cli/main.ts', ...args],
-      { cwd: ROOT, env: childEnv, encoding: 'utf8' },
-      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+      ['--conditions=tawqi-source', '--import', 'tsx', ...nodeOptions, 'server/src/cli/main.ts', ...args],
+      { cwd: ROOT, env: childEnv, encoding: 'utf8', timeout: CLI_DEADLINE_MS },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        const killed = err?.killed ? `\n[test] tawqi ${args.join(' ')}: killed after ${CLI_DEADLINE_MS} ms` : '';
+        resolve({ code, stdout, stderr: stderr + killed });
+      },
     );
   });
 }
