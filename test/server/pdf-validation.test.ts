@@ -414,6 +414,63 @@ describe('PDF signature validation', () => {
     });
   });
 
+  describe('revocation data: a revoked issuing CA (openssl ca -revoke in the root), the root’s CRL genuine or forged', () => {
+    let fixture: PkiFixture;
+    before(() => {
+      fixture = createPkiFixture('ec');
+      // The root revokes the issuing CA now; the seal the issuing CA issued is itself not revoked.
+      execFileSync(
+        'openssl',
+        ['ca', '-config', 'openssl.cnf', '-name', 'CA_root', '-keyfile', 'root.key', '-cert', 'root.pem', '-revoke', 'issuing.pem'],
+        {
+          cwd: fixture.dir,
+          stdio: 'pipe',
+        },
+      );
+    });
+    after(() => fixture.close());
+
+    const signedWith = async (crls: Uint8Array[]) => {
+      const pdf = await signPades(unsigned, {
+        signer: fixture.signer,
+        timestamp: fixture.timestamp,
+        level: 'B-LT',
+        revocation: { certificates: [], crls: [fixtureCrl(fixture.dir, 'issuing'), ...crls], ocspResponses: [] },
+        signingTime: new Date(),
+      });
+      return validate(pdf, [fixture.root.der]);
+    };
+
+    test('the root’s CRL naming the issuing CA: INDETERMINATE / REVOKED_CA_NO_POE, the CA named, the signer itself not revoked', async () => {
+      const report = await signedWith([fixtureCrl(fixture.dir, 'root')]);
+      const sig = report.signatures[0]!;
+      assert.deepEqual([report.indication, report.subIndication], ['INDETERMINATE', 'REVOKED_CA_NO_POE'], JSON.stringify(sig.revocation));
+      assert.equal(sig.revocation.signerRevoked, false);
+      assert.deepEqual(sig.revocation.revokedCas, [sig.chain!.certificates[1]!.subject]);
+      assert.match(sig.revocation.revokedCas[0]!, /Tawqi Test Issuing CA/);
+      assert.match(report.message, /certificate authority on the signer's chain was revoked/);
+    });
+
+    test('without the root’s CRL, or with one in the root’s name the root did not sign, the chain stands: TOTAL-PASSED, no revoked CA', async () => {
+      // A look-alike root: the same name, another key. Its CRL lists the issuing CA too.
+      execFileSync(
+        'openssl',
+        [
+          ...['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'],
+          ...['-keyout', 'lookalike-root.key', '-out', 'lookalike-root.pem', '-subj', '/O=Tawqi Tests/CN=Tawqi Test Root CA'],
+          ...['-days', '30', '-config', 'openssl.cnf', '-extensions', 'v3_root'],
+        ],
+        { cwd: fixture.dir, stdio: 'pipe' },
+      );
+      for (const crls of [[], [fixtureCrl(fixture.dir, 'root', 'lookalike-root')]]) {
+        const report = await signedWith(crls);
+        const sig = report.signatures[0]!;
+        assert.equal(report.indication, 'TOTAL-PASSED', JSON.stringify(sig.revocation));
+        assert.deepEqual(sig.revocation.revokedCas, []);
+      }
+    });
+  });
+
   test('input bounds: a non-PDF and an oversize file are refused', async () => {
     await assert.rejects(
       validate(new TextEncoder().encode('hello')),

@@ -44,7 +44,7 @@ function checks(sig: SignatureReport, l: (key: Label) => string, dir: 'rtl' | 'l
     ),
     fact(
       l('revocation'),
-      `${l('dss')}: ${r.dssCrls} CRL, ${r.dssOcsps} OCSP · ${l('inCms')}: ${r.cmsCrls} CRL · ${l('revoked')}: ${yn(r.signerRevoked)} · ${l('ignored')}: ${r.ignoredCrls} CRL, ${r.ignoredOcsps} OCSP`,
+      `${l('dss')}: ${r.dssCrls} CRL, ${r.dssOcsps} OCSP · ${l('inCms')}: ${r.cmsCrls} CRL · ${l('revoked')}: ${yn(r.signerRevoked)} · ${l('revokedCas')}: ${r.revokedCas.length > 0 ? r.revokedCas.map(name).join(dir === 'rtl' ? '، ' : ', ') : l('none')} · ${l('ignored')}: ${r.ignoredCrls} CRL, ${r.ignoredOcsps} OCSP`,
     ),
     fact(
       l('modifications'),

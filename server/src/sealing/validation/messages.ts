@@ -32,6 +32,10 @@ export const VERDICTS: Record<Indication | SubIndication, Record<Lang, string>> 
     ar: 'شهادة الموقِّع ملغاة.',
     en: "The signer's certificate is revoked.",
   },
+  REVOKED_CA_NO_POE: {
+    ar: 'شهادة جهة إصدار في سلسلة الموقِّع ملغاة منذ وقت التوقيع أو قبله، فلا يُعتمد على ما أصدرته.',
+    en: "A certificate authority on the signer's chain was revoked at or before the signing time, so what it issued cannot be relied on.",
+  },
   MODIFIED_AFTER_SIGNING: {
     ar: 'عُدِّل المستند بعد التوقيع بما لا يُسمح به (غير بيانات التحقق والأختام الزمنية والتوقيعات اللاحقة).',
     en: 'The document was modified after signing beyond what is allowed (validation data, document timestamps, later signatures).',
@@ -85,6 +89,7 @@ export const LABELS = {
   dss: { ar: 'في DSS', en: 'in the DSS' },
   inCms: { ar: 'داخل CMS', en: 'in the CMS' },
   revoked: { ar: 'شهادة الموقِّع ملغاة', en: 'signer certificate revoked' },
+  revokedCas: { ar: 'جهات إصدار ملغاة في السلسلة', en: 'revoked CAs on the chain' },
   ignored: { ar: 'مُهمَلة (غير موقَّعة من مُصدِر الشهادة)', en: "ignored (not signed by the certificate's issuer)" },
   laterRevisions: { ar: 'مراجعات لاحقة', en: 'later revisions' },
   timestampBy: { ar: 'ختم زمني من', en: 'timestamp by' },

@@ -21,7 +21,7 @@ function signatureLines(sig: SignatureReport, index: number, l: (key: Label) => 
     `   ${l('chain')}: ${chain}`,
     `   ${l('trustAnchor')}: ${sig.chain?.trustAnchor ? readableName(sig.chain.trustAnchor) : l('none')}`,
     `   ${l('integrity')}: ${l('byteRange')} ${yesNo(i.byteRangeCoversRevision)}; ${l('digest')} ${yesNo(i.digestMatches)}; ${l('cryptoSignature')} ${yesNo(i.signatureValid)}`,
-    `   ${l('revocation')}: ${l('dss')} ${r.dssCrls} CRL, ${r.dssOcsps} OCSP; ${l('inCms')} ${r.cmsCrls} CRL; ${l('revoked')}: ${yesNo(r.signerRevoked)}; ${l('ignored')}: ${r.ignoredCrls} CRL, ${r.ignoredOcsps} OCSP`,
+    `   ${l('revocation')}: ${l('dss')} ${r.dssCrls} CRL, ${r.dssOcsps} OCSP; ${l('inCms')} ${r.cmsCrls} CRL; ${l('revoked')}: ${yesNo(r.signerRevoked)}; ${l('revokedCas')}: ${r.revokedCas.length > 0 ? r.revokedCas.map(readableName).join(', ') : l('none')}; ${l('ignored')}: ${r.ignoredCrls} CRL, ${r.ignoredOcsps} OCSP`,
     `   ${l('modifications')}: ${m.disallowed.length > 0 ? m.disallowed.join('; ') : l('none')} (${l('laterRevisions')}: ${m.laterRevisions})`,
   ];
 }

@@ -11,6 +11,7 @@ export type SubIndication =
   | 'HASH_FAILURE'
   | 'SIG_CRYPTO_FAILURE'
   | 'REVOKED'
+  | 'REVOKED_CA_NO_POE'
   | 'MODIFIED_AFTER_SIGNING'
   | 'NO_CERTIFICATE_CHAIN_FOUND'
   | 'NO_SIGNING_CERTIFICATE_FOUND'
@@ -72,9 +73,15 @@ export interface RevocationReport {
   /** An authenticated CRL or OCSP response of the /DSS says the signer's certificate was revoked at or before the signing time. */
   signerRevoked: boolean;
   /**
+   * The CA certificates on the signer's path below its trust anchor that authenticated revocation
+   * data of the /DSS (a CRL or OCSP response of their own issuer) says were revoked at or before
+   * the signing time: their subjects. A revoked CA makes every certificate it issued untrustworthy.
+   */
+  revokedCas: string[];
+  /**
    * CRLs and OCSP responses of the /DSS about the signer's certificate that its issuer does not
    * authenticate (not signed by the issuer, a cRLSign certificate it issued, or its delegated OCSP
-   * responder): not used for signerRevoked nor for the B-LT level.
+   * responder): not used for signerRevoked, revokedCas nor the B-LT level.
    */
   ignoredCrls: number;
   ignoredOcsps: number;

@@ -187,6 +187,28 @@ async function signerRevocation(checked: Checked, file: FileContext): Promise<Re
   return checkRevocation(checked.cms.signer, certificatePool(checked, file), file.dss, at);
 }
 
+/**
+ * The CA certificates on the signer's path (chain.ts, below its trust anchor) that the final
+ * /DSS's authenticated revocation data says were revoked at or before the signing time. The
+ * anchor itself is trusted by configuration, not by revocation data.
+ */
+async function revokedCasOnPath(checked: Checked, file: FileContext): Promise<string[]> {
+  const path = checked.chain?.certificates ?? [];
+  if (path.length < 2) return [];
+  const pool = certificatePool(checked, file);
+  const sha256 = (c: X509Certificate): string => c.fingerprint256.replace(/:/g, '').toLowerCase();
+  const anchors = new Set(file.anchors.map(sha256));
+  const at = (checked.signingTime ?? file.options.now).getTime();
+  const revoked: string[] = [];
+  for (const info of path.slice(1)) {
+    if (anchors.has(info.sha256)) continue;
+    const cert = pool.find((c) => sha256(c) === info.sha256);
+    if (!cert) continue;
+    if ((await checkRevocation(cert, pool, file.dss, at)).revoked) revoked.push(info.subject);
+  }
+  return revoked;
+}
+
 /** The first revision after the signature whose /DSS holds the signer's certificate and authenticated revocation data about it. */
 async function ltRevision(checked: Checked, file: FileContext): Promise<number | null> {
   const signer = checked.cms.signer;
@@ -213,7 +235,7 @@ async function levelOf(checked: Checked, all: Checked[], file: FileContext): Pro
 
 type Verdict = [Indication, SubIndication | null];
 
-function indicationOf(checked: Checked, disallowed: string[], revoked: boolean): Verdict {
+function indicationOf(checked: Checked, disallowed: string[], revoked: boolean, revokedCas: readonly string[]): Verdict {
   const { range, cms, timestamp, chain } = checked;
   if (!range.coversRevision) return ['TOTAL-FAILED', 'FORMAT_FAILURE'];
   if (!checked.digestMatches || (timestamp && !timestamp.imprintMatches)) return ['TOTAL-FAILED', 'HASH_FAILURE'];
@@ -223,6 +245,8 @@ function indicationOf(checked: Checked, disallowed: string[], revoked: boolean):
   if (!cms.signatureValid || (timestamp && !timestamp.signatureValid)) return ['TOTAL-FAILED', 'SIG_CRYPTO_FAILURE'];
   if (disallowed.length > 0) return ['TOTAL-FAILED', 'MODIFIED_AFTER_SIGNING'];
   if (revoked) return ['TOTAL-FAILED', 'REVOKED'];
+  // EN 319 102-1 §5.2.6: a revoked CA on the path, without proof the signature existed before it.
+  if (revokedCas.length > 0) return ['INDETERMINATE', 'REVOKED_CA_NO_POE'];
   if (!chain.trustAnchor || (timestamp && !timestamp.chain.trustAnchor)) return ['INDETERMINATE', 'NO_CERTIFICATE_CHAIN_FOUND'];
   if (!chain.validAtTime || (timestamp && !timestamp.chain.validAtTime)) return ['INDETERMINATE', 'OUT_OF_BOUNDS_NO_POE'];
   return ['TOTAL-PASSED', null];
@@ -247,7 +271,7 @@ function unreadable(sig: FoundSignature, revision: number, lang: Lang): Signatur
     integrity: { byteRangeCoversRevision: false, digestMatches: false, signatureValid: false },
     chain: null,
     timestamp: null,
-    revocation: { dssCrls: 0, dssOcsps: 0, cmsCrls: 0, signerRevoked: false, ignoredCrls: 0, ignoredOcsps: 0 },
+    revocation: { dssCrls: 0, dssOcsps: 0, cmsCrls: 0, signerRevoked: false, revokedCas: [], ignoredCrls: 0, ignoredOcsps: 0 },
     modifications: { laterRevisions: 0, disallowed: [] },
     indication: 'TOTAL-FAILED',
     subIndication: 'FORMAT_FAILURE',
@@ -260,7 +284,8 @@ async function report(checked: Checked, all: Checked[], file: FileContext): Prom
   const disallowed = await modificationsAfter(range.revision, file);
   const revocation = await signerRevocation(checked, file);
   const revoked = revocation?.revoked ?? false;
-  const [indication, subIndication] = indicationOf(checked, disallowed, revoked);
+  const revokedCas = await revokedCasOnPath(checked, file);
+  const [indication, subIndication] = indicationOf(checked, disallowed, revoked, revokedCas);
   return {
     kind: sig.kind,
     fieldName: sig.fieldName,
@@ -278,6 +303,7 @@ async function report(checked: Checked, all: Checked[], file: FileContext): Prom
       dssOcsps: file.dss.ocsps.length,
       cmsCrls: cms.crls,
       signerRevoked: revoked,
+      revokedCas,
       ignoredCrls: revocation?.ignoredCrls ?? 0,
       ignoredOcsps: revocation?.ignoredOcsps ?? 0,
     },
