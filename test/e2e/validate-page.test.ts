@@ -209,20 +209,34 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
       assert.match(html, /<form class="validate-form" method="post" action="\/verify\?lang=ar" enctype="multipart\/form-data">/);
     });
 
-    test('bad form input: not a PDF, no file part — 400 in the error envelope, Arabic by default', async () => {
+    test('bad form input from a browser (Accept: text/html): the page again, 400, the reason where the report would be, Arabic by default', async () => {
       const cases: [FormData, string][] = [
-        [form([['file', new Blob(['hello'], { type: 'text/plain' }), 'note.txt']]), 'parameter_invalid'],
-        [form([['note', 'no file here']]), 'parameter_missing'],
+        [form([['file', new Blob(['hello'], { type: 'text/plain' }), 'note.txt']]), 'هذا ليس ملف PDF مقروءًا.'],
+        [form([['note', 'no file here']]), 'لم يُرسَل أي ملف.'],
       ];
-      for (const [data, code] of cases) {
+      for (const [data, reason] of cases) {
         const res = await postForm(data);
         assert.equal(res.status, 400);
-        const { error } = (await res.json()) as { error: { code: string; param: string; message: string } };
-        assert.deepEqual([error.code, error.param], [code, 'file']);
-        assert.match(error.message, /[\u0600-\u06FF]/);
+        assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+        assert.match(res.headers.get('content-security-policy') ?? '', /form-action 'self'/);
+        const html = await res.text();
+        assert.match(html, /<html lang="ar" dir="rtl">/);
+        // In the result area, as the page's script shows a refusal.
+        assert.ok(html.includes(`<strong>تعذّر الفحص</strong><p>${reason}</p>`), html);
+        assert.ok(html.indexOf('class="validate-result"') < html.indexOf(reason));
+        assert.match(html, /<form class="validate-form" method="post"/, 'the form again, to try another file');
       }
       const english = await postForm(form([['note', 'x']]), '?lang=en');
-      assert.match(((await english.json()) as { error: { message: string } }).error.message, /No file was sent/);
+      assert.equal(english.status, 400);
+      assert.ok((await english.text()).includes('<strong>The check failed</strong><p>No file was sent.</p>'));
+    });
+
+    test('bad form input from a client that prefers JSON: 400 in the error envelope', async () => {
+      const res = await fetch(`${s.url}/verify`, { method: 'POST', body: form([['note', 'x']]), headers: { accept: 'application/json' } });
+      assert.equal(res.status, 400);
+      const { error } = (await res.json()) as { error: { code: string; param: string; message: string } };
+      assert.deepEqual([error.code, error.param], ['parameter_missing', 'file']);
+      assert.match(error.message, /[\u0600-\u06FF]/);
     });
 
     test('in Chromium with JavaScript disabled: the form submits a PDF and the page shows the indication', async () => {
@@ -245,6 +259,25 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
           assert.match((await overall.textContent()) ?? '', lang === 'ar' ? /النتيجة الإجمالية: TOTAL-PASSED/ : /Overall: TOTAL-PASSED/);
           assert.equal(await page.getAttribute('html', 'dir'), lang === 'ar' ? 'rtl' : 'ltr');
           await screenshot(page, `validate-noscript-${lang}`, { fullPage: true });
+          // A file that is not a PDF: the page again with the reason, and the form to try another.
+          // Chromium reports the page's 400 status on the console: expected, not the page's fault.
+          watch.expect(/status of 400/);
+          await page
+            .locator('#validate-form-file')
+            .setInputFiles({ name: 'note.pdf', mimeType: 'application/pdf', buffer: Buffer.from('hello') });
+          const [refused] = await Promise.all([
+            page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('/verify')),
+            page.getByRole('button', { name: lang === 'ar' ? 'افحص' : 'Check' }).click(),
+          ]);
+          assert.equal(refused.status(), 400);
+          const reason = page.locator('.validate-result .notice');
+          await until('the reason', async () => (await reason.count()) > 0);
+          assert.match(
+            (await reason.textContent()) ?? '',
+            lang === 'ar' ? /تعذّر الفحص.*هذا ليس ملف PDF مقروءًا/ : /The check failed.*This is not a readable PDF file/,
+          );
+          assert.equal(await page.locator('#validate-form-file').count(), 1);
+          await screenshot(page, `validate-noscript-refused-${lang}`, { fullPage: true });
           watch.assertClean();
           await page.close();
         }

@@ -1,6 +1,16 @@
-import { ERRORS, type ErrorEnvelope } from '@tawqi/shared';
+import { ERRORS, type ErrorEnvelope, type Language } from '@tawqi/shared';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
+
+/** What a failure says to a reader in `lang`: its own detail, else the error table's message. */
+export function errorMessage(err: ApiError, lang: Language): string {
+  return err.detail ? err.detail[lang] : ERRORS[err.code][lang];
+}
+
+/** A failure's HTTP status (the error table's). */
+export function errorStatus(err: ApiError): number {
+  return ERRORS[err.code].status;
+}
 
 /** Render any failure in the specification's envelope, in the request's language. Never leaks a stack. */
 export function sendError(req: Request, res: Response, err: ApiError): void {
@@ -10,7 +20,7 @@ export function sendError(req: Request, res: Response, err: ApiError): void {
     error: {
       type: def.type,
       code: err.code,
-      message: err.detail ? err.detail[lang] : def[lang],
+      message: errorMessage(err, lang),
       param: err.param,
       request_id: req.tawqi?.requestId ?? '',
       ...err.extra,
@@ -19,5 +29,5 @@ export function sendError(req: Request, res: Response, err: ApiError): void {
   // For the request log (middleware/requestLog.ts), which reads the response, not the body.
   res.locals.errorCode = err.code;
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-  res.status(def.status).json(body);
+  res.status(errorStatus(err)).json(body);
 }

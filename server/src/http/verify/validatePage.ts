@@ -13,8 +13,10 @@ import { ApiError } from '../../errors.js';
 import { MAX_PDF_BYTES, ValidationInputError } from '../../sealing/validation/index.js';
 import { validateUpload } from '../../services/pdfValidation.js';
 import type { AppContext } from '../context.js';
+import { errorMessage, errorStatus } from '../envelope.js';
 import { ipRateLimit } from '../middleware/limits.js';
 import { setPageHeaders } from '../pageHeaders.js';
+import { escapeHtml as esc } from '../../sealing/html.js';
 import { DEFAULT_BRANDING, icon, page } from './html.js';
 import { reportHtml } from './reportHtml.js';
 import { VALIDATE_TEXT } from './validateText.js';
@@ -91,21 +93,45 @@ function pdfBody(req: Request, res: Response, next: NextFunction): void {
   });
 }
 
+/**
+ * A refusal of the no-script form (no file, not a PDF, over 25 MB, too many requests) answered as
+ * the page, with the error's status and its reason where the report would be, in the notice the
+ * page's script shows (signing-page/src/validate.ts): a browser without script would otherwise be
+ * left on a JSON envelope. Requests that prefer JSON, and the script's own, still get the envelope.
+ */
+function formRefusalPage(pageLanguage: (req: Request) => Language) {
+  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
+    if (!(err instanceof ApiError) || !isMultipart(req) || req.accepts(['json', 'html']) !== 'html') return next(err);
+    const lang = pageLanguage(req);
+    for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+    res.locals.errorCode = err.code; // for the request log, as sendError records it
+    res.status(errorStatus(err));
+    const notice = `<div class="notice tone-info">${icon('alert')}<div><strong>${VALIDATE_TEXT[lang].failed}</strong><p>${esc(errorMessage(err, lang))}</p></div></div>`;
+    sendPage(res, lang, notice);
+  };
+}
+
 export function validatePageRoutes(router: express.Router, ctx: AppContext, pageLanguage: (req: Request) => Language): void {
   router.get('/verify', (req: Request, res: Response) => sendPage(res, pageLanguage(req)));
 
   // Per client address like the signing page (TAWQI_IP_RATE_LIMIT), checked before the body is read: validation costs CPU.
-  router.post('/verify', ipRateLimit(ctx, 'verify'), pdfBody, async (req: Request, res: Response) => {
-    const lang = pageLanguage(req);
-    const pdf = Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : new Uint8Array();
-    const report = await validateUpload(ctx, pdf, lang).catch((err: unknown) => {
-      throw err instanceof ValidationInputError ? (err.code === 'too_large' ? tooLarge : notPdf) : err;
-    });
-    const html = req.accepts(['json', 'html']) === 'html';
-    // The no-script form gets the whole page with the report; the page's script the fragment.
-    if (html && res.locals.fromForm === true) return sendPage(res, lang, reportHtml(report, lang));
-    res.setHeader('Cache-Control', 'no-store');
-    if (html) res.type('html').send(reportHtml(report, lang));
-    else res.json(report);
-  });
+  router.post(
+    '/verify',
+    ipRateLimit(ctx, 'verify'),
+    pdfBody,
+    async (req: Request, res: Response) => {
+      const lang = pageLanguage(req);
+      const pdf = Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : new Uint8Array();
+      const report = await validateUpload(ctx, pdf, lang).catch((err: unknown) => {
+        throw err instanceof ValidationInputError ? (err.code === 'too_large' ? tooLarge : notPdf) : err;
+      });
+      const html = req.accepts(['json', 'html']) === 'html';
+      // The no-script form gets the whole page with the report; the page's script the fragment.
+      if (html && res.locals.fromForm === true) return sendPage(res, lang, reportHtml(report, lang));
+      res.setHeader('Cache-Control', 'no-store');
+      if (html) res.type('html').send(reportHtml(report, lang));
+      else res.json(report);
+    },
+    formRefusalPage(pageLanguage),
+  );
 }
