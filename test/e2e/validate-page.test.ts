@@ -16,7 +16,15 @@ import { after, before, describe, test } from 'node:test';
 import { sealedFinalPdf } from '../../server/src/sealing/seal.js';
 import type { ValidationReport } from '../../server/src/sealing/validation/index.js';
 import { ensureSigningPage } from '../support/bundles.js';
-import { axeViolations, launchBrowser, screenshot, tabTo, until, type TestBrowser } from '../support/browser.js';
+import {
+  axeViolations,
+  axeViolationsWithoutScript,
+  launchBrowser,
+  screenshot,
+  tabTo,
+  until,
+  type TestBrowser,
+} from '../support/browser.js';
 import { minimalFinalInput } from '../support/finalInput.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
@@ -270,6 +278,7 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
             page.getByRole('button', { name: lang === 'ar' ? 'افحص' : 'Check' }).click(),
           ]);
           assert.equal(refused.status(), 400);
+          const refusal = await refused.text(); // for axe below, read while the page is open
           const reason = page.locator('.validate-result .notice');
           await until('the reason', async () => (await reason.count()) > 0);
           assert.match(
@@ -280,6 +289,16 @@ describe('the signature validator page', { timeout: 240_000 }, () => {
           await screenshot(page, `validate-noscript-refused-${lang}`, { fullPage: true });
           watch.assertClean();
           await page.close();
+          // axe on both pages as the no-script reader got them: the form, and the refusal with the form.
+          const form = await (await fetch(`${s.url}/verify?lang=${lang}`)).text();
+          assert.match(form, /<noscript><form/);
+          const checker = await browser.newPage();
+          for (const [name, html] of [
+            ['the form', form],
+            ['the refusal', refusal],
+          ] as const)
+            assert.deepEqual(await axeViolationsWithoutScript(checker.page, s.url, html), [], `axe, ${lang}, JavaScript off: ${name}`);
+          await checker.page.close();
         }
       } finally {
         await noScript.close();

@@ -231,3 +231,18 @@ export async function axeViolations(page: Page): Promise<string[]> {
   )) as { violations: { id: string; nodes: { target: string[] }[] }[] };
   return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+/**
+ * axe on a page as a reader without JavaScript gets it. axe cannot run where JavaScript is off (the
+ * debugging protocol's evaluation is off there too), so the page's HTML, as the server sent it to
+ * that reader, is rendered in `page` (JavaScript on) at `origin`, its stylesheets applying, with its
+ * <noscript> content shown and its scripts removed: what a no-script browser lays out.
+ */
+export async function axeViolationsWithoutScript(page: Page, origin: string, html: string): Promise<string[]> {
+  const asWithoutScript = html.replace(/<\/?noscript>/g, '').replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '');
+  await page.route(`${origin}/__no-script-render`, (route) =>
+    route.fulfill({ contentType: 'text/html; charset=utf-8', body: asWithoutScript }),
+  );
+  await page.goto(`${origin}/__no-script-render`);
+  return axeViolations(page);
+}
