@@ -32,6 +32,8 @@ export const GROUP_SIZES = [1, 4, 8, 16] as const;
 const PASSES = Number(process.env.BENCH_FRAMES_PASSES ?? 3);
 const WAL_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
+/** Figures to two decimals. */
+const round = (n: number): number => Math.round(n * 100) / 100;
 const TABLE_WRITTEN = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from|replace\s+into)\s+"?(\w+)"?/i;
 
 export interface GroupFigures {
@@ -102,7 +104,6 @@ export function measureGroup(db: SQLite.Database, replay: CreateReplay, group: n
   }
   const made = groups * group;
   const frames = walFrames(db);
-  const round = (n: number): number => Math.round(n * 100) / 100;
   return {
     group,
     creates: made,
@@ -156,7 +157,7 @@ export function pagesChangedByBtree(
       changed.set(btree, (changed.get(btree) ?? 0) + 1);
     });
   }
-  const perCreate = (n: number): number => Math.round((n / (groups * group)) * 100) / 100;
+  const perCreate = (n: number): number => round(n / (groups * group));
   return {
     frames_per_create: perCreate(frames),
     pages_changed: [...changed]

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Frame, type Locator, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Frame, type Locator, type Page, type Route } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.TAWQI_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS_DIR = fileURLToPath(new URL('../../test-artifacts/e2e/', import.meta.url));
@@ -240,9 +240,13 @@ export async function axeViolations(page: Page): Promise<string[]> {
  */
 export async function axeViolationsWithoutScript(page: Page, origin: string, html: string): Promise<string[]> {
   const asWithoutScript = html.replace(/<\/?noscript>/g, '').replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, '');
-  await page.route(`${origin}/__no-script-render`, (route) =>
-    route.fulfill({ contentType: 'text/html; charset=utf-8', body: asWithoutScript }),
-  );
-  await page.goto(`${origin}/__no-script-render`);
+  const url = `${origin}/__no-script-render`;
+  const render = (route: Route) => route.fulfill({ contentType: 'text/html; charset=utf-8', body: asWithoutScript });
+  await page.route(url, render);
+  try {
+    await page.goto(url);
+  } finally {
+    await page.unroute(url, render);
+  }
   return axeViolations(page);
 }

@@ -26,8 +26,16 @@ export function sendError(req: Request, res: Response, err: ApiError): void {
       ...err.extra,
     },
   };
-  // For the request log (middleware/requestLog.ts), which reads the response, not the body.
+  startErrorResponse(res, err).json(body);
+}
+
+/**
+ * What every answer to a failure carries whatever its body (the envelope, or a page that shows the
+ * failure): the error's status and headers, and its code for the request log
+ * (middleware/requestLog.ts), which reads the response, not the body.
+ */
+export function startErrorResponse(res: Response, err: ApiError): Response {
   res.locals.errorCode = err.code;
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-  res.status(errorStatus(err)).json(body);
+  return res.status(errorStatus(err));
 }

@@ -13,7 +13,7 @@ import { ApiError } from '../../errors.js';
 import { MAX_PDF_BYTES, ValidationInputError } from '../../sealing/validation/index.js';
 import { validateUpload } from '../../services/pdfValidation.js';
 import type { AppContext } from '../context.js';
-import { errorMessage, errorStatus } from '../envelope.js';
+import { errorMessage, startErrorResponse } from '../envelope.js';
 import { ipRateLimit } from '../middleware/limits.js';
 import { setPageHeaders } from '../pageHeaders.js';
 import { escapeHtml as esc } from '../../sealing/html.js';
@@ -103,9 +103,7 @@ function formRefusalPage(pageLanguage: (req: Request) => Language) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (!(err instanceof ApiError) || !isMultipart(req) || req.accepts(['json', 'html']) !== 'html') return next(err);
     const lang = pageLanguage(req);
-    for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-    res.locals.errorCode = err.code; // for the request log, as sendError records it
-    res.status(errorStatus(err));
+    startErrorResponse(res, err);
     const notice = `<div class="notice tone-info">${icon('alert')}<div><strong>${VALIDATE_TEXT[lang].failed}</strong><p>${esc(errorMessage(err, lang))}</p></div></div>`;
     sendPage(res, lang, notice);
   };

@@ -7,6 +7,9 @@ import type { CertificateInfo, ChainReport } from './types.js';
 
 const MAX_DEPTH = 8;
 
+/** SHA-256 of a certificate's DER, hex: how a report names a certificate (CertificateInfo.sha256). */
+export const certificateSha256 = (cert: X509Certificate): string => createHash('sha256').update(cert.raw).digest('hex');
+
 export function certificateInfo(cert: X509Certificate): CertificateInfo {
   return {
     subject: cert.subject.replace(/\n/g, ', '),
@@ -14,7 +17,7 @@ export function certificateInfo(cert: X509Certificate): CertificateInfo {
     serial: cert.serialNumber.toLowerCase(),
     notBefore: new Date(cert.validFrom).toISOString(),
     notAfter: new Date(cert.validTo).toISOString(),
-    sha256: createHash('sha256').update(cert.raw).digest('hex'),
+    sha256: certificateSha256(cert),
   };
 }
 

@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import type { X509Certificate } from 'node:crypto';
 import { OID_KP_TIME_STAMPING } from '@tawqi/shared/cms';
 import type { PDFDocument } from 'pdf-lib';
-import { buildChain, parseCertificates, signerName } from './chain.js';
+import { buildChain, certificateSha256, parseCertificates, signerName } from './chain.js';
 import { checkCms, readTstInfo, type CmsCheck } from './cms.js';
 import { readDss, type DssContent } from './dss.js';
 import { verdict, type Lang } from './messages.js';
@@ -196,13 +196,12 @@ async function revokedCasOnPath(checked: Checked, file: FileContext): Promise<st
   const path = checked.chain?.certificates ?? [];
   if (path.length < 2) return [];
   const pool = certificatePool(checked, file);
-  const sha256 = (c: X509Certificate): string => c.fingerprint256.replace(/:/g, '').toLowerCase();
-  const anchors = new Set(file.anchors.map(sha256));
+  const anchors = new Set(file.anchors.map(certificateSha256));
   const at = (checked.signingTime ?? file.options.now).getTime();
   const revoked: string[] = [];
   for (const info of path.slice(1)) {
     if (anchors.has(info.sha256)) continue;
-    const cert = pool.find((c) => sha256(c) === info.sha256);
+    const cert = pool.find((c) => certificateSha256(c) === info.sha256);
     if (!cert) continue;
     if ((await checkRevocation(cert, pool, file.dss, at)).revoked) revoked.push(info.subject);
   }
